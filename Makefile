@@ -1,0 +1,12 @@
+# Thin wrappers: every target goes through dev.py, which needs only python3 (≥ 3.11).
+PYTHON ?= python3
+
+.PHONY: verify test bench lint
+verify:
+	$(PYTHON) dev.py verify
+test:
+	$(PYTHON) dev.py test
+bench:
+	$(PYTHON) dev.py bench
+lint:
+	$(PYTHON) dev.py lint

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Developer tasks with nothing but python3 (≥ 3.11): creates or reuses .venv, installs, runs.
+
+    python3 dev.py verify   # check the papers' claims, write reports/verify.{json,md}
+    python3 dev.py test     # the test suite, in parallel (Hypothesis 'ci' profile when CI=true)
+    python3 dev.py bench    # benchmarks, write reports/bench.{json,md}
+    python3 dev.py lint     # ruff + mypy
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+STAMP = VENV / ".mechlib-installed"
+
+
+def ensure_venv() -> None:
+    """Create .venv and install the project (with dev tools) when pyproject.toml changed."""
+    want = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    if STAMP.exists() and STAMP.read_text().strip() == want and (BIN / "mechlib").exists():
+        return
+    if not (BIN / "python").exists():
+        print("dev.py: creating .venv", flush=True)
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    print("dev.py: installing mechlib and its dependencies into .venv", flush=True)
+    pip = [str(BIN / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    subprocess.run([*pip, "--upgrade", "pip"], check=True)
+    subprocess.run([*pip, "-e", f"{ROOT}[dev]"], check=True)
+    STAMP.write_text(want + "\n")
+
+
+def run(*argv: str) -> int:
+    return subprocess.run(argv, cwd=ROOT, check=False).returncode
+
+
+def main(args: list[str]) -> int:
+    tasks = {"verify", "test", "bench", "lint"}
+    if not args or args[0] not in tasks:
+        print(__doc__)
+        return 2
+    ensure_venv()
+    task, rest = args[0], args[1:]
+    py = str(BIN / "python")
+    if task == "verify":
+        return run(str(BIN / "mechlib"), "verify", *rest)
+    if task == "test":
+        if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+            os.environ.setdefault("HYPOTHESIS_PROFILE", "ci")
+        return run(py, "-m", "pytest", "-n", "auto", *rest)
+    if task == "bench":
+        return run(py, "-m", "benchmarks", *rest)
+    status = run(py, "-m", "ruff", "check", ".")
+    return run(py, "-m", "mypy") or status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,88 @@
+"""Exact numbers: parse ints, ``"p/q"`` and decimal strings into ``Fraction``, never via float.
+
+A float is accepted only where the caller opts in (``from_float=True``), and then as its
+exact binary value (``Fraction(0.1) == 3602879701896397/36028797018963968``).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from decimal import Decimal
+from fractions import Fraction
+from typing import Union
+
+from mechlib.errors import InputError
+
+#: What the API accepts as an exact number.
+ExactLike = Union[int, Fraction, str, Decimal, numbers.Rational]
+
+_EXPECTED = "expected an integer, 'p/q' or a decimal string such as '0.1'"
+
+
+def to_fraction(value: object, *, from_float: bool = False) -> Fraction:
+    """Return ``value`` as an exact ``Fraction``.
+
+    Accepts ints, ``Fraction`` and other ``numbers.Rational`` (gmpy2, flint), ``Decimal``,
+    and strings ``"3"``, ``"-2/7"``, ``"0.1"``, ``"1e-3"``. Floats only with
+    ``from_float=True`` (exact binary value). NaN, infinities and booleans are rejected.
+
+    Raises
+    ------
+    InputError
+        Naming the value and what was expected.
+    """
+    if isinstance(value, bool):
+        raise InputError(f"got the boolean {value!r}", hint=_EXPECTED)
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, int):
+        return Fraction(value)
+    if isinstance(value, str):
+        return _parse_string(value)
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            raise InputError(f"got the non-finite number {value}", hint=_EXPECTED)
+        return Fraction(value)
+    if isinstance(value, float):
+        if not from_float:
+            raise InputError(
+                f"got the binary float {value!r}",
+                hint="write it as an exact string such as '0.1' or '1/3', "
+                "or opt in to its exact binary value with from_float=True / --from-float",
+            )
+        if not math.isfinite(value):
+            raise InputError(f"got the non-finite float {value!r}", hint=_EXPECTED)
+        return Fraction(value)
+    if isinstance(value, numbers.Rational):
+        return Fraction(int(value.numerator), int(value.denominator))
+    raise InputError(f"got {value!r} of type {type(value).__name__}", hint=_EXPECTED)
+
+
+def _parse_string(text: str) -> Fraction:
+    stripped = text.strip()
+    if not stripped:
+        raise InputError("got an empty string", hint=_EXPECTED)
+    try:
+        result = Fraction(stripped)
+    except ZeroDivisionError:
+        raise InputError(f"got {text!r}, a fraction with denominator 0", hint=_EXPECTED) from None
+    except ValueError:
+        raise InputError(f"cannot read {text!r} as an exact number", hint=_EXPECTED) from None
+    return result
+
+
+def format_fraction(value: Fraction | int) -> str:
+    """The canonical exact string of a rational: ``"3"`` or ``"-2/7"`` (round-trips)."""
+    value = Fraction(value)
+    if value.denominator == 1:
+        return str(value.numerator)
+    return f"{value.numerator}/{value.denominator}"
+
+
+def parse_probability(value: object, *, from_float: bool = False) -> Fraction:
+    """An exact number in [0, 1]."""
+    result = to_fraction(value, from_float=from_float)
+    if not 0 <= result <= 1:
+        raise InputError(f"got {format_fraction(result)}", hint="expected a number in [0, 1]")
+    return result

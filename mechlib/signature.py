@@ -1,0 +1,78 @@
+"""The signature of a DP mechanism (GRS §5.3): which privacy constraints bind.
+
+For 0 < α < 1 and an α-DP mechanism on N = {0..n}, the signature is the n × (outputs) matrix
+with σ[i][r] = ↓ if x[i+1][r] = α·x[i][r] > 0, ↑ if x[i+1][r] = x[i][r]/α > 0, S if both are
+positive with α·x[i][r] < x[i+1][r] < x[i][r]/α, and 0 if both are zero.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from mechlib.errors import InputError
+from mechlib.exact import format_fraction, parse_probability
+from mechlib.mechanism import Mechanism
+from mechlib.stochastic import Label
+
+DOWN, UP, SLACK, ZERO = "↓", "↑", "S", "0"
+_ASCII = {DOWN: "v", UP: "^", SLACK: "S", ZERO: "0"}
+
+
+@dataclass(frozen=True)
+class Signature:
+    """σ[i][r] for i = 0..n−1 (rows i and i+1 of the mechanism) and every output r."""
+
+    alpha: Fraction
+    outputs: tuple[Label, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+    def __str__(self) -> str:
+        return "\n".join(" ".join(row) for row in self.rows)
+
+    def ascii(self) -> str:
+        """The same table with ↓ ↑ written as v ^."""
+        return "\n".join(" ".join(_ASCII[s] for s in row) for row in self.rows)
+
+
+def signature(mechanism: Mechanism, alpha: object) -> Signature:
+    """The signature Σ of an α-DP count-query mechanism, 0 < α < 1 (GRS §5.3).
+
+    Raises
+    ------
+    InputError
+        If α is not in (0, 1), the mechanism is not on the path 0..n, or it is not α-DP
+        (naming the pair of rows and the output).
+    """
+    a = parse_probability(alpha)
+    if not 0 < a < 1:
+        raise InputError(f"alpha={format_fraction(a)}", hint="the signature is defined for 0 < α < 1")
+    if not mechanism.is_count_query():
+        raise InputError("the signature needs a count-query mechanism (inputs 0..n, path neighbours)")
+    p, q = a.numerator, a.denominator
+    num, den = mechanism.scaled()
+    rows = []
+    for i in range(len(num) - 1):
+        upper, lower = num[i], num[i + 1]
+        if den[i] != den[i + 1]:
+            upper = tuple(x * den[i + 1] for x in upper)
+            lower = tuple(y * den[i] for y in lower)
+        row = []
+        for r, (u, v) in enumerate(zip(upper, lower)):
+            if u == 0 and v == 0:
+                row.append(ZERO)
+            elif q * v == p * u:
+                row.append(DOWN)
+            elif q * u == p * v:
+                row.append(UP)
+            elif p * u < q * v and p * v < q * u:
+                row.append(SLACK)
+            else:
+                raise InputError(
+                    f"rows {i} and {i + 1} break α-DP at output {mechanism.outputs[r]!r} "
+                    f"(α = {format_fraction(a)})",
+                    row=i,
+                    column=r,
+                )
+        rows.append(tuple(row))
+    return Signature(a, mechanism.outputs, tuple(rows))

@@ -1,0 +1,127 @@
+"""GRS examples and figures decided by exact rational computation (the EXACT parts).
+
+The SMT and symbolic parts of these IDs belong to the SMT encodings (proofs issue).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from mechlib.exact import format_fraction
+from mechlib.families import geometric, truncated_geometric
+from mechlib.post_processing import expected_loss, optimal_remap
+from mechlib.privacy import dp_level
+from mechlib.remap import Remap
+from mechlib.signature import DOWN, UP, signature
+from mechlib.users import BayesUser, Prior, binary_loss
+from proofs.registry import Outcome, claim, decide
+
+ALPHAS = (Fraction(1, 2), Fraction(1, 3), Fraction(2, 3), Fraction(1, 10), Fraction(99, 100))
+
+
+def _figure(rows: list[str]) -> list[list[Fraction]]:
+    return [[Fraction(x) for x in row.split()] for row in rows]
+
+
+# GRS Figure 1(a) (columns −1..6, as printed) and 1(b), α = 1/2, n = 5.
+FIGURE_1A = _figure([
+    "1/6 1/3 1/6 1/12 1/24 1/48 1/96 1/192",
+    "1/12 1/6 1/3 1/6 1/12 1/24 1/48 1/96",
+    "1/24 1/12 1/6 1/3 1/6 1/12 1/24 1/48",
+    "1/48 1/24 1/12 1/6 1/3 1/6 1/12 1/24",
+    "1/96 1/48 1/24 1/12 1/6 1/3 1/6 1/12",
+    "1/192 1/96 1/48 1/24 1/12 1/6 1/3 1/6",
+])
+FIGURE_1B = _figure([
+    "2/3 1/6 1/12 1/24 1/48 1/48",
+    "1/3 1/3 1/6 1/12 1/24 1/24",
+    "1/6 1/6 1/3 1/6 1/12 1/12",
+    "1/12 1/12 1/6 1/3 1/6 1/6",
+    "1/24 1/24 1/12 1/6 1/3 1/3",
+    "1/48 1/48 1/24 1/12 1/6 2/3",
+])
+
+
+@claim(
+    "GRS-E2.2",
+    paper="GRS",
+    location="Example 2.2, Figure 1",
+    statement="T is α-DP (exactly α, not better); Figure 1(a),(b) entries for α=1/2, n=5",
+    kind="EXACT",
+)
+def check_truncated_geometric() -> Outcome:
+    failures: list[dict[str, Any]] = []
+    sizes = (1, 2, 5, 12, 40)
+    for alpha in ALPHAS:
+        for n in sizes:
+            level = dp_level(truncated_geometric(alpha, n)).alpha
+            if level != alpha:
+                failures.append({"alpha": format_fraction(alpha), "n": n, "dp_level": format_fraction(level)})
+    wide = geometric(Fraction(1, 2), 5, margin=2)  # columns −2..7; −1..6 are exact point masses
+    printed = [list(row[1:-1]) for row in wide.rows]
+    if printed != FIGURE_1A:
+        failures.append({"figure": "1(a)", "computed": [[format_fraction(x) for x in r] for r in printed]})
+    table = truncated_geometric(Fraction(1, 2), 5)
+    if [list(r) for r in table.rows] != FIGURE_1B:
+        failures.append({"figure": "1(b)", "computed": table.to_strings()})
+    return decide(
+        failures,
+        {"alphas": [format_fraction(a) for a in ALPHAS], "n": list(sizes), "figures": ["1(a)", "1(b)"]},
+    )
+
+
+@claim(
+    "GRS-E2.3",
+    paper="GRS",
+    location="Example 2.3",
+    statement="n odd, binary loss, prior p0=pn=1/2: the geometric mechanism at face value loses "
+    "2α/(1+α); the threshold remap loses α^((n+1)/2)/(1+α)",
+    kind="EXACT",
+)
+def check_post_processing_example() -> Outcome:
+    failures: list[dict[str, Any]] = []
+    sizes = (1, 3, 5, 7, 9)
+    for alpha in ALPHAS:
+        for n in sizes:
+            mech = geometric(alpha, n)  # window −n..2n; interior columns are exact point masses
+            user = BayesUser(Prior([Fraction(1, 2)] + [0] * (n - 1) + [Fraction(1, 2)]), binary_loss(n))
+            # Face value on ℤ: the guess is right iff the output equals the count, P[Δ = 0].
+            face = sum(p * (1 - mech.entry(i, i)) for i, p in enumerate(user.prior.probabilities))
+            half = (n + 1) // 2
+            threshold = Remap.deterministic(lambda r: n if r >= half else 0, mech.outputs, range(n + 1))
+            got = {
+                "face_value": face,
+                "threshold": expected_loss(mech, user, threshold),
+                "optimal_remap": expected_loss(mech, user, optimal_remap(mech, user)),
+            }
+            want = {
+                "face_value": 2 * alpha / (1 + alpha),
+                "threshold": alpha**half / (1 + alpha),
+                "optimal_remap": alpha**half / (1 + alpha),
+            }
+            for key in got:
+                if got[key] != want[key]:
+                    failures.append({
+                        "alpha": format_fraction(alpha), "n": n, "remap": key,
+                        "computed": format_fraction(got[key]), "paper": format_fraction(want[key]),
+                    })
+    return decide(failures, {"alphas": [format_fraction(a) for a in ALPHAS], "n": list(sizes)})
+
+
+@claim(
+    "GRS-F4",
+    paper="GRS",
+    location="Figure 4",
+    statement="The signature of T for n=5: row i is ↓ in columns 0..i and ↑ in columns i+1..n",
+    kind="EXACT",
+)
+def check_signature_of_t() -> Outcome:
+    failures: list[dict[str, Any]] = []
+    for alpha in ALPHAS:
+        n = 5
+        sig = signature(truncated_geometric(alpha, n), alpha)
+        want = tuple(tuple(DOWN if r <= i else UP for r in range(n + 1)) for i in range(n))
+        if sig.rows != want:
+            failures.append({"alpha": format_fraction(alpha), "computed": str(sig)})
+    return decide(failures, {"alphas": [format_fraction(a) for a in ALPHAS], "n": 5})
