@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Developer tasks with nothing but python3 (≥ 3.11): creates or reuses .venv, installs, runs.
 
-    python3 dev.py verify   # check the papers' claims, write reports/verify.{json,md}
-    python3 dev.py test     # the test suite, in parallel (Hypothesis 'ci' profile when CI=true)
-    python3 dev.py bench    # benchmarks, write reports/bench.{json,md}
-    python3 dev.py lint     # ruff + mypy
+python3 dev.py verify   # check the papers' claims, write reports/verify.{json,md}
+python3 dev.py test     # the test suite, in parallel (Hypothesis 'ci' profile when CI=true)
+python3 dev.py bench    # benchmarks, write reports/bench.{json,md}
+python3 dev.py lint     # ruff + mypy
 """
 
 from __future__ import annotations

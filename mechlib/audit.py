@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from mechlib import __version__
-from mechlib.exact import format_fraction
+from mechlib.exact import format_decimal, format_fraction
 from mechlib.loading import LoadedMechanism
 from mechlib.privacy import alpha_at_least_exp_minus, dp_level
 
@@ -31,7 +31,10 @@ def audit(loaded: LoadedMechanism) -> dict[str, Any]:
         "outputs": list(mech.outputs),
         "count_query": mech.is_count_query(),
         "dp_level": format_fraction(level.alpha),
-        "epsilon_interval": None if bounds is None else [format_fraction(b) for b in bounds],
+        # exact bounds on ε = ln(1/α), rounded outward to 15 decimals; null when α = 0 (ε = ∞)
+        "epsilon_interval": None
+        if bounds is None
+        else [format_decimal(bounds[0], 15, up=False), format_decimal(bounds[1], 15, up=True)],
         "witness": None if level.witness is None else level.witness.to_json(),
         "claimed": None,
         "verdict": "NONE",
@@ -49,29 +52,23 @@ def audit(loaded: LoadedMechanism) -> dict[str, Any]:
 
 def render_text(report: dict[str, Any]) -> str:
     """A short human-readable account of an audit report."""
-    outs = report["outputs"]
+    outs, src = report["outputs"], report["source"]
     lines = [
-        f"mechanism  {report['source']['path']} ({report['source']['format']}, sha256 {report['source']['sha256'][:12]}…)",
+        f"mechanism  {src['path']} ({src['format']}, sha256 {src['sha256'][:12]}…)",
         f"shape      {len(report['inputs'])} inputs × {len(outs)} outputs ({outs[0]}..{outs[-1]})"
         + ("" if report["count_query"] else ", custom inputs/neighbours"),
     ]
     if report["rows_normalized"]:
         lines.append("note       rows were normalised to sum to 1 (--normalize-rows)")
     eps = report["epsilon_interval"]
-    eps_text = "ε = ∞" if eps is None else f"ε = ln(1/α) ≈ {float(_frac(eps[0])):.6g}"
+    eps_text = "ε = ∞" if eps is None else f"ε = ln(1/α) ∈ [{eps[0]}, {eps[1]}]"
     lines.append(f"dp level   α = {report['dp_level']}  ({eps_text})")
     w = report["witness"]
     if w is not None:
-        (big, small), (pbig, psmall) = w["inputs"], w["probabilities"]
-        lines.append(f"witness    x[{small}][{w['output']}] = {psmall} = {w['ratio']} · x[{big}][{w['output']}] = {w['ratio']} · {pbig}")
+        (big, small), (pbig, psmall), r, ratio = w["inputs"], w["probabilities"], w["output"], w["ratio"]
+        lines.append(f"witness    x[{small}][{r}] = {psmall} = {ratio} · x[{big}][{r}] = {ratio} · {pbig}")
     claimed = report["claimed"]
     if claimed is not None:
         what = f"α = {claimed['alpha']}" if "alpha" in claimed else f"ε = {claimed['epsilon']}"
         lines.append(f"claimed    {what}: {report['verdict']}")
     return "\n".join(lines)
-
-
-def _frac(text: str) -> Any:
-    from fractions import Fraction
-
-    return Fraction(text)

@@ -32,9 +32,9 @@ def build_parser() -> argparse.ArgumentParser:
         "audit",
         help="exact DP level of a mechanism file, with its witness and the claimed level",
         description="Audit a mechanism given as a matrix file: x[i][r] = P(output r | count i). "
-        "Formats: .json ({\"matrix\": [[\"1/2\", \"1/2\"], ...], \"outputs\": [...], "
-        "\"claimed_alpha\": \"1/2\"} or \"claimed_epsilon\"), .csv of exact numbers, "
-        ".npy with --from-float. Numbers are exact: \"0.1\" is 1/10.",
+        'Formats: .json ({"matrix": [["1/2", "1/2"], ...], "outputs": [...], '
+        '"claimed_alpha": "1/2"} or "claimed_epsilon"), .csv of exact numbers, '
+        '.npy with --from-float. Numbers are exact: "0.1" is 1/10.',
     )
     audit.add_argument("file", help="mechanism file (.json, .csv or .npy)")
     audit.add_argument("--json", action="store_true", help="print the report as one JSON object")
@@ -53,7 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--json", action="store_true", help='print {"claims": [...]} as JSON')
     verify.add_argument("--only", metavar="ID", action="append", default=[], help="run only this claim (repeatable)")
     verify.add_argument("--paper", metavar="PAPER", help="run only the claims of one paper (GRS, GS, SY)")
-    verify.add_argument("--reports", metavar="DIR", default="reports", help="where to write verify.json/.md (default: reports)")
+    verify.add_argument(
+        "--reports", metavar="DIR", default="reports", help="where to write verify.json/.md (default: reports)"
+    )
     verify.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
 
@@ -104,14 +106,25 @@ def _verify(args: argparse.Namespace) -> int:
     except OSError as err:
         raise InputError(f"cannot write reports: {err.strerror or err}", source=args.reports) from None
     if args.json:
-        print(json.dumps({"claims": [
-            {k: c[k] for k in ("id", "verdict", "expected", "seconds", "evidence", "reason")} for c in doc["claims"]
-        ]}, indent=2, ensure_ascii=False))
+        print(
+            json.dumps(
+                {
+                    "claims": [
+                        {k: c[k] for k in ("id", "verdict", "expected", "seconds", "evidence", "reason")}
+                        for c in doc["claims"]
+                    ]
+                },
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
     else:
         for r in results:
             mark = "ok " if r.as_expected else "BAD"
             why = f"  ({r.outcome.reason})" if r.outcome.reason else ""
-            print(f"{mark} {r.claim.id:<12} {r.outcome.verdict.value:<8} {r.seconds:7.3f}s  {r.claim.statement[:70]}{why}")
+            print(
+                f"{mark} {r.claim.id:<12} {r.outcome.verdict.value:<8} {r.seconds:7.3f}s  {r.claim.statement[:70]}{why}"
+            )
         s = doc["summary"]
         print(
             f"{s['claims']} claims checked: {s['PROVED']} PROVED, {s['REFUTED']} REFUTED, {s['UNKNOWN']} UNKNOWN "

@@ -10,12 +10,8 @@ import math
 import numbers
 from decimal import Decimal
 from fractions import Fraction
-from typing import Union
 
 from mechlib.errors import InputError
-
-#: What the API accepts as an exact number.
-ExactLike = Union[int, Fraction, str, Decimal, numbers.Rational]
 
 _EXPECTED = "expected an integer, 'p/q' or a decimal string such as '0.1'"
 
@@ -86,3 +82,13 @@ def parse_probability(value: object, *, from_float: bool = False) -> Fraction:
     if not 0 <= result <= 1:
         raise InputError(f"got {format_fraction(result)}", hint="expected a number in [0, 1]")
     return result
+
+
+def format_decimal(value: Fraction, digits: int, *, up: bool) -> str:
+    """``value`` rounded to ``digits`` decimals towards +∞ (``up``) or −∞: an exact bound."""
+    scale = 10**digits
+    scaled = value * scale
+    whole = -((-scaled.numerator) // scaled.denominator) if up else scaled.numerator // scaled.denominator
+    sign = "-" if whole < 0 else ""
+    body = str(abs(whole)).rjust(digits + 1, "0")
+    return f"{sign}{body[:-digits]}.{body[-digits:]}" if digits else f"{sign}{body}"

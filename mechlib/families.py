@@ -21,9 +21,9 @@ def _alpha(alpha: object) -> Fraction:
         raise InputError(f"alpha: {err.problem}", hint="α = e^(−ε) must be an exact number in [0, 1]") from None
 
 
-def _n(n: int, minimum: int = 1) -> int:
+def _n(n: int, minimum: int = 1, name: str = "n") -> int:
     if isinstance(n, bool) or not isinstance(n, int) or n < minimum:
-        raise InputError(f"n={n!r}", hint=f"expected an integer ≥ {minimum}")
+        raise InputError(f"{name}={n!r}", hint=f"expected an integer ≥ {minimum}")
     return n
 
 
@@ -76,7 +76,7 @@ def randomized_response(alpha: object, k: int) -> Mechanism:
     α > 0 (GS §3).
     """
     a = _alpha(alpha)
-    k = _n(k, minimum=2)
+    k = _n(k, minimum=2, name="k")
     p, q = a.numerator, a.denominator
     rows = [[q if i == j else p for j in range(k)] for i in range(k)]
     return Mechanism.from_scaled(rows, [q + (k - 1) * p] * k)

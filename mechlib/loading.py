@@ -47,7 +47,9 @@ class LoadedMechanism:
     rows_normalized: bool = False
 
 
-def load_mechanism(path: str | os.PathLike[str], *, from_float: bool = False, normalize_rows: bool = False) -> LoadedMechanism:
+def load_mechanism(
+    path: str | os.PathLike[str], *, from_float: bool = False, normalize_rows: bool = False
+) -> LoadedMechanism:
     """Read a mechanism file (format from its suffix) exactly.
 
     ``normalize_rows`` divides each row by its exact sum (an explicit opt-in for matrices
@@ -157,7 +159,9 @@ def _read_json(data: bytes) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise InputError("is not UTF-8 text") from None
     except json.JSONDecodeError as err:
-        problem = "is empty" if not data.strip() else f"is not valid JSON: {err.msg} at line {err.lineno}, column {err.colno}"
+        problem = (
+            "is empty" if not data.strip() else f"is not valid JSON: {err.msg} at line {err.lineno}, column {err.colno}"
+        )
         raise InputError(problem) from None
     if isinstance(doc, list):
         return {"matrix": doc}

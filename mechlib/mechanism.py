@@ -47,9 +47,9 @@ class Mechanism(StochasticMatrix):
         super().__init__(matrix, inputs=inputs, outputs=outputs, from_float=from_float)
         self._setup_extra(neighbours)
 
-    def _setup_extra(self, neighbours: Sequence[tuple[Label, Label]] | None = None) -> None:  # type: ignore[override]
+    def _setup_extra(self, neighbours: Sequence[tuple[Label, Label]] | None = None) -> None:
         if neighbours is None:
-            self._neighbours = tuple((k, k + 1) for k in range(len(self._inputs) - 1))
+            self._set(_neighbours=tuple((k, k + 1) for k in range(len(self._inputs) - 1)))
             return
         pairs: list[tuple[int, int]] = []
         seen: set[frozenset[int]] = set()
@@ -63,7 +63,7 @@ class Mechanism(StochasticMatrix):
             if key not in seen:
                 seen.add(key)
                 pairs.append((a, b))
-        self._neighbours = tuple(pairs)
+        self._set(_neighbours=tuple(pairs))
 
     def _index_or_error(self, label: Label) -> int:
         if label not in self._input_pos:

@@ -36,9 +36,7 @@ def guess_costs(mechanism: StochasticMatrix, user: BayesUser) -> tuple[tuple[int
     weights = [p / (d * ld) for p, d, ld in zip(user.prior.probabilities, den, loss_den)]
     common = math.lcm(*(w.denominator for w in weights))
     scale = [w.numerator * (common // w.denominator) for w in weights]
-    right = [
-        [k * (v.numerator * (ld // v.denominator)) for v in row] for k, ld, row in zip(scale, loss_den, loss_rows)
-    ]
+    right = [[k * (v.numerator * (ld // v.denominator)) for v in row] for k, ld, row in zip(scale, loss_den, loss_rows)]
     return integer_product(list(zip(*num)), right)
 
 
@@ -83,7 +81,9 @@ def expected_loss(
             hint="remap the mechanism's outputs onto 0..n first (e.g. with optimal_remap)",
         )
     loss = user.loss.matrix
-    per_input = [sum((x * loss[i][r] for x, r in zip(row, z.outputs) if x), Fraction(0)) for i, row in enumerate(z.rows)]
+    per_input = [
+        sum((x * loss[i][r] for x, r in zip(row, z.outputs) if x), Fraction(0)) for i, row in enumerate(z.rows)
+    ]
     if isinstance(user, BayesUser):
         return sum((p * v for p, v in zip(user.prior.probabilities, per_input) if p), Fraction(0))
     return max(per_input[i] for i in user.side_information)

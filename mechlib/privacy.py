@@ -44,13 +44,6 @@ class DPWitness:
             "ratio": format_fraction(self.ratio),
         }
 
-    def describe(self) -> str:
-        return (
-            f"x[{self.smaller!r}][{self.output!r}] = {format_fraction(self.smaller_probability)} = "
-            f"{format_fraction(self.ratio)} · x[{self.larger!r}][{self.output!r}] = "
-            f"{format_fraction(self.ratio)} · {format_fraction(self.larger_probability)}"
-        )
-
 
 @dataclass(frozen=True)
 class DPLevel:

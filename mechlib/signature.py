@@ -69,8 +69,7 @@ def signature(mechanism: Mechanism, alpha: object) -> Signature:
                 row.append(SLACK)
             else:
                 raise InputError(
-                    f"rows {i} and {i + 1} break α-DP at output {mechanism.outputs[r]!r} "
-                    f"(α = {format_fraction(a)})",
+                    f"rows {i} and {i + 1} break α-DP at output {mechanism.outputs[r]!r} (α = {format_fraction(a)})",
                     row=i,
                     column=r,
                 )

@@ -23,7 +23,8 @@ from mechlib.exact import format_fraction, to_fraction
 if TYPE_CHECKING:
     import numpy as np
 
-Label = Hashable
+#: A row or column label: any hashable value (ints for count queries and windows of ℤ).
+Label = Any
 IntRows = tuple[tuple[int, ...], ...]
 
 #: Largest matrix accepted (cells). Larger inputs are refused before any exact work.
@@ -54,7 +55,7 @@ class StochasticMatrix:
         or a row that does not sum to exactly 1.
     """
 
-    __slots__ = ("_num", "_den", "_inputs", "_outputs", "_input_pos", "_output_pos", "_rows", "_hash")
+    __slots__ = ("_den", "_hash", "_input_pos", "_inputs", "_num", "_output_pos", "_outputs", "_rows")
 
     _num: IntRows
     _den: tuple[int, ...]
@@ -85,15 +86,26 @@ class StochasticMatrix:
         inputs: Sequence[Label] | None,
         outputs: Sequence[Label] | None,
     ) -> None:
-        self._num = num
-        self._den = den
-        self._inputs = _labels(inputs, len(num), "inputs", "rows")
-        self._outputs = _labels(outputs, len(num[0]), "outputs", "columns")
-        self._input_pos = {label: k for k, label in enumerate(self._inputs)}
-        self._output_pos = {label: k for k, label in enumerate(self._outputs)}
-        self._rows = None
-        self._hash = None
+        ins = _labels(inputs, len(num), "inputs", "rows")
+        outs = _labels(outputs, len(num[0]), "outputs", "columns")
         _check_stochastic(num, den)
+        self._set(
+            _num=num,
+            _den=den,
+            _inputs=ins,
+            _outputs=outs,
+            _input_pos={label: k for k, label in enumerate(ins)},
+            _output_pos={label: k for k, label in enumerate(outs)},
+            _rows=None,
+            _hash=None,
+        )
+
+    def _set(self, **values: Any) -> None:
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable (tried to set {name!r})")
 
     @classmethod
     def from_scaled(
@@ -152,9 +164,8 @@ class StochasticMatrix:
     def rows(self) -> tuple[tuple[Fraction, ...], ...]:
         """All entries as ``Fraction``, by position (computed once)."""
         if self._rows is None:
-            self._rows = tuple(
-                tuple(Fraction(a, d) for a in row) for row, d in zip(self._num, self._den)
-            )
+            self._set(_rows=tuple(tuple(Fraction(a, d) for a in row) for row, d in zip(self._num, self._den)))
+        assert self._rows is not None
         return self._rows
 
     def input_index(self, label: Label) -> int:
@@ -209,7 +220,8 @@ class StochasticMatrix:
 
     def __hash__(self) -> int:
         if self._hash is None:
-            self._hash = hash((type(self).__name__, self._inputs, self._outputs, self.rows))
+            self._set(_hash=hash((type(self).__name__, self._inputs, self._outputs, self.rows)))
+        assert self._hash is not None
         return self._hash
 
     def __repr__(self) -> str:
@@ -247,11 +259,11 @@ def compose(remap: StochasticMatrix, mechanism: _S) -> _S:
         target = [y_num[k].index(y_den[k]) for k in order]
         z_rows = []
         for row in x_num:
-            z = [0] * n_out
+            lumped = [0] * n_out
             for a, j in zip(row, target):
                 if a:
-                    z[j] += a
-            z_rows.append(tuple(z))
+                    lumped[j] += a
+            z_rows.append(tuple(lumped))
         return mechanism._derive(tuple(z_rows), x_den, remap.outputs)
     common = math.lcm(*y_den)
     y_rows = [[b * (common // y_den[k]) for b in y_num[k]] for k in order]
@@ -334,8 +346,7 @@ def _check_stochastic(num: IntRows, den: tuple[int, ...]) -> None:
         if total != d:
             s = Fraction(total, d)
             raise InputError(
-                f"the row sums to {format_fraction(s)}, not exactly 1 "
-                f"(off by {format_fraction(s - 1)})",
+                f"the row sums to {format_fraction(s)}, not exactly 1 (off by {format_fraction(s - 1)})",
                 row=i,
                 hint="each row is a probability distribution over the outputs",
             )

@@ -6,7 +6,7 @@ import json
 import platform
 import subprocess
 from collections.abc import Iterable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
@@ -19,8 +19,8 @@ SCHEMA = "mechlib.verify/1"
 
 def select(only: Iterable[str] = (), paper: str | None = None) -> list[Any]:
     """The registered claims, filtered by ID and paper, in ID order."""
-    from proofs import REGISTRY
     from mechlib.errors import InputError
+    from proofs import REGISTRY
 
     wanted = list(only)
     unknown = [i for i in wanted if i not in REGISTRY]
@@ -41,7 +41,13 @@ def run(claims: list[Any], *, progress: bool) -> list[Any]:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     results = []
-    columns = (TextColumn("[bold]verify"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("{task.description}"))
+    columns = (
+        TextColumn("[bold]verify"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.description}"),
+    )
     with Progress(*columns, transient=True) as bar:
         task = bar.add_task("", total=len(claims))
         for c in claims:
@@ -58,7 +64,7 @@ def report(results: list[Any]) -> dict[str, Any]:
         "tool": {"name": "mechlib", "version": __version__},
         "versions": _versions(),
         "git_commit": _git_commit(),
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "summary": {
             "claims": len(results),
             "as_expected": sum(r.as_expected for r in results),
@@ -115,8 +121,12 @@ def _versions() -> dict[str, str]:
 def _git_commit() -> str | None:
     try:
         out = subprocess.run(
-            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5,
-            cwd=Path(__file__).resolve().parent, check=False,
+            ["git", "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            cwd=Path(__file__).resolve().parent,
+            check=False,
         )
     except (OSError, subprocess.SubprocessError):
         return None

@@ -5,6 +5,7 @@ The SMT and symbolic parts of these IDs belong to the SMT encodings (proofs issu
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -25,22 +26,26 @@ def _figure(rows: list[str]) -> list[list[Fraction]]:
 
 
 # GRS Figure 1(a) (columns −1..6, as printed) and 1(b), α = 1/2, n = 5.
-FIGURE_1A = _figure([
-    "1/6 1/3 1/6 1/12 1/24 1/48 1/96 1/192",
-    "1/12 1/6 1/3 1/6 1/12 1/24 1/48 1/96",
-    "1/24 1/12 1/6 1/3 1/6 1/12 1/24 1/48",
-    "1/48 1/24 1/12 1/6 1/3 1/6 1/12 1/24",
-    "1/96 1/48 1/24 1/12 1/6 1/3 1/6 1/12",
-    "1/192 1/96 1/48 1/24 1/12 1/6 1/3 1/6",
-])
-FIGURE_1B = _figure([
-    "2/3 1/6 1/12 1/24 1/48 1/48",
-    "1/3 1/3 1/6 1/12 1/24 1/24",
-    "1/6 1/6 1/3 1/6 1/12 1/12",
-    "1/12 1/12 1/6 1/3 1/6 1/6",
-    "1/24 1/24 1/12 1/6 1/3 1/3",
-    "1/48 1/48 1/24 1/12 1/6 2/3",
-])
+FIGURE_1A = _figure(
+    [
+        "1/6 1/3 1/6 1/12 1/24 1/48 1/96 1/192",
+        "1/12 1/6 1/3 1/6 1/12 1/24 1/48 1/96",
+        "1/24 1/12 1/6 1/3 1/6 1/12 1/24 1/48",
+        "1/48 1/24 1/12 1/6 1/3 1/6 1/12 1/24",
+        "1/96 1/48 1/24 1/12 1/6 1/3 1/6 1/12",
+        "1/192 1/96 1/48 1/24 1/12 1/6 1/3 1/6",
+    ]
+)
+FIGURE_1B = _figure(
+    [
+        "2/3 1/6 1/12 1/24 1/48 1/48",
+        "1/3 1/3 1/6 1/12 1/24 1/24",
+        "1/6 1/6 1/3 1/6 1/12 1/12",
+        "1/12 1/12 1/6 1/3 1/6 1/6",
+        "1/24 1/24 1/12 1/6 1/3 1/3",
+        "1/48 1/48 1/24 1/12 1/6 2/3",
+    ]
+)
 
 
 @claim(
@@ -71,6 +76,11 @@ def check_truncated_geometric() -> Outcome:
     )
 
 
+def _threshold(n: int, half: int) -> Callable[[int], int]:
+    """Ex 2.3's remap: outputs ≥ (n+1)/2 read as n, all others as 0."""
+    return lambda r: n if r >= half else 0
+
+
 @claim(
     "GRS-E2.3",
     paper="GRS",
@@ -89,7 +99,7 @@ def check_post_processing_example() -> Outcome:
             # Face value on ℤ: the guess is right iff the output equals the count, P[Δ = 0].
             face = sum(p * (1 - mech.entry(i, i)) for i, p in enumerate(user.prior.probabilities))
             half = (n + 1) // 2
-            threshold = Remap.deterministic(lambda r: n if r >= half else 0, mech.outputs, range(n + 1))
+            threshold = Remap.deterministic(_threshold(n, half), mech.outputs, range(n + 1))
             got = {
                 "face_value": face,
                 "threshold": expected_loss(mech, user, threshold),
@@ -102,10 +112,15 @@ def check_post_processing_example() -> Outcome:
             }
             for key in got:
                 if got[key] != want[key]:
-                    failures.append({
-                        "alpha": format_fraction(alpha), "n": n, "remap": key,
-                        "computed": format_fraction(got[key]), "paper": format_fraction(want[key]),
-                    })
+                    failures.append(
+                        {
+                            "alpha": format_fraction(alpha),
+                            "n": n,
+                            "remap": key,
+                            "computed": format_fraction(got[key]),
+                            "paper": format_fraction(want[key]),
+                        }
+                    )
     return decide(failures, {"alphas": [format_fraction(a) for a in ALPHAS], "n": list(sizes)})
 
 

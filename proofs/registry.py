@@ -10,11 +10,11 @@ import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 
-class Verdict(str, Enum):
+class Verdict(StrEnum):
     PROVED = "PROVED"
     REFUTED = "REFUTED"
     UNKNOWN = "UNKNOWN"
@@ -51,7 +51,14 @@ REGISTRY: dict[str, Claim] = {}
 
 
 def claim(
-    id: str, *, paper: str, location: str, statement: str, kind: str, expected: Verdict = Verdict.PROVED, slow: bool = False
+    id: str,
+    *,
+    paper: str,
+    location: str,
+    statement: str,
+    kind: str,
+    expected: Verdict = Verdict.PROVED,
+    slow: bool = False,
 ) -> Callable[[Callable[[], Outcome]], Callable[[], Outcome]]:
     """Register the decorated function as the check of claim ``id``."""
 
@@ -98,7 +105,7 @@ def run_claim(claim: Claim) -> Result:
         outcome = claim.check()
         if not isinstance(outcome, Outcome):
             outcome = Outcome(Verdict.UNKNOWN, reason=f"check returned {type(outcome).__name__}, not an Outcome")
-    except Exception as err:  # noqa: BLE001 - any failure of a check is reported, never a pass
+    except Exception as err:
         last = traceback.extract_tb(err.__traceback__)[-1]
         outcome = Outcome(
             Verdict.UNKNOWN, reason=f"check raised {type(err).__name__}: {err} ({last.filename}:{last.lineno})"

@@ -1,0 +1,184 @@
+"""Foundation benchmarks, each figure beside its naive baseline measured in the same run.
+
+Targets (issue: foundation): building T at n=1000 < 1 s; dp_level(T) at n=1000, α=1/3 < 1 s and
+≥ 5× a plain Fraction loop; the optimal Bayes remap of T at n=200 < 0.5 s. A float DP check is
+shown for contrast: fast and wrong.
+
+    python -m benchmarks [--quick] [--reports DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import platform
+import statistics
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from mechlib import BayesUser, Prior, absolute_loss, dp_level, optimal_remap, truncated_geometric
+from mechlib.loading import write_atomic
+
+
+def timed(func: Callable[[], Any], repeats: int) -> tuple[float, Any]:
+    """Median wall time over ``repeats`` runs, and the last result."""
+    times, result = [], None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        result = func()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), result
+
+
+def naive_t(alpha: Fraction, n: int) -> list[list[Fraction]]:
+    return [
+        [alpha ** abs(i - r) * (1 / (1 + alpha) if r in (0, n) else (1 - alpha) / (1 + alpha)) for r in range(n + 1)]
+        for i in range(n + 1)
+    ]
+
+
+def naive_dp_level(rows: list[list[Fraction]]) -> Fraction:
+    best = Fraction(1)
+    for upper, lower in itertools.pairwise(rows):
+        for u, v in zip(upper, lower):
+            if u or v:
+                best = min(best, min(u, v) / max(u, v))
+    return best
+
+
+def float_false_violations(alpha: Fraction, n: int) -> int:
+    """How many (i, r) a float check wrongly flags for the exactly α-DP mechanism T."""
+    a = float(alpha)
+    rows = [[float(x) for x in row] for row in naive_t(alpha, n)]
+    return sum(1 for upper, lower in itertools.pairwise(rows) for u, v in zip(upper, lower) if v < a * u or u < a * v)
+
+
+def naive_optimal_remap(rows: list[list[Fraction]], prior: list[Fraction], loss: list[list[int]]) -> list[int]:
+    n = len(rows) - 1
+    guesses = []
+    for r in range(len(rows[0])):
+        costs = [sum(prior[i] * rows[i][r] * loss[i][j] for i in range(n + 1)) for j in range(n + 1)]
+        guesses.append(min(range(n + 1), key=costs.__getitem__))
+    return guesses
+
+
+def measure(quick: bool) -> list[dict[str, Any]]:
+    results = []
+    third = Fraction(1, 3)
+    big = 300 if quick else 1000
+    repeats = 3 if quick else 5
+
+    seconds, t = timed(lambda: truncated_geometric(third, big), repeats)
+    base, rows = timed(lambda: naive_t(third, big), 1)
+    results.append(row("build T exactly", big, seconds, repeats, base, "Fraction list comprehension", 1.0))
+
+    seconds, level = timed(lambda: dp_level(t), repeats)
+    base, naive_level = timed(lambda: naive_dp_level(rows), 1)
+    assert level.alpha == naive_level == third
+    results.append(row("dp_level(T), α=1/3", big, seconds, repeats, base, "plain Fraction loop", 1.0, min_speedup=5.0))
+
+    wrong = float_false_violations(third, 200)
+    fl, _ = timed(lambda: float_false_violations(third, 200), 1)
+    results.append(
+        {
+            "name": "float DP check of T, α=1/3 (contrast)",
+            "n": 200,
+            "seconds": round(fl, 4),
+            "repeats": 1,
+            "note": f"{wrong} false violations on an exactly 1/3-DP mechanism: floats cannot decide",
+        }
+    )
+
+    n = 80 if quick else 200
+    t_small = truncated_geometric(third, n)
+    user = BayesUser(Prior.uniform(n), absolute_loss(n))
+    seconds, remap = timed(lambda: optimal_remap(t_small, user), repeats)
+    base, guesses = timed(
+        lambda: naive_optimal_remap(
+            naive_t(third, n),
+            list(user.prior.probabilities),
+            [[abs(i - j) for j in range(n + 1)] for i in range(n + 1)],
+        ),
+        1,
+    )
+    assert list(remap.as_mapping().values()) == guesses
+    results.append(
+        row("optimal Bayes remap of T (uniform prior, absolute loss)", n, seconds, repeats, base, "Fraction loops", 0.5)
+    )
+    return results
+
+
+def row(
+    name: str,
+    n: int,
+    seconds: float,
+    repeats: int,
+    base: float,
+    base_name: str,
+    target: float,
+    min_speedup: float | None = None,
+) -> dict[str, Any]:
+    speedup = base / seconds if seconds else float("inf")
+    meets = seconds < target and (min_speedup is None or speedup >= min_speedup)
+    goal = f"< {target} s" + (f" and ≥ {min_speedup:g}× baseline" if min_speedup else "")
+    return {
+        "name": name,
+        "n": n,
+        "seconds": round(seconds, 4),
+        "repeats": repeats,
+        "baseline": {"name": base_name, "seconds": round(base, 4)},
+        "speedup": round(speedup, 1),
+        "target": goal,
+        "meets_target": meets,
+    }
+
+
+def markdown(doc: dict[str, Any]) -> str:
+    lines = [
+        "# mechlib benchmarks",
+        "",
+        f"{doc['created']}, Python {doc['machine']['python']}, {doc['machine']['cpus']} CPUs"
+        + (" (quick run: smaller n)" if doc["quick"] else "")
+        + ". Medians; baselines run once in the same run.",
+        "",
+        "| benchmark | n | seconds | baseline | baseline s | speed-up | target | met |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in doc["results"]:
+        if "baseline" in r:
+            lines.append(
+                f"| {r['name']} | {r['n']} | {r['seconds']} | {r['baseline']['name']} | {r['baseline']['seconds']} "
+                f"| {r['speedup']}× | {r['target']} | {'yes' if r['meets_target'] else 'NO'} |"
+            )
+        else:
+            lines.append(f"| {r['name']} | {r['n']} | {r['seconds']} | — | — | — | {r['note']} | — |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="smaller sizes (a smoke run, not the targets)")
+    parser.add_argument("--reports", default="reports", help="directory for bench.json and bench.md")
+    args = parser.parse_args()
+    doc = {
+        "schema": "mechlib.bench/1",
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()},
+        "quick": args.quick,
+        "results": measure(args.quick),
+    }
+    write_atomic(Path(args.reports) / "bench.json", json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    text = markdown(doc)
+    write_atomic(Path(args.reports) / "bench.md", text)
+    print(text, end="")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

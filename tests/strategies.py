@@ -1,0 +1,52 @@
+"""Small Hypothesis strategies for the kernel's tests (exact values, shrinking to small n)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from hypothesis import strategies as st
+
+from mechlib import Mechanism, Remap, truncated_geometric
+
+
+@st.composite
+def alphas(draw: st.DrawFn, max_denominator: int = 12) -> Fraction:
+    """Exact α in (0, 1)."""
+    q = draw(st.integers(2, max_denominator))
+    p = draw(st.integers(1, q - 1))
+    return Fraction(p, q)
+
+
+@st.composite
+def stochastic_rows(draw: st.DrawFn, rows: int, columns: int, sparse: bool = True) -> list[list[Fraction]]:
+    low = 0 if sparse else 1
+    result = []
+    for _ in range(rows):
+        weights = draw(st.lists(st.integers(low, 9), min_size=columns, max_size=columns).filter(any))
+        total = sum(weights)
+        result.append([Fraction(w, total) for w in weights])
+    return result
+
+
+@st.composite
+def remaps(draw: st.DrawFn, inputs: tuple[int, ...], guesses: int) -> Remap:
+    return Remap(draw(stochastic_rows(len(inputs), guesses)), inputs=inputs)
+
+
+@st.composite
+def mechanisms(draw: st.DrawFn, max_n: int = 5, positive: bool = False) -> Mechanism:
+    """Any row-stochastic matrix on inputs 0..n (DP level anywhere in [0, 1])."""
+    n = draw(st.integers(1, max_n))
+    width = draw(st.integers(1, max_n + 2))
+    return Mechanism(draw(stochastic_rows(n + 1, width, sparse=not positive)))
+
+
+@st.composite
+def dp_mechanisms(draw: st.DrawFn, max_n: int = 5) -> tuple[Fraction, Mechanism]:
+    """(α, X) with X = Y∘T an α-DP mechanism (GRS Lemma 5.2)."""
+    alpha = draw(alphas())
+    n = draw(st.integers(1, max_n))
+    t = truncated_geometric(alpha, n)
+    from mechlib import compose
+
+    return alpha, compose(draw(remaps(t.outputs, draw(st.integers(1, n + 2)))), t)

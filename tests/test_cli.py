@@ -1,0 +1,176 @@
+"""The ``mechlib`` command: audits of every fixture, malformed inputs (exit 2), verify, --version."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mechlib.cli import main
+from mechlib.errors import InputError
+from mechlib.loading import load_mechanism
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize(
+    ("fixture", "dp_level", "verdict", "code"),
+    [
+        ("truncated_geometric_half_5.json", "1/2", "PASS", 0),
+        ("gs_appendix_b.json", "1/2", "PASS", 0),
+        ("geometric_third_3.json", "1/3", "FAIL", 1),  # claims ε = 1.0986 < ln 3
+        ("randomized_response_third_4.csv", "1/3", "NONE", 0),
+        ("decimals.json", "1/2", "PASS", 0),
+    ],
+)
+def test_audit_fixtures(
+    capsys: pytest.CaptureFixture[str], fixture: str, dp_level: str, verdict: str, code: int
+) -> None:
+    status, out, _ = run(capsys, "audit", str(FIXTURES / fixture), "--json")
+    report = json.loads(out)
+    assert status == code
+    assert report["dp_level"] == dp_level and report["verdict"] == verdict
+    assert {"n", "dp_level", "witness"} <= report.keys()
+    w = report["witness"]
+    assert w["ratio"] == dp_level
+
+
+def test_audit_text_output(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "audit", str(FIXTURES / "geometric_third_3.json"))
+    assert status == 1
+    assert "dp level   α = 1/3" in out and "claimed    ε = 5493/5000: FAIL" in out
+    assert "outputs (-2..5)" in out
+
+
+def test_audit_writes_report_atomically(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    target = tmp_path / "out" / "audit.json"
+    status, _, _ = run(capsys, "audit", str(FIXTURES / "gs_appendix_b.json"), "-o", str(target))
+    assert status == 0 and json.loads(target.read_text())["dp_level"] == "1/2"
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"matrix": [["1/2", "1/3"]]}')
+    target2 = tmp_path / "never.json"
+    status, _, err = run(capsys, "audit", str(bad), "-o", str(target2))
+    assert status == 2 and not target2.exists() and "Traceback" not in err
+    assert list(tmp_path.glob(".*.tmp")) == []
+
+
+def test_npy_needs_from_float(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "m.npy"
+    np.save(path, np.array([[0.5, 0.5], [0.25, 0.75]]))
+    status, _, err = run(capsys, "audit", str(path))
+    assert status == 2 and "--from-float" in err
+    status, out, _ = run(capsys, "audit", str(path), "--from-float", "--json")
+    assert status == 0 and json.loads(out)["dp_level"] == "1/2"
+
+
+def test_normalize_rows_is_explicit_and_recorded(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "m.npy"
+    np.save(path, np.array([[0.1, 0.9], [0.2, 0.8]]))
+    status, _, err = run(capsys, "audit", str(path), "--from-float")
+    assert status == 2 and "not exactly 1" in err
+    status, out, _ = run(capsys, "audit", str(path), "--from-float", "--normalize-rows", "--json")
+    assert status == 0 and json.loads(out)["rows_normalized"] is True
+
+
+BAD_FILES = [
+    ("nan.json", '{"matrix": [["NaN", "1"]]}', r"row 0, column 0: cannot read 'NaN'"),
+    ("nan_literal.json", '{"matrix": [[NaN, 1]]}', r"contains NaN"),
+    ("negative.json", '{"matrix": [["3/2", "-1/2"], ["1/2", "1/2"]]}', r"row 0, column 1: the entry -1/2 is negative"),
+    (
+        "short.json",
+        '{"matrix": [["1/2", "1/2"], ["0.5", "0.499999999999"]]}',
+        r"row 1: the row sums to .*off by -1/1000000000000",
+    ),
+    ("ragged.json", '{"matrix": [["1/2", "1/2"], ["1"]]}', r"row 1: the row has 1 entries but row 0 has 2"),
+    ("empty.json", "", r"is empty"),
+    ("empty.csv", "# only a comment\n", r"is empty"),
+    ("word.csv", "1/2,half\n1/2,1/2\n", r"row 0, column 1: cannot read 'half'"),
+    ("trailing.csv", "1/2,1/2,\n1/2,1/2,\n", r"row 0, column 2: got an empty string"),
+    ("labels.json", '{"matrix": [[1, 0], [0, 1]], "outputs": [0]}', r"field 'outputs': 1 outputs labels for 2 columns"),
+    ("shape.json", '{"matrix": [1, 0]}', r"field 'matrix': expected a list of rows"),
+    ("typo.json", '{"matrix": [[1]], "claimed_epsilom": "1"}', r"unknown field\(s\) \['claimed_epsilom'\]"),
+    (
+        "both.json",
+        '{"matrix": [[1]], "claimed_alpha": "1", "claimed_epsilon": "0"}',
+        r"both claimed_alpha and claimed_epsilon",
+    ),
+    ("alpha.json", '{"matrix": [[1]], "claimed_alpha": "2"}', r"field 'claimed_alpha': got 2"),
+    ("float_eps.json", '{"matrix": [[1]], "claimed_epsilon": "-1"}', r"field 'claimed_epsilon': got -1"),
+    ("syntax.json", '{"matrix": [[1, 0]', r"not valid JSON: .* line 1"),
+    ("bool.json", '{"matrix": [[true, false]]}', r"row 0, column 0: got the boolean True"),
+    ("m.txt", "1", r"unknown file type '.txt'"),
+]
+
+
+@pytest.mark.parametrize(("name", "content", "message"), BAD_FILES, ids=[b[0] for b in BAD_FILES])
+def test_malformed_files(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, name: str, content: str, message: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(content)
+    with pytest.raises(InputError, match=message) as info:
+        load_mechanism(path)
+    assert str(info.value).startswith(str(path))
+    status, out, err = run(capsys, "audit", str(path))
+    assert status == 2 and out == ""
+    assert err.startswith(f"mechlib: error: {path}") and "Traceback" not in err
+
+
+def test_absurd_npy_size_is_refused_before_loading(tmp_path: Path) -> None:
+    path = tmp_path / "huge.npy"
+    header = np.lib.format.header_data_from_array_1_0(np.zeros((1, 1)))
+    header["shape"] = (100_000, 100_000)
+    with path.open("wb") as f:
+        np.lib.format.write_array_header_1_0(f, header)  # a header promising 10^10 cells, no data
+    with pytest.raises(InputError, match=r"100000×100000 matrix .*at most"):
+        load_mechanism(path, from_float=True)
+    bad = tmp_path / "three.npy"
+    np.save(bad, np.zeros((2, 2, 2)))
+    with pytest.raises(InputError, match=r"shape \(2, 2, 2\)"):
+        load_mechanism(bad, from_float=True)
+    nan = tmp_path / "nan.npy"
+    np.save(nan, np.array([[np.nan, 1.0]]))
+    with pytest.raises(InputError, match=r"row 0, column 0: got the non-finite float nan"):
+        load_mechanism(nan, from_float=True)
+
+
+def test_missing_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    status, _, err = run(capsys, "audit", str(tmp_path / "nope.json"))
+    assert status == 2 and "cannot be read" in err
+
+
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["audit"])
+    assert info.value.code == 2
+    assert main([]) == 2
+    status, _, err = run(capsys, "verify", "--only", "NOPE-1")
+    assert status == 2 and "unknown claim ID(s) ['NOPE-1']" in err
+
+
+def test_verify_json_and_reports(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    status, out, _ = run(capsys, "verify", "--json", "--reports", str(tmp_path))
+    doc = json.loads(out)
+    assert status == 0
+    assert {c["id"] for c in doc["claims"]} >= {"GRS-E2.2", "GRS-E2.3", "GRS-F4"}
+    assert all(c["verdict"] == "PROVED" for c in doc["claims"])
+    full = json.loads((tmp_path / "verify.json").read_text())
+    assert full["schema"] == "mechlib.verify/1" and full["summary"]["UNKNOWN"] == 0
+    assert "| GRS-F4 |" in (tmp_path / "verify.md").read_text()
+
+
+def test_console_script_version() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "mechlib.cli", "--version"], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "mechlib 0.1.0"

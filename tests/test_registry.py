@@ -1,0 +1,81 @@
+"""One test per registered claim (parametrised from the registry, so xdist spreads them), checks
+that can fail, and a guard on what the registry holds."""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+import proofs.grs_examples as grs
+from mechlib import Mechanism, truncated_geometric
+from mechlib.remap import Remap
+from proofs import REGISTRY, Verdict
+from proofs.registry import Claim, Outcome, run_claim
+
+#: The claims the exact kernel decides today; the proofs issue registers the rest of CLAIMS.md.
+EXPECTED_IDS = {"GRS-E2.2", "GRS-E2.3", "GRS-F4"}
+CLAIMS_MD = Path(__file__).resolve().parents[2] / "shared" / "CLAIMS.md"
+
+
+def test_registry_holds_the_expected_claims() -> None:
+    assert set(REGISTRY) == EXPECTED_IDS
+
+
+@pytest.mark.skipif(not CLAIMS_MD.exists(), reason="../shared/CLAIMS.md is not beside this checkout")
+def test_every_registered_id_is_in_claims_md() -> None:
+    ids = set(re.findall(r"^\| ([A-Z]+-[A-Za-z0-9.]+|DOM) \|", CLAIMS_MD.read_text(), flags=re.M))
+    assert len(ids) > 40
+    assert set(REGISTRY) <= ids
+
+
+@pytest.mark.parametrize("claim_id", sorted(REGISTRY))
+def test_claim_has_its_expected_verdict(claim_id: str) -> None:
+    claim = REGISTRY[claim_id]
+    result = run_claim(claim)
+    assert result.outcome.verdict == claim.expected, result.outcome.reason
+    assert result.outcome.evidence
+
+
+def test_a_wrong_t_refutes_e2_2(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mutation: if T were built with α perturbed, GRS-E2.2 must come back REFUTED."""
+    monkeypatch.setattr(grs, "truncated_geometric", lambda a, n: truncated_geometric(Fraction(a) * 99 / 100, n))
+    outcome = grs.check_truncated_geometric()
+    assert outcome.verdict == Verdict.REFUTED and outcome.evidence["failures"]
+
+
+def test_an_off_by_one_threshold_refutes_e2_3(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = Remap.deterministic
+
+    def shifted(mapping, inputs, outputs=None):  # type: ignore[no-untyped-def]
+        if callable(mapping):  # the check's threshold remap, not optimal_remap's dict
+            return real(lambda r: mapping(r + 1), inputs, outputs)
+        return real(mapping, inputs, outputs)
+
+    monkeypatch.setattr(Remap, "deterministic", shifted)
+    assert grs.check_post_processing_example().verdict == Verdict.REFUTED
+
+
+def test_a_different_mechanism_refutes_f4(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mechlib import randomized_response
+
+    monkeypatch.setattr(grs, "truncated_geometric", lambda a, n: randomized_response(a, n + 1))
+    assert grs.check_signature_of_t().verdict == Verdict.REFUTED
+
+
+def test_a_check_that_raises_is_unknown_never_a_pass() -> None:
+    def broken() -> Outcome:
+        Mechanism([["1/2", "1/3"]])
+        return Outcome(Verdict.PROVED)
+
+    result = run_claim(Claim("X-1", "GRS", "nowhere", "a broken check", "EXACT", broken))
+    assert result.outcome.verdict == Verdict.UNKNOWN
+    assert result.outcome.reason is not None and "InputError" in result.outcome.reason
+    assert not result.as_expected
+
+
+def test_a_check_returning_garbage_is_unknown() -> None:
+    result = run_claim(Claim("X-2", "GRS", "nowhere", "bad", "EXACT", lambda: True))  # type: ignore[arg-type,return-value]
+    assert result.outcome.verdict == Verdict.UNKNOWN

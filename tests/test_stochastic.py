@@ -1,0 +1,128 @@
+import pickle
+from fractions import Fraction
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mechlib import InputError, Mechanism, Remap, StochasticMatrix, compose, geometric, truncated_geometric
+from tests.reference import matmul
+from tests.strategies import mechanisms, remaps
+
+
+def test_entries_and_labels() -> None:
+    x = Mechanism([["1/2", "1/2"], ["0.25", "0.75"]], outputs=[-1, 7])
+    assert x.entry(1, 7) == Fraction(3, 4)
+    assert x.row(0) == (Fraction(1, 2), Fraction(1, 2))
+    assert x.shape == (2, 2) and x.n == 1 and x.is_count_query()
+    with pytest.raises(InputError, match="no output labelled 3"):
+        x.entry(0, 3)
+
+
+@pytest.mark.parametrize(
+    ("matrix", "message"),
+    [
+        ([], "no rows"),
+        ([[]], "row 0: the row is empty"),
+        ([["1/2", "1/2"], ["1"]], "row 1: the row has 1 entries but row 0 has 2"),
+        ([["3/2", "-1/2"]], "row 0, column 1: the entry -1/2 is negative"),
+        (
+            [["1/2", "1/2"], ["0.5", "0.499999999999"]],
+            r"row 1: the row sums to .* not exactly 1 \(off by -1/1000000000000\)",
+        ),
+        ([["1/2", "x"]], "row 0, column 1: cannot read 'x'"),
+        ("not a matrix", "expected a matrix"),
+        ([[0.5, 0.5]], "row 0, column 0: got the binary float 0.5"),
+    ],
+)
+def test_malformed_matrices(matrix: object, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        Mechanism(matrix)  # type: ignore[arg-type]
+
+
+def test_labels_are_checked() -> None:
+    with pytest.raises(InputError, match="3 outputs labels for 2 columns"):
+        Mechanism([[1, 0], [0, 1]], outputs=[0, 1, 2])
+    with pytest.raises(InputError, match="label 1 appears twice"):
+        Mechanism([[1, 0], [0, 1]], outputs=[1, 1])
+
+
+def test_from_float_is_an_opt_in_and_exact() -> None:
+    x = Mechanism([[0.5, 0.25, 0.25]], from_float=True)
+    assert x.rows[0] == (Fraction(1, 2), Fraction(1, 4), Fraction(1, 4))
+    with pytest.raises(InputError, match="not exactly 1"):
+        Mechanism([[0.1, 0.9]], from_float=True)  # 0.1 + 0.9 as binary floats is not exactly 1
+
+
+def test_immutable_value_semantics() -> None:
+    a = truncated_geometric("1/3", 4)
+    b = truncated_geometric(Fraction(1, 3), 4)
+    assert a == b and hash(a) == hash(b)
+    assert a != truncated_geometric("1/4", 4)
+    assert pickle.loads(pickle.dumps(a)) == a
+    with pytest.raises(AttributeError, match="immutable"):
+        a._num = ()
+    assert a.to_numpy().shape == (5, 5)
+
+
+def test_equality_across_different_denominators() -> None:
+    a = Mechanism.from_scaled([[1, 1], [2, 2]], [2, 4])
+    b = Mechanism([["1/2", "1/2"], ["1/2", "1/2"]])
+    assert a == b
+
+
+@given(mechanisms(), st.data())
+def test_composition_is_matrix_product(x: Mechanism, data: st.DataObject) -> None:
+    y = data.draw(remaps(x.outputs, data.draw(st.integers(1, 4))))
+    z = compose(y, x)
+    assert [list(r) for r in z.rows] == matmul(x.rows, y.rows)
+    assert z.inputs == x.inputs and z.outputs == y.outputs and isinstance(z, Mechanism)
+
+
+@given(mechanisms(max_n=4), st.data())
+def test_composition_is_associative(x: Mechanism, data: st.DataObject) -> None:
+    y = data.draw(remaps(x.outputs, data.draw(st.integers(1, 4))))
+    w = data.draw(remaps(y.outputs, data.draw(st.integers(1, 4))))
+    assert compose(w, compose(y, x)) == compose(compose(w, y), x)
+
+
+@given(mechanisms(), st.data())
+def test_deterministic_fast_path_matches_general_product(x: Mechanism, data: st.DataObject) -> None:
+    images = data.draw(st.lists(st.integers(0, 2), min_size=len(x.outputs), max_size=len(x.outputs)))
+    fast = Remap.deterministic(dict(zip(x.outputs, images)), x.outputs, [0, 1, 2])
+    assert fast.is_deterministic()
+    slow = StochasticMatrix([list(r) for r in fast.rows], inputs=fast.inputs, outputs=fast.outputs)
+    assert compose(slow, x).rows == compose(fast, x).rows
+
+
+def test_lumping_the_tails_of_the_geometric_mechanism_gives_t() -> None:
+    """GRS Example 2.2: T is the geometric mechanism with outputs clamped into 0..n."""
+    for margin in (0, 1, 4):
+        g = geometric("2/5", 4, margin=margin)
+        clamp = Remap.deterministic(lambda r: min(max(r, 0), 4), g.outputs, range(5))
+        assert compose(clamp, g) == truncated_geometric("2/5", 4)
+    off_by_one = Remap.deterministic(lambda r: min(max(r + 1, 0), 4), g.outputs, range(5))
+    assert compose(off_by_one, g) != truncated_geometric("2/5", 4)
+
+
+def test_compose_rejects_mismatched_labels() -> None:
+    x = truncated_geometric("1/2", 2)
+    with pytest.raises(InputError, match="remap's inputs must be exactly the mechanism's outputs"):
+        compose(Remap.identity([0, 1]), x)
+
+
+def test_large_products_go_through_flint_and_agree() -> None:
+    x = truncated_geometric("1/3", 70)
+    y = Remap([[Fraction(1, 2) if j in (r, (r + 1) % 71) else 0 for j in range(71)] for r in range(71)])
+    z = compose(y, x)  # 71³ multiply-adds: above the flint threshold
+    assert z.rows[5][6] == (x.rows[5][6] + x.rows[5][5]) / 2
+
+
+def test_deterministic_remap_errors() -> None:
+    with pytest.raises(InputError, match="no image for output 2"):
+        Remap.deterministic({0: 0, 1: 1}, [0, 1, 2])
+    with pytest.raises(InputError, match="maps to 5"):
+        Remap.deterministic({0: 5}, [0], [0, 1])
+    with pytest.raises(InputError, match="randomized"):
+        Remap([["1/2", "1/2"]]).as_mapping()
+    assert Remap.identity([3, 4]).as_mapping() == {3: 3, 4: 4}
