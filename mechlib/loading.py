@@ -27,7 +27,7 @@ from typing import Any
 from mechlib.errors import InputError
 from mechlib.exact import format_fraction, parse_probability, to_fraction
 from mechlib.mechanism import Mechanism
-from mechlib.stochastic import MAX_CELLS
+from mechlib.stochastic import MAX_CELLS, parse_cells
 
 MAX_FILE_BYTES = 1 << 30
 _JSON_KEYS = {"matrix", "outputs", "inputs", "neighbours", "claimed_alpha", "claimed_epsilon", "name", "description"}
@@ -124,20 +124,10 @@ def _nonnegative(value: object) -> Fraction:
 
 
 def _exact_matrix(matrix: Any, from_float: bool) -> list[list[Fraction]]:
-    if not isinstance(matrix, list) or not all(isinstance(row, list) for row in matrix):
-        raise InputError("expected a list of rows (lists of numbers)", field="matrix")
-    if sum(len(row) for row in matrix) > MAX_CELLS:
-        raise InputError(f"has more than {MAX_CELLS:,} cells", field="matrix")
-    result = []
-    for i, row in enumerate(matrix):
-        values = []
-        for r, cell in enumerate(row):
-            try:
-                values.append(to_fraction(cell, from_float=from_float))
-            except InputError as err:
-                raise replace(err, row=i, column=r) from None
-        result.append(values)
-    return result
+    try:
+        return parse_cells(matrix, from_float=from_float)
+    except InputError as err:
+        raise replace(err, field="matrix") from None
 
 
 def _normalized(matrix: list[list[Fraction]]) -> list[list[Fraction]]:

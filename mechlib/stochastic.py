@@ -285,7 +285,14 @@ def integer_product(a: Sequence[Sequence[int]], b: Sequence[Sequence[int]]) -> I
 # -- parsing and validation -----------------------------------------------------------------
 
 
-def _parse_rows(matrix: Sequence[Sequence[Any]], *, from_float: bool) -> tuple[IntRows, tuple[int, ...]]:
+def parse_cells(matrix: Sequence[Sequence[Any]], *, from_float: bool = False) -> list[list[Fraction]]:
+    """Every cell of a rectangular matrix as an exact ``Fraction``.
+
+    Raises
+    ------
+    InputError
+        Naming the row and column of the first bad cell, or the bad row (shape, size).
+    """
     if isinstance(matrix, (str, bytes)) or not _is_sequence(matrix):
         raise InputError(f"expected a matrix (a list of rows), got {type(matrix).__name__}")
     rows = list(matrix)
@@ -293,8 +300,7 @@ def _parse_rows(matrix: Sequence[Sequence[Any]], *, from_float: bool) -> tuple[I
         if isinstance(row, (str, bytes)) or not _is_sequence(row):
             raise InputError(f"expected a row (a list of numbers), got {type(row).__name__}", row=i)
     _check_shape(rows)
-    num_rows = []
-    dens = []
+    result = []
     for i, row in enumerate(rows):
         values = []
         for r, cell in enumerate(row):
@@ -302,6 +308,14 @@ def _parse_rows(matrix: Sequence[Sequence[Any]], *, from_float: bool) -> tuple[I
                 values.append(to_fraction(cell, from_float=from_float))
             except InputError as err:
                 raise replace(err, row=i, column=r) from None
+        result.append(values)
+    return result
+
+
+def _parse_rows(matrix: Sequence[Sequence[Any]], *, from_float: bool) -> tuple[IntRows, tuple[int, ...]]:
+    num_rows = []
+    dens = []
+    for values in parse_cells(matrix, from_float=from_float):
         d = math.lcm(*(v.denominator for v in values))
         num_rows.append(tuple(v.numerator * (d // v.denominator) for v in values))
         dens.append(d)

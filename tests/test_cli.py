@@ -97,7 +97,7 @@ BAD_FILES = [
     ("word.csv", "1/2,half\n1/2,1/2\n", r"row 0, column 1: cannot read 'half'"),
     ("trailing.csv", "1/2,1/2,\n1/2,1/2,\n", r"row 0, column 2: got an empty string"),
     ("labels.json", '{"matrix": [[1, 0], [0, 1]], "outputs": [0]}', r"field 'outputs': 1 outputs labels for 2 columns"),
-    ("shape.json", '{"matrix": [1, 0]}', r"field 'matrix': expected a list of rows"),
+    ("shape.json", '{"matrix": [1, 0]}', r"field 'matrix', row 0: expected a row \(a list of numbers\), got int"),
     ("typo.json", '{"matrix": [[1]], "claimed_epsilom": "1"}', r"unknown field\(s\) \['claimed_epsilom'\]"),
     (
         "both.json",
@@ -174,3 +174,22 @@ def test_console_script_version() -> None:
         [sys.executable, "-m", "mechlib.cli", "--version"], capture_output=True, text=True, check=False
     )
     assert done.returncode == 0 and done.stdout.strip() == "mechlib 0.1.0"
+
+
+def test_progress_bar_path_runs_every_claim() -> None:
+    from mechlib import verify
+
+    results = verify.run(verify.select(), progress=True)
+    assert [r.claim.id for r in results] == sorted(r.claim.id for r in results)
+    assert all(r.as_expected for r in results)
+    assert verify.select(paper="gs") == []
+
+
+def test_oversized_json_matrix_is_refused(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import mechlib.stochastic
+
+    monkeypatch.setattr(mechlib.stochastic, "MAX_CELLS", 3)
+    path = tmp_path / "big.json"
+    path.write_text('{"matrix": [[1, 0], [0, 1]]}')
+    with pytest.raises(InputError, match=r"field 'matrix': the matrix is 2×2 = 4 cells \(expected at most 3 cells\)"):
+        load_mechanism(path)
