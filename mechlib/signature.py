@@ -13,6 +13,7 @@ from fractions import Fraction
 from mechlib.errors import InputError
 from mechlib.exact import format_fraction, parse_probability
 from mechlib.mechanism import Mechanism
+from mechlib.remap import Remap
 from mechlib.stochastic import Label
 
 DOWN, UP, SLACK, ZERO = "↓", "↑", "S", "0"
@@ -75,3 +76,37 @@ def signature(mechanism: Mechanism, alpha: object) -> Signature:
                 )
         rows.append(tuple(row))
     return Signature(a, mechanism.outputs, tuple(rows))
+
+
+def remap_from_signature(sig: Signature) -> Remap:
+    """GRS Lemma 5.10's deterministic remap Y of T, built from a signature Σ.
+
+    For the nonzero columns j_1 < … < j_m of Σ: a_k is the first row where column j_k has S or
+    ↓ (n if none), b_k the first row where it has ↓ (n if none); Y sends T's outputs
+    a_k..b_k to j_k. When Σ satisfies GRS Lemma 5.9 (P1–P3), the blocks partition N and
+    Y∘T has signature Σ; for an optimal vertex X of the user LP, Y∘T = X.
+
+    Raises
+    ------
+    InputError
+        If the blocks a_k..b_k do not partition 0..n (Σ is not of Lemma 5.9's form).
+    """
+    n = len(sig.rows)
+    columns = [[row[c] for row in sig.rows] for c in range(len(sig.outputs))]
+    mapping: dict[int, Label] = {}
+    expected_start = 0
+    for c, column in enumerate(columns):
+        if all(s == ZERO for s in column):
+            continue
+        a = next((i for i, s in enumerate(column) if s in (SLACK, DOWN)), n)
+        b = next((i for i, s in enumerate(column) if s == DOWN), n)
+        if a != expected_start or b < a:
+            raise InputError(
+                f"column {sig.outputs[c]!r} starts its block at row {a} (ends {b}); expected {expected_start}",
+                hint="the signature is not of GRS Lemma 5.9's form (P1–P3)",
+            )
+        mapping.update({r: sig.outputs[c] for r in range(a, b + 1)})
+        expected_start = b + 1
+    if expected_start != n + 1:
+        raise InputError(f"the blocks cover 0..{expected_start - 1}, not 0..{n}", hint="not of GRS Lemma 5.9's form")
+    return Remap.deterministic(mapping, list(range(n + 1)), sig.outputs)

@@ -6,7 +6,7 @@ from fractions import Fraction
 
 from hypothesis import strategies as st
 
-from mechlib import Mechanism, Remap, truncated_geometric
+from mechlib import BayesUser, Loss, Mechanism, Prior, Remap, truncated_geometric
 
 
 @st.composite
@@ -50,3 +50,28 @@ def dp_mechanisms(draw: st.DrawFn, max_n: int = 5) -> tuple[Fraction, Mechanism]
     from mechlib import compose
 
     return alpha, compose(draw(remaps(t.outputs, draw(st.integers(1, n + 2)))), t)
+
+
+@st.composite
+def legal_losses(draw: st.DrawFn, n: int, strict: bool = False) -> Loss:
+    """l(i, j) = profile_i(|j − i|) with each profile nondecreasing (strictly if ``strict``)."""
+    low = 1 if strict else 0
+    rows = []
+    for _ in range(n + 1):
+        steps = draw(st.lists(st.integers(low, 4), min_size=n, max_size=n))
+        profile = [sum(steps[:d]) for d in range(n + 1)]
+        rows.append(profile)
+    return Loss.from_function(n, lambda i, j: rows[i][abs(j - i)])
+
+
+@st.composite
+def priors(draw: st.DrawFn, n: int, full_support: bool = False) -> Prior:
+    low = 1 if full_support else 0
+    weights = draw(st.lists(st.integers(low, 6), min_size=n + 1, max_size=n + 1).filter(any))
+    return Prior.from_weights(weights)
+
+
+@st.composite
+def bayes_users(draw: st.DrawFn, max_n: int = 6) -> BayesUser:
+    n = draw(st.integers(1, max_n))
+    return BayesUser(draw(priors(n)), draw(legal_losses(n)))
