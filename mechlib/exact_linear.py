@@ -25,17 +25,24 @@ def rationalize(value: float, max_denominator: int = 10**9) -> Fraction:
     return Fraction(value).limit_denominator(max_denominator)
 
 
+#: The denominators tried, in order, when rationalizing float hints for free variables.
+HINT_DENOMINATORS = (10**3, 10**4, 10**6, 10**9, 10**12)
+
+
 def solve(
-    rows: Sequence[Sequence[Fraction]], rhs: Sequence[Fraction], hint: Sequence[float] | None = None
+    rows: Sequence[Sequence[Fraction]],
+    rhs: Sequence[Fraction],
+    hint: Sequence[float] | None = None,
+    max_denominator: int = 10**9,
 ) -> list[Fraction] | None:
     """A solution of rows·x = rhs in exact rationals, or None if the system is inconsistent.
 
-    Free variables (the system may be underdetermined) take the rationalized ``hint`` values,
-    or 0 without a hint.
+    Free variables (the system may be underdetermined) take the ``hint`` values rationalized
+    with ``max_denominator``, or 0 without a hint.
     """
     m, k = len(rows), len(rows[0]) if rows else 0
     if m == 0:
-        return [rationalize(h) for h in hint] if hint is not None else [Fraction(0)] * k
+        return [rationalize(h, max_denominator) for h in hint] if hint is not None else [Fraction(0)] * k
     augmented = flint.fmpq_mat(m, k + 1, [to_fmpq(v) for row, b in zip(rows, rhs) for v in (*row, b)])
     reduced, rank = augmented.rref()
     pivots: list[int] = []
@@ -47,7 +54,7 @@ def solve(
     free = [c for c in range(k) if c not in set(pivots)]
     x = [Fraction(0)] * k
     for c in free:
-        x[c] = rationalize(hint[c]) if hint is not None else Fraction(0)
+        x[c] = rationalize(hint[c], max_denominator) if hint is not None else Fraction(0)
     for r, col in enumerate(pivots):
         value = from_fmpq(reduced[r, k])
         for c in free:

@@ -23,7 +23,7 @@ from fractions import Fraction
 
 from mechlib.errors import InputError
 from mechlib.exact import format_fraction, parse_probability
-from mechlib.exact_linear import solve
+from mechlib.exact_linear import HINT_DENOMINATORS, solve
 from mechlib.mechanism import Mechanism
 from mechlib.privacy import is_dp
 from mechlib.users import BayesUser
@@ -126,38 +126,66 @@ def optimal_bayes_mechanism(user: BayesUser, alpha: object) -> BayesOptimum:
 # -- HiGHS, then exact rebuild ----------------------------------------------------------------
 
 
+#: HiGHS options: dual simplex (a vertex) with tight tolerances.
+HIGHS = {"method": "highs-ds", "options": {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}}
+
+
+def dp_lp_constraints(size: int, alpha: Fraction) -> tuple[list[list[float]], int]:
+    """Sparse (row, column, value) triplets of the α-DP constraints (4)–(5) as ``≤ 0`` rows on the
+    variables x_ij (index i·size + j), and the number of rows."""
+    a = float(alpha)
+    rows: list[float] = []
+    cols: list[float] = []
+    vals: list[float] = []
+    k = 0
+    for i in range(size - 1):
+        for j in range(size):  # α x_ij − x_{i+1,j} ≤ 0 and α x_{i+1,j} − x_ij ≤ 0
+            up, down = i * size + j, (i + 1) * size + j
+            rows += [k, k, k + 1, k + 1]
+            cols += [up, down, down, up]
+            vals += [a, -1.0, a, -1.0]
+            k += 2
+    return [rows, cols, vals], k
+
+
+def row_sum_constraints(size: int, extra: int = 0) -> object:
+    """Σ_j x_ij = 1 for every row i, as a sparse matrix (``extra`` further zero columns)."""
+    import numpy as np
+    from scipy.sparse import coo_matrix
+
+    cells = np.arange(size * size)
+    return coo_matrix((np.ones(size * size), (cells // size, cells)), shape=(size, size * size + extra)).tocsr()
+
+
 def _highs_bayes(costs: list[list[Fraction]], alpha: Fraction) -> tuple[Mechanism, list[Fraction]] | None:
     import numpy as np
     from scipy.optimize import linprog
     from scipy.sparse import coo_matrix
 
     size = len(costs)
-    a = float(alpha)
-    index = np.arange(size * size).reshape(size, size)  # x_ij ↦ variable index
-    rows, cols, vals = [], [], []
-    k = 0
-    for i in range(size - 1):
-        for j in range(size):  # α x_ij − x_{i+1,j} ≤ 0 and α x_{i+1,j} − x_ij ≤ 0
-            rows += [k, k, k + 1, k + 1]
-            cols += [index[i, j], index[i + 1, j], index[i + 1, j], index[i, j]]
-            vals += [a, -1.0, a, -1.0]
-            k += 2
+    (rows, cols, vals), k = dp_lp_constraints(size, alpha)
     a_ub = coo_matrix((vals, (rows, cols)), shape=(k, size * size)).tocsr()
-    eq_rows = np.repeat(np.arange(size), size)
-    a_eq = coo_matrix((np.ones(size * size), (eq_rows, index.ravel())), shape=(size, size * size)).tocsr()
     c = np.array([float(v) for row in costs for v in row])
-    tolerances = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
-    result = linprog(
-        c, A_ub=a_ub, b_ub=np.zeros(k), A_eq=a_eq, b_eq=np.ones(size), method="highs-ds", options=tolerances
-    )
+    result = linprog(c, A_ub=a_ub, b_ub=np.zeros(k), A_eq=row_sum_constraints(size), b_eq=np.ones(size), **HIGHS)
     if result.status != 0:
         return None
-    xf = result.x.reshape(size, size)
-    x = _vertex_from_signature(xf, alpha)
+    pieces = segment_pieces(result.x.reshape(size, size), alpha)
+    system = [[Fraction(0)] * len(pieces) for _ in range(size)]
+    for s, (_, members) in enumerate(pieces):
+        for row, weight in members:
+            system[row][s] += weight
+    scales = solve(system, [Fraction(1)] * size)
+    x = mechanism_from_pieces(pieces, scales, size)
     if x is None:
         return None
-    u = _dual_from_complementary_slackness(x, costs, alpha, list(result.eqlin.marginals))
-    return (x, u) if u is not None else None
+    equations, rhs = segment_dual_equations(x, alpha, costs)
+    for limit in HINT_DENOMINATORS:  # free coordinates: simplest rationals near HiGHS's duals first
+        u = solve(equations, rhs, list(result.eqlin.marginals), limit)
+        if u is None:
+            return None
+        if all(cone_nonnegative([costs[i][j] - u[i] for i in range(size)], alpha) for j in range(size)):
+            return x, u
+    return None
 
 
 def _segments(column: Sequence[float], alpha: float) -> list[list[int]] | None:
@@ -198,21 +226,22 @@ def _segments(column: Sequence[float], alpha: float) -> list[list[int]] | None:
     return segments
 
 
-def _vertex_from_signature(xf: object, alpha: Fraction) -> Mechanism | None:
-    """The exact vertex with the float solution's binding constraints (one solve)."""
+def segment_pieces(xf: object, alpha: Fraction) -> list[tuple[int, list[tuple[int, Fraction]]]]:
+    """The segments of a float solution's columns: (column, [(row, α^e)]) with x_row = t·α^e."""
     size = len(xf)  # type: ignore[arg-type]
-    a = float(alpha)
-    pieces: list[tuple[int, list[tuple[int, Fraction]]]] = []  # (column, [(row, weight)])
+    pieces: list[tuple[int, list[tuple[int, Fraction]]]] = []
     for j in range(size):
-        segments = _segments([float(xf[i][j]) for i in range(size)], a)  # type: ignore[index]
+        segments = _segments([float(xf[i][j]) for i in range(size)], float(alpha))  # type: ignore[index]
         for seg in segments or []:
             pieces.append((j, [(seg[t], alpha ** seg[t + 1]) for t in range(0, len(seg), 2)]))
-    system = [[Fraction(0)] * len(pieces) for _ in range(size)]
-    for s, (_, members) in enumerate(pieces):
-        for row, weight in members:
-            system[row][s] += weight
-    scales = solve(system, [Fraction(1)] * size)
-    if scales is None or any(t <= 0 for t in scales):
+    return pieces
+
+
+def mechanism_from_pieces(
+    pieces: list[tuple[int, list[tuple[int, Fraction]]]], scales: list[Fraction] | None, size: int
+) -> Mechanism | None:
+    """The exact matrix with x_row,j = t_s·α^e on each segment s (None if a scale is ≤ 0)."""
+    if scales is None or any(t <= 0 for t in scales[: len(pieces)]):
         return None
     rows = [[Fraction(0)] * size for _ in range(size)]
     for (j, members), t in zip(pieces, scales):
@@ -224,32 +253,40 @@ def _vertex_from_signature(xf: object, alpha: Fraction) -> Mechanism | None:
         return None
 
 
-def _dual_from_complementary_slackness(
-    x: Mechanism, costs: list[list[Fraction]], alpha: Fraction, hint: list[float]
-) -> list[Fraction] | None:
-    """u with (c_j − u)·s = 0 for every segment s of every nonzero column of x (exact).
-
-    At an optimum each nonzero column minimises (c_j − u)·x over the cone at value 0, so the
-    linear function vanishes on the face spanned by its segments. Free coordinates take the
-    HiGHS duals.
-    """
-    size = len(costs)
-    equations, rhs = [], []
+def exact_segments(x: Mechanism, alpha: Fraction) -> list[tuple[int, range]]:
+    """(column, rows) for every maximal run of rows of a nonzero column joined by binding
+    ↓/↑ constraints of the exact mechanism x."""
+    size = len(x.rows)
+    result = []
     for j in range(size):
         column = [x.rows[i][j] for i in range(size)]
         if not any(column):
             continue
         start = 0
         for i in range(size):
-            last = i == size - 1
-            if last or not (column[i + 1] == alpha * column[i] or column[i] == alpha * column[i + 1]):
-                equation = [Fraction(0)] * size
-                for r in range(start, i + 1):
-                    equation[r] = column[r]
-                equations.append(equation)
-                rhs.append(sum((column[r] * costs[r][j] for r in range(start, i + 1)), Fraction(0)))
+            if i == size - 1 or not (column[i + 1] == alpha * column[i] or column[i] == alpha * column[i + 1]):
+                result.append((j, range(start, i + 1)))
                 start = i + 1
-    return solve(equations, rhs, hint)
+    return result
+
+
+def segment_dual_equations(
+    x: Mechanism, alpha: Fraction, costs: list[list[Fraction]]
+) -> tuple[list[list[Fraction]], list[Fraction]]:
+    """Σ_{i ∈ s} x_ij·u_i = Σ_{i ∈ s} x_ij·c_ij for every segment s of x's nonzero columns.
+
+    At an optimum each nonzero column minimises (c_j − u)·x over the α-DP cone at value 0, so
+    that linear function vanishes on the face spanned by the column's segments.
+    """
+    size = len(costs)
+    equations, rhs = [], []
+    for j, rows in exact_segments(x, alpha):
+        equation = [Fraction(0)] * size
+        for r in rows:
+            equation[r] = x.rows[r][j]
+        equations.append(equation)
+        rhs.append(sum((x.rows[r][j] * costs[r][j] for r in rows), Fraction(0)))
+    return equations, rhs
 
 
 # -- z3 fallback ---------------------------------------------------------------------------

@@ -6,7 +6,7 @@ from fractions import Fraction
 
 from hypothesis import strategies as st
 
-from mechlib import BayesUser, Loss, Mechanism, Prior, Remap, truncated_geometric
+from mechlib import BayesUser, Loss, Mechanism, MinimaxUser, Prior, Remap, truncated_geometric
 
 
 @st.composite
@@ -75,3 +75,10 @@ def priors(draw: st.DrawFn, n: int, full_support: bool = False) -> Prior:
 def bayes_users(draw: st.DrawFn, max_n: int = 6) -> BayesUser:
     n = draw(st.integers(1, max_n))
     return BayesUser(draw(priors(n)), draw(legal_losses(n)))
+
+
+@st.composite
+def minimax_users(draw: st.DrawFn, max_n: int = 5) -> MinimaxUser:
+    n = draw(st.integers(1, max_n))
+    side = draw(st.sets(st.integers(0, n), min_size=1))
+    return MinimaxUser(side, draw(legal_losses(n)))
