@@ -1,0 +1,78 @@
+"""The dominance certificate (CLAIMS.md note 1, DOM)."""
+
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import mechlib.dominance as dominance
+from mechlib import (
+    InputError,
+    Mechanism,
+    Remap,
+    compose,
+    exponential,
+    randomized_response,
+    truncated_geometric,
+)
+from mechlib.dominance import check_dominance, dominance_certificate, tail_profile
+from mechlib.optimal import CertificationError
+from tests.strategies import alphas, remaps
+
+GS_APPENDIX_B = [
+    ["1/9", "2/9", "4/9", "2/9"],
+    ["2/9", "1/9", "2/9", "4/9"],
+    ["4/9", "2/9", "1/9", "2/9"],
+    ["13/18", "1/9", "1/18", "1/9"],
+]
+
+
+@settings(max_examples=30)
+@given(alphas(max_denominator=6), st.integers(2, 6), st.integers(0, 8), st.data())
+def test_every_dp_mechanism_is_dominated(alpha: Fraction, n: int, weight: int, data: st.DataObject) -> None:
+    """Mixtures of randomized response and remaps of T (α-DP, derivable or not)."""
+    t = truncated_geometric(alpha, n)
+    mixed = compose(data.draw(remaps(t.outputs, n + 1)), t)
+    rr = randomized_response(alpha, n + 1)
+    lam = Fraction(weight, 8)
+    x = Mechanism([[lam * a + (1 - lam) * b for a, b in zip(r, s)] for r, s in zip(rr.rows, mixed.rows)])
+    certificate = dominance_certificate(x, alpha)
+    assert check_dominance(x, alpha, certificate.remap) is None
+
+
+@pytest.mark.parametrize(
+    "x",
+    [Mechanism(GS_APPENDIX_B), randomized_response("1/3", 5), exponential("1/2", 6)],
+    ids=["gs-appendix-b", "randomized-response", "exponential"],
+)
+def test_named_mechanisms_are_dominated(x: Mechanism) -> None:
+    certificate = dominance_certificate(x)
+    assert check_dominance(x, certificate.alpha, certificate.remap) is None
+
+
+def test_a_non_dominating_remap_is_caught() -> None:
+    x = randomized_response("1/3", 4)
+    constant = Remap.deterministic(lambda r: 0, range(4), range(4))
+    violation = check_dominance(x, Fraction(1, 3), constant)
+    assert violation is not None and violation.remapped > violation.mechanism
+
+
+def test_a_less_accurate_t_cannot_dominate() -> None:
+    """Negative control: T_{1/2} cannot dominate T_{1/3} (its zero-error mass is smaller)."""
+    x = truncated_geometric("1/3", 4)
+    with pytest.raises(CertificationError, match="infeasible"):
+        dominance._highs_dominance(4, Fraction(1, 2), tail_profile(x))
+
+
+def test_tail_profile() -> None:
+    t = truncated_geometric("1/2", 2)  # rows [2/3,1/6,1/6], [1/3,1/3,1/3], [1/6,1/6,2/3]
+    assert tail_profile(t)[0][:3] == [1, Fraction(1, 3), Fraction(1, 6)]
+    assert tail_profile(t)[1][:3] == [1, Fraction(2, 3), 0]
+
+
+def test_input_errors() -> None:
+    with pytest.raises(InputError, match="only 1/3-DP"):
+        dominance_certificate(truncated_geometric("1/3", 3), "1/2")
+    with pytest.raises(InputError, match="0 < α < 1"):
+        dominance_certificate(Mechanism([[1, 0], [0, 1]]))
