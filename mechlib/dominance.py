@@ -62,12 +62,12 @@ def tail_profile(z: StochasticMatrix) -> list[list[Fraction]]:
     labels = z.outputs
     if not all(isinstance(j, int) and not isinstance(j, bool) for j in labels):
         raise InputError("error tails need integer output labels")
-    width = max(abs(j - i) for i in z.inputs for j in labels) + 2  # type: ignore[operator]
+    width = max(abs(j - i) for i in z.inputs for j in labels) + 2
     result = []
     for i, row in zip(z.inputs, z.rows):
         mass = [Fraction(0)] * width
         for j, x in zip(labels, row):
-            mass[abs(j - i)] += x  # type: ignore[operator]
+            mass[abs(j - i)] += x
         tails = [Fraction(0)] * width
         running = Fraction(0)
         for d in range(width - 1, -1, -1):
