@@ -1,18 +1,33 @@
-"""White-box audit of one mechanism: exact DP level, its witness, and the claimed level.
+"""White-box audit of one mechanism, every finding exact.
 
-Later issues add derivability, dominance and user losses; every finding is exact.
+At the mechanism's exact DP level α: its witness and the claimed level; derivability from T
+(GS Theorem 2, the exact remap or the violating entry); the dominance certificate (CLAIMS.md
+note 1); and, for standard users, its loss with the optimal remap beside the certified optimum
+(GRS LP (3)–(7)). A check that cannot be certified is UNKNOWN, never a pass.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 from mechlib import __version__
+from mechlib.derivability import derivation_witness
+from mechlib.dominance import dominance_certificate
+from mechlib.errors import InputError
 from mechlib.exact import format_decimal, format_fraction
 from mechlib.loading import LoadedMechanism
+from mechlib.mechanism import Mechanism
+from mechlib.optimal import CertificationError, optimal_bayes_mechanism
+from mechlib.post_processing import expected_loss, optimal_remap
 from mechlib.privacy import alpha_at_least_exp_minus, dp_level
+from mechlib.users import BayesUser, Prior, absolute_loss, binary_loss, squared_loss
 
 SCHEMA = "mechlib.audit/1"
+
+#: The LP-based findings (dominance, certified optima) run up to this n; larger is "skipped".
+LP_MAX_N = 150
 
 
 def audit(loaded: LoadedMechanism) -> dict[str, Any]:
@@ -47,7 +62,72 @@ def audit(loaded: LoadedMechanism) -> dict[str, Any]:
         report["claimed"] = {"epsilon": format_fraction(loaded.claimed_epsilon), "holds": ok}
     if report["claimed"] is not None:
         report["verdict"] = "PASS" if report["claimed"]["holds"] else "FAIL"
+    report.update(theory_findings(mech, level.alpha))
+    report["unknown"] = [k for k in ("derivation", "dominance", "user_losses") if report[k]["status"] == "UNKNOWN"]
     return report
+
+
+def _attempt(action: Callable[[], dict[str, Any]], *, skip: str | None = None) -> dict[str, Any]:
+    """Run one finding: ``skip`` reason, a result, or UNKNOWN with the reason it failed."""
+    if skip is not None:
+        return {"status": "skipped", "reason": skip}
+    try:
+        return action()
+    except (CertificationError, InputError) as err:
+        return {"status": "UNKNOWN", "reason": str(err)}
+
+
+def theory_findings(mech: Mechanism, alpha: Fraction) -> dict[str, Any]:
+    """Derivability, dominance and user losses at the exact DP level α."""
+    count_query = mech.is_count_query() and mech.n >= 1
+    inside = 0 < alpha < 1
+    lp_skip = (
+        "needs a count-query mechanism (inputs 0..n, path neighbours)"
+        if not count_query
+        else f"needs 0 < α < 1 (α = {format_fraction(alpha)})"
+        if not inside
+        else f"n = {mech.n} is above {LP_MAX_N}, the size the LP findings run to"
+        if mech.n > LP_MAX_N
+        else None
+    )
+
+    def derivation() -> dict[str, Any]:
+        found = derivation_witness(mech, alpha)
+        if found.remap is not None:
+            return {"status": "derivable", "alpha": format_fraction(alpha), "remap": found.remap.to_strings()}
+        assert found.violation is not None
+        return {"status": "not derivable", "alpha": format_fraction(alpha), "violation": found.violation.to_json()}
+
+    def dominance() -> dict[str, Any]:
+        found = dominance_certificate(mech, alpha)
+        return {"status": "certified", "alpha": format_fraction(alpha), "remap": found.remap.to_strings()}
+
+    def user_losses() -> dict[str, Any]:
+        n = mech.n
+        users = {"absolute": absolute_loss(n), "squared": squared_loss(n), "binary": binary_loss(n)}
+        rows = []
+        for name, loss in users.items():
+            user = BayesUser(Prior.uniform(n), loss)
+            mine = expected_loss(mech, user, optimal_remap(mech, user))
+            best = optimal_bayes_mechanism(user, alpha).value
+            rows.append(
+                {
+                    "prior": "uniform",
+                    "loss": name,
+                    "mechanism": format_fraction(mine),
+                    "optimum": format_fraction(best),
+                    "ratio": format_fraction(mine / best) if best else None,
+                }
+            )
+        return {"status": "certified", "alpha": format_fraction(alpha), "users": rows}
+
+    found = _attempt(derivation, skip=None if count_query and alpha < 1 else "needs a count-query mechanism, α < 1")
+    return {
+        "derivable": found.get("status") == "derivable" if found["status"] != "skipped" else None,
+        "derivation": found,
+        "dominance": _attempt(dominance, skip=lp_skip),
+        "user_losses": _attempt(user_losses, skip=lp_skip),
+    }
 
 
 def render_text(report: dict[str, Any]) -> str:
@@ -71,4 +151,26 @@ def render_text(report: dict[str, Any]) -> str:
     if claimed is not None:
         what = f"α = {claimed['alpha']}" if "alpha" in claimed else f"ε = {claimed['epsilon']}"
         lines.append(f"claimed    {what}: {report['verdict']}")
+    d = report["derivation"]
+    if d["status"] == "not derivable":
+        v = d["violation"]
+        lines.append(
+            f"derivable  no: row {v['row']} of T⁻¹M is {v['entry']} at output {v['output']} "
+            f"({v['condition']} = {v['value']}, GS Thm 2)"
+        )
+    else:
+        lines.append(
+            f"derivable  {'yes: M = Y∘T, Y in the JSON report' if d['status'] == 'derivable' else d['status']}"
+        )
+    dom = report["dominance"]
+    lines.append(
+        f"dominance  {dom['status']}"
+        + (f" ({dom['reason']})" if "reason" in dom else ": a remap of T at least as good for every legal user")
+    )
+    losses = report["user_losses"]
+    if losses["status"] == "certified":
+        for row in losses["users"]:
+            lines.append(f"user       uniform prior, {row['loss']} loss: {row['mechanism']} (optimum {row['optimum']})")
+    else:
+        lines.append(f"users      {losses['status']} ({losses.get('reason', '')})")
     return "\n".join(lines)

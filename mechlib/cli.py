@@ -91,7 +91,7 @@ def _audit(args: argparse.Namespace) -> int:
         except OSError as err:
             raise InputError(f"cannot write the report: {err.strerror or err}", source=args.output) from None
     print(text if args.json else render_text(report))
-    return EXIT_FAILED if report["verdict"] == "FAIL" else EXIT_OK
+    return EXIT_FAILED if report["verdict"] == "FAIL" or report["unknown"] else EXIT_OK
 
 
 def _verify(args: argparse.Namespace) -> int:

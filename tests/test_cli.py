@@ -193,3 +193,43 @@ def test_oversized_json_matrix_is_refused(monkeypatch: pytest.MonkeyPatch, tmp_p
     path.write_text('{"matrix": [[1, 0], [0, 1]]}')
     with pytest.raises(InputError, match=r"field 'matrix': the matrix is 2×2 = 4 cells \(expected at most 3 cells\)"):
         load_mechanism(path)
+
+
+def test_audit_theory_findings(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "audit", str(FIXTURES / "gs_appendix_b.json"), "--json")
+    report = json.loads(out)
+    assert status == 0 and report["unknown"] == []
+    assert report["derivable"] is False
+    violation = report["derivation"]["violation"]
+    assert (violation["row"], violation["output"], violation["value"]) == (1, 1, "-1/12")
+    assert report["dominance"]["status"] == "certified"
+    losses = {row["loss"]: row for row in report["user_losses"]["users"]}
+    assert losses["binary"]["optimum"] == "1/2" and losses["binary"]["mechanism"] == "13/24"
+    status, out, _ = run(capsys, "audit", str(FIXTURES / "truncated_geometric_half_5.json"), "--json")
+    report = json.loads(out)
+    assert report["derivable"] is True
+    assert all(row["ratio"] == "1" for row in report["user_losses"]["users"])  # GRS Corollary 3.3
+
+
+def test_audit_reports_unknown_with_exit_1(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    import mechlib.audit
+    from mechlib.optimal import CertificationError
+
+    def fail(*args: object) -> None:
+        raise CertificationError("HiGHS could not be certified (test)")
+
+    monkeypatch.setattr(mechlib.audit, "dominance_certificate", fail)
+    status, out, _ = run(capsys, "audit", str(FIXTURES / "gs_appendix_b.json"), "--json")
+    report = json.loads(out)
+    assert status == 1 and report["unknown"] == ["dominance"]
+    assert report["dominance"] == {"status": "UNKNOWN", "reason": "HiGHS could not be certified (test)"}
+
+
+def test_audit_skips_lp_findings_outside_their_range(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "identity.json"
+    path.write_text('{"matrix": [[1, 0], [0, 1]]}')
+    status, out, _ = run(capsys, "audit", str(path), "--json")
+    report = json.loads(out)
+    assert status == 0 and report["dp_level"] == "0"
+    assert report["dominance"]["status"] == "skipped" and "0 < α < 1" in report["dominance"]["reason"]
+    assert report["derivable"] is True  # α = 0: T is the identity
