@@ -7,7 +7,7 @@ from importlib import import_module
 
 from proofs.registry import REGISTRY, Claim, Outcome, Verdict
 
-CLAIM_MODULES = ("proofs.grs_examples",)
+CLAIM_MODULES = ("proofs.grs_examples", "proofs.certified_examples")
 
 for _module in CLAIM_MODULES:
     import_module(_module)

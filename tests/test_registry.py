@@ -16,7 +16,7 @@ from proofs import REGISTRY, Verdict
 from proofs.registry import Claim, Outcome, run_claim
 
 #: The claims the exact kernel decides today; the proofs issue registers the rest of CLAIMS.md.
-EXPECTED_IDS = {"GRS-E2.2", "GRS-E2.3", "GRS-F4"}
+EXPECTED_IDS = {"GRS-E2.2", "GRS-E2.3", "GRS-F4", "GS-AB", "GS-Tab1", "GRS-B", "GS-T1a", "GS-T1b", "DOM"}
 CLAIMS_MD = Path(__file__).resolve().parents[2] / "shared" / "CLAIMS.md"
 
 
@@ -79,3 +79,24 @@ def test_a_check_that_raises_is_unknown_never_a_pass() -> None:
 def test_a_check_returning_garbage_is_unknown() -> None:
     result = run_claim(Claim("X-2", "GRS", "nowhere", "bad", "EXACT", lambda: True))  # type: ignore[arg-type,return-value]
     assert result.outcome.verdict == Verdict.UNKNOWN
+
+
+def test_mutated_inputs_refute_the_certified_examples(monkeypatch: pytest.MonkeyPatch) -> None:
+    import proofs.certified_examples as ce
+
+    # GS-AB with a derivable matrix in place of the appendix's: REFUTED
+    monkeypatch.setattr(ce, "GS_APPENDIX_B", truncated_geometric(Fraction(1, 2), 3))
+    assert ce.check_gs_appendix_b().verdict == Verdict.REFUTED
+    # GRS-B with T in place of Figure 5(a): T is derivable and not optimal for the illegal loss
+    monkeypatch.setattr(ce, "GRS_FIGURE_5A", truncated_geometric(Fraction(1, 2), 3))
+    assert ce.check_grs_appendix_b().verdict == Verdict.REFUTED
+
+
+def test_vertex_check() -> None:
+    from proofs.certified_examples import GRS_FIGURE_5A, _is_vertex
+
+    half = Fraction(1, 2)
+    t = truncated_geometric(half, 3)
+    assert _is_vertex(t, half) and _is_vertex(GRS_FIGURE_5A, half)
+    midpoint = Mechanism([[(a + b) / 2 for a, b in zip(r, s)] for r, s in zip(t.rows, GRS_FIGURE_5A.rows)])
+    assert not _is_vertex(midpoint, half)
