@@ -82,3 +82,18 @@ def minimax_users(draw: st.DrawFn, max_n: int = 5) -> MinimaxUser:
     n = draw(st.integers(1, max_n))
     side = draw(st.sets(st.integers(0, n), min_size=1))
     return MinimaxUser(side, draw(legal_losses(n)))
+
+
+@st.composite
+def dp_mixtures(draw: st.DrawFn, max_n: int = 6) -> tuple[Fraction, Mechanism]:
+    """(α, λ·RR + (1−λ)·Y∘T): α-DP (a mixture of α-DP mechanisms), derivable from T or not
+    depending on λ (randomized response is not derivable for k ≥ 3)."""
+    from mechlib import compose, randomized_response
+
+    alpha = draw(alphas(max_denominator=6))
+    n = draw(st.integers(2, max_n))
+    t = truncated_geometric(alpha, n)
+    mixed = compose(draw(remaps(t.outputs, n + 1)), t)
+    lam = Fraction(draw(st.integers(0, 8)), 8)
+    rr = randomized_response(alpha, n + 1)
+    return alpha, Mechanism([[lam * a + (1 - lam) * b for a, b in zip(r, s)] for r, s in zip(rr.rows, mixed.rows)])

@@ -11,14 +11,9 @@ from mechlib import InputError, Mechanism, Remap, compose, is_dp, randomized_res
 from mechlib.derivability import derivation_witness, inverse_t_rows, t_alpha_beta
 from mechlib.exact_linear import from_fmpq, to_fmpq
 from mechlib.signature import remap_from_signature
-from tests.strategies import alphas, dp_mechanisms, remaps
-
-GS_APPENDIX_B = [
-    ["1/9", "2/9", "4/9", "2/9"],
-    ["2/9", "1/9", "2/9", "4/9"],
-    ["4/9", "2/9", "1/9", "2/9"],
-    ["13/18", "1/9", "1/18", "1/9"],
-]
+from proofs.certified_examples import GS_APPENDIX_B
+from proofs.grs_examples import FIGURE_3A
+from tests.strategies import alphas, dp_mechanisms, dp_mixtures, remaps
 
 
 def general_solve(m: Mechanism, alpha: Fraction) -> list[list[Fraction]]:
@@ -31,7 +26,7 @@ def general_solve(m: Mechanism, alpha: Fraction) -> list[list[Fraction]]:
 
 
 def test_gs_appendix_b_is_dp_and_not_derivable() -> None:
-    m = Mechanism(GS_APPENDIX_B)
+    m = GS_APPENDIX_B
     d = derivation_witness(m, "1/2")
     assert not d.derivable and d.violation is not None
     assert (d.violation.row, d.violation.output) == (1, 1)
@@ -56,19 +51,15 @@ def test_remaps_of_t_are_derivable_and_the_remap_is_recovered(case: tuple[Fracti
     assert [list(r) for r in d.remap.rows] == general_solve(m, alpha)
 
 
-@given(alphas(max_denominator=6), st.integers(2, 5), st.integers(0, 8), st.data())
-def test_verdict_agrees_with_the_general_solve(alpha: Fraction, n: int, weight: int, data: st.DataObject) -> None:
+@given(dp_mixtures(max_n=5))
+def test_verdict_agrees_with_the_general_solve(case: tuple[Fraction, Mechanism]) -> None:
     """Mixtures λ·RR + (1−λ)·Y∘T are α-DP, derivable or not: the closed-form verdict agrees
     with flint's general solve (G⁻¹M ≥ 0), and a derivable verdict's remap rebuilds M."""
-    t = truncated_geometric(alpha, n)
-    mixed = compose(data.draw(remaps(t.outputs, n + 1)), t)
-    rr = randomized_response(alpha, n + 1)
-    lam = Fraction(weight, 8)
-    m = Mechanism([[lam * a + (1 - lam) * b for a, b in zip(r, s)] for r, s in zip(rr.rows, mixed.rows)])
+    alpha, m = case
     d = derivation_witness(m, alpha)
     assert d.derivable == all(v >= 0 for row in general_solve(m, alpha) for v in row)
     if d.remap is not None:
-        assert compose(d.remap, t) == m
+        assert compose(d.remap, truncated_geometric(alpha, m.n)) == m
 
 
 def test_randomized_response_is_not_derivable() -> None:
@@ -119,15 +110,6 @@ def test_alpha_one_and_bad_input() -> None:
 
 
 # GRS Figure 3(a) and Lemma 5.10 ----------------------------------------------------------------
-
-FIGURE_3A = [
-    ["2/3", 0, "1/4", "1/24", "1/48", "1/48"],
-    ["1/3", 0, "1/2", "1/12", "1/24", "1/24"],
-    ["1/6", 0, "1/2", "1/6", "1/12", "1/12"],
-    ["1/12", 0, "1/4", "1/3", "1/6", "1/6"],
-    ["1/24", 0, "1/8", "1/6", "1/3", "1/3"],
-    ["1/48", 0, "1/16", "1/12", "1/6", "2/3"],
-]
 
 
 def test_lemma_5_10_rebuilds_figure_3_from_its_signature() -> None:

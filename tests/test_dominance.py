@@ -4,46 +4,34 @@ from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import mechlib.dominance as dominance
 from mechlib import (
     InputError,
     Mechanism,
     Remap,
-    compose,
     exponential,
     randomized_response,
     truncated_geometric,
 )
 from mechlib.dominance import check_dominance, dominance_certificate, tail_profile
 from mechlib.optimal import CertificationError
-from tests.strategies import alphas, remaps
-
-GS_APPENDIX_B = [
-    ["1/9", "2/9", "4/9", "2/9"],
-    ["2/9", "1/9", "2/9", "4/9"],
-    ["4/9", "2/9", "1/9", "2/9"],
-    ["13/18", "1/9", "1/18", "1/9"],
-]
+from proofs.certified_examples import GS_APPENDIX_B
+from tests.strategies import dp_mixtures
 
 
 @settings(max_examples=30)
-@given(alphas(max_denominator=6), st.integers(2, 6), st.integers(0, 8), st.data())
-def test_every_dp_mechanism_is_dominated(alpha: Fraction, n: int, weight: int, data: st.DataObject) -> None:
+@given(dp_mixtures(max_n=6))
+def test_every_dp_mechanism_is_dominated(case: tuple[Fraction, Mechanism]) -> None:
     """Mixtures of randomized response and remaps of T (α-DP, derivable or not)."""
-    t = truncated_geometric(alpha, n)
-    mixed = compose(data.draw(remaps(t.outputs, n + 1)), t)
-    rr = randomized_response(alpha, n + 1)
-    lam = Fraction(weight, 8)
-    x = Mechanism([[lam * a + (1 - lam) * b for a, b in zip(r, s)] for r, s in zip(rr.rows, mixed.rows)])
+    alpha, x = case
     certificate = dominance_certificate(x, alpha)
     assert check_dominance(x, alpha, certificate.remap) is None
 
 
 @pytest.mark.parametrize(
     "x",
-    [Mechanism(GS_APPENDIX_B), randomized_response("1/3", 5), exponential("1/2", 6)],
+    [GS_APPENDIX_B, randomized_response("1/3", 5), exponential("1/2", 6)],
     ids=["gs-appendix-b", "randomized-response", "exponential"],
 )
 def test_named_mechanisms_are_dominated(x: Mechanism) -> None:

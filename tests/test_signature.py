@@ -3,16 +3,8 @@ from fractions import Fraction
 import pytest
 
 from mechlib import InputError, Mechanism, randomized_response, signature, truncated_geometric
+from proofs.grs_examples import FIGURE_3A
 
-# GRS Figure 3(a): optimal for prior (1/4,0,1/4,0,1/4,1/4) and loss |i−j|^1.5, α = 1/2, n = 5.
-FIGURE_3A = [
-    ["2/3", 0, "1/4", "1/24", "1/48", "1/48"],
-    ["1/3", 0, "1/2", "1/12", "1/24", "1/24"],
-    ["1/6", 0, "1/2", "1/6", "1/12", "1/12"],
-    ["1/12", 0, "1/4", "1/3", "1/6", "1/6"],
-    ["1/24", 0, "1/8", "1/6", "1/3", "1/3"],
-    ["1/48", 0, "1/16", "1/12", "1/6", "2/3"],
-]
 FIGURE_3B = """↓ 0 ↑ ↑ ↑ ↑
 ↓ 0 S ↑ ↑ ↑
 ↓ 0 ↓ ↑ ↑ ↑
