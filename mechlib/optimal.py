@@ -123,6 +123,34 @@ def optimal_bayes_mechanism(user: BayesUser, alpha: object) -> BayesOptimum:
     return BayesOptimum(x, sum(u, Fraction(0)), tuple(u), a, "z3")
 
 
+def certify_given(mechanism: Mechanism, user: BayesUser, alpha: object) -> tuple[Fraction, ...] | None:
+    """Multipliers u proving that a *given* mechanism is optimal for ``user`` (None if none found).
+
+    HiGHS's duals for this user's LP are only hints; u comes from complementary slackness on the
+    given mechanism's own segments and is accepted only if ``check_bayes_certificate`` holds.
+    """
+    import numpy as np
+    from scipy.optimize import linprog
+    from scipy.sparse import coo_matrix
+
+    a = parse_probability(alpha)
+    costs = bayes_costs(user)
+    size = len(costs)
+    (rows, cols, vals), k = dp_lp_constraints(size, a)
+    a_ub = coo_matrix((vals, (rows, cols)), shape=(k, size * size)).tocsr()
+    c = np.array([float(v) for row in costs for v in row])
+    result = linprog(c, A_ub=a_ub, b_ub=np.zeros(k), A_eq=row_sum_constraints(size), b_eq=np.ones(size), **HIGHS)
+    hint = list(result.eqlin.marginals) if result.status == 0 else [0.0] * size
+    equations, rhs = segment_dual_equations(mechanism, a, costs)
+    for limit in HINT_DENOMINATORS:
+        u = solve(equations, rhs, hint, limit)
+        if u is None:
+            return None
+        if check_bayes_certificate(mechanism, user, a, u) is None:
+            return tuple(u)
+    return None
+
+
 # -- HiGHS, then exact rebuild ----------------------------------------------------------------
 
 

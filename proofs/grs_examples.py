@@ -7,15 +7,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
+from itertools import product
 from typing import Any
 
 from mechlib.exact import format_fraction
-from mechlib.families import geometric, truncated_geometric
+from mechlib.families import geometric, rational_sqrt, sqrt_bounds, truncated_geometric
+from mechlib.mechanism import Mechanism
+from mechlib.optimal import certify_given
 from mechlib.post_processing import expected_loss, optimal_remap
 from mechlib.privacy import dp_level
 from mechlib.remap import Remap
 from mechlib.signature import DOWN, UP, signature
-from mechlib.users import BayesUser, Prior, binary_loss
+from mechlib.users import BayesUser, Loss, Prior, binary_loss
 from proofs.registry import Outcome, claim, decide
 
 ALPHAS = (Fraction(1, 2), Fraction(1, 3), Fraction(2, 3), Fraction(1, 10), Fraction(99, 100))
@@ -151,3 +154,60 @@ def check_signature_of_t() -> Outcome:
         if sig.rows != want:
             failures.append({"alpha": format_fraction(alpha), "computed": str(sig)})
     return decide(failures, {"alphas": [format_fraction(a) for a in ALPHAS], "n": 5})
+
+
+FIGURE_3B = (
+    "↓ 0 ↑ ↑ ↑ ↑",
+    "↓ 0 S ↑ ↑ ↑",
+    "↓ 0 ↓ ↑ ↑ ↑",
+    "↓ 0 ↓ ↓ ↑ ↑",
+    "↓ 0 ↓ ↓ ↓ ↑",
+)
+
+
+def _distance_loss(n: int, table: dict[int, Fraction]) -> Loss:
+    return Loss.from_function(n, lambda i, j: table[abs(i - j)])
+
+
+def power_loss_box(n: int, digits: int) -> list[Loss]:
+    """The corners of a box of legal losses around |i−j|^(3/2), exact: d·√d between rational
+    bounds tight to 10^(−digits) for every non-square distance d ≤ n."""
+    exact: dict[int, Fraction] = {}
+    ranges: dict[int, tuple[Fraction, Fraction]] = {}
+    for d in range(n + 1):
+        root = rational_sqrt(Fraction(d))
+        if root is not None:
+            exact[d] = d * root
+        else:
+            lo, hi = sqrt_bounds(Fraction(d), digits)
+            ranges[d] = (d * lo, d * hi)
+    corners = []
+    for values in product(*ranges.values()):
+        table = {**exact, **dict(zip(ranges, values))}
+        corners.append(_distance_loss(n, table))
+    return corners
+
+
+@claim(
+    "GRS-F3",
+    paper="GRS",
+    location="Figure 3",
+    statement="n=5, α=1/2, prior (1/4,0,1/4,0,1/4,1/4), loss |i−j|^1.5: the printed matrix is optimal, "
+    "and Figure 3(b) is its signature",
+    kind="EXACT",
+)
+def check_figure_3() -> Outcome:
+    """|i−j|^1.5 is irrational, so optimality is proved for every loss in a box around it: the
+    losses for which a vertex is optimal form a convex cone (its normal cone), so certificates at
+    the box's corners cover the whole box."""
+    alpha = Fraction(1, 2)
+    x = Mechanism(FIGURE_3A)
+    prior = Prior([Fraction(1, 4), 0, Fraction(1, 4), 0, Fraction(1, 4), Fraction(1, 4)])
+    failures: list[dict[str, Any]] = []
+    if tuple(str(signature(x, alpha)).splitlines()) != FIGURE_3B:
+        failures.append({"signature": str(signature(x, alpha))})
+    corners = power_loss_box(5, digits=6)
+    for loss in corners:
+        if certify_given(x, BayesUser(prior, loss), alpha) is None:
+            failures.append({"uncertified corner": [format_fraction(v) for v in loss.matrix[0]]})
+    return decide(failures, {"box_corners": len(corners), "sqrt_digits": 6, "signature": "Figure 3(b)"})

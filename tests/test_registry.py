@@ -16,7 +16,7 @@ from proofs import REGISTRY, Verdict
 from proofs.registry import Claim, Outcome, run_claim
 
 #: The claims the exact kernel decides today; the proofs issue registers the rest of CLAIMS.md.
-EXPECTED_IDS = {"GRS-E2.2", "GRS-E2.3", "GRS-F4", "GS-AB", "GS-Tab1", "GRS-B", "GS-T1a", "GS-T1b", "DOM"}
+EXPECTED_IDS = {"GRS-E2.2", "GRS-E2.3", "GRS-F3", "GRS-F4", "GS-AB", "GS-Tab1", "GRS-B", "GS-T1a", "GS-T1b", "DOM"}
 CLAIMS_MD = Path(__file__).resolve().parents[2] / "shared" / "CLAIMS.md"
 
 
@@ -100,3 +100,10 @@ def test_vertex_check() -> None:
     assert _is_vertex(t, half) and _is_vertex(GRS_FIGURE_5A, half)
     midpoint = Mechanism([[(a + b) / 2 for a, b in zip(r, s)] for r, s in zip(t.rows, GRS_FIGURE_5A.rows)])
     assert not _is_vertex(midpoint, half)
+
+
+def test_a_non_optimal_matrix_refutes_figure_3(monkeypatch: pytest.MonkeyPatch) -> None:
+    """T itself is not optimal for Figure 3's user: no corner certificate exists."""
+    monkeypatch.setattr(grs, "FIGURE_3A", [list(r) for r in truncated_geometric(Fraction(1, 2), 5).rows])
+    outcome = grs.check_figure_3()
+    assert outcome.verdict == Verdict.REFUTED and outcome.evidence["failures"]
