@@ -32,29 +32,100 @@ def select(only: Iterable[str] = (), paper: str | None = None) -> list[Any]:
     return claims
 
 
-def run(claims: list[Any], *, progress: bool) -> list[Any]:
-    """Run the claims in order, with a progress bar on the terminal when ``progress``."""
+def run(claims: list[Any], *, jobs: int = 1, timeout: float | None = None, progress: bool = False) -> list[Any]:
+    """Run the claims, ``jobs`` at a time, each implemented one in its own process so that a
+    claim over ``timeout`` seconds is stopped (UNKNOWN, "timed out"). Results in input order.
+
+    With ``jobs == 1`` and no timeout the claims run in this process, one after another.
+    """
     from proofs.registry import run_claim
 
-    if not progress:
-        return [run_claim(c) for c in claims]
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    with _Reporter(len(claims), progress) as reporter:
+        if jobs == 1 and timeout is None:
+            for c in claims:
+                reporter.done(run_claim(c))
+        else:
+            _parallel(claims, jobs, timeout, reporter.done)
+    return [reporter.results[c.id] for c in claims]
 
-    results = []
-    columns = (
-        TextColumn("[bold]verify"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.description}"),
-    )
-    with Progress(*columns, transient=True) as bar:
-        task = bar.add_task("", total=len(claims))
-        for c in claims:
-            bar.update(task, description=c.id)
-            results.append(run_claim(c))
-            bar.advance(task)
-    return results
+
+class _Reporter:
+    """Collects results by claim ID and advances a rich progress bar (when asked for one)."""
+
+    def __init__(self, total: int, progress: bool) -> None:
+        self.results: dict[str, Any] = {}
+        self.bar: Any = None
+        if progress:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            columns = (TextColumn("[bold]verify"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+            self.bar = Progress(*columns, TextColumn("{task.description}"), transient=True)
+            self.task = self.bar.add_task("", total=total)
+
+    def __enter__(self) -> _Reporter:
+        if self.bar is not None:
+            self.bar.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+    def done(self, result: Any) -> None:
+        self.results[result.claim.id] = result
+        if self.bar is not None:
+            self.bar.update(self.task, advance=1, description=result.claim.id)
+
+
+def _child(claim_id: str, conn: Any) -> None:
+    """Worker process: run one claim and send back its outcome and time."""
+    from proofs import REGISTRY
+    from proofs.registry import run_claim
+
+    result = run_claim(REGISTRY[claim_id])
+    conn.send((result.outcome, result.seconds))
+    conn.close()
+
+
+def _parallel(claims: list[Any], jobs: int, timeout: float | None, done: Any) -> None:
+    """One spawned process per implemented claim, at most ``jobs`` at once; kill on timeout."""
+    import multiprocessing
+    import time
+    from multiprocessing.connection import wait
+
+    from proofs.registry import Outcome, Result, Verdict, run_claim
+
+    context = multiprocessing.get_context("spawn")
+    queue = [c for c in claims if c.implemented]
+    for c in claims:
+        if not c.implemented:
+            done(run_claim(c))  # answers at once: "not implemented yet"
+    running: dict[Any, tuple[Any, Any, float]] = {}  # connection -> (claim, process, start)
+    while queue or running:
+        while queue and len(running) < jobs:
+            c = queue.pop(0)
+            receive, send = context.Pipe(duplex=False)
+            process = context.Process(target=_child, args=(c.id, send), daemon=True)
+            process.start()
+            send.close()
+            running[receive] = (c, process, time.monotonic())
+        for conn in wait(list(running), timeout=0.2):
+            c, process, start = running.pop(conn)
+            answer: Any = conn
+            try:
+                outcome, seconds = answer.recv()
+            except EOFError:
+                reason = f"the check's process died (exit code {process.exitcode})"
+                outcome, seconds = Outcome(Verdict.UNKNOWN, reason=reason), time.monotonic() - start
+            process.join()
+            done(Result(c, outcome, seconds))
+        now = time.monotonic()
+        for conn, (c, process, start) in list(running.items()):
+            if timeout is not None and now - start > timeout:
+                process.kill()
+                process.join()
+                del running[conn]
+                done(Result(c, Outcome(Verdict.UNKNOWN, reason=f"timed out after {timeout:g} s"), now - start))
 
 
 def report(results: list[Any]) -> dict[str, Any]:
@@ -67,7 +138,8 @@ def report(results: list[Any]) -> dict[str, Any]:
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "summary": {
             "claims": len(results),
-            "as_expected": sum(r.as_expected for r in results),
+            "implemented": sum(r.claim.implemented for r in results),
+            "as_expected": sum(r.as_expected for r in results if r.claim.implemented),
             **{v: verdicts.count(v) for v in ("PROVED", "REFUTED", "UNKNOWN")},
             "seconds": round(sum(r.seconds for r in results), 3),
         },
@@ -88,14 +160,16 @@ def markdown(doc: dict[str, Any]) -> str:
         "# mechlib verify",
         "",
         f"mechlib {doc['tool']['version']}, commit `{doc['git_commit'] or 'unknown'}`, {doc['created']}.",
-        f"{s['claims']} claims: {s['PROVED']} PROVED, {s['REFUTED']} REFUTED, {s['UNKNOWN']} UNKNOWN; "
-        f"{s['as_expected']} as the papers predict; {s['seconds']} s.",
+        f"{s['claims']} claims, {s['implemented']} with checks: {s['PROVED']} PROVED, {s['REFUTED']} REFUTED, "
+        f"{s['UNKNOWN']} UNKNOWN; {s['as_expected']} implemented claims as the papers predict; {s['seconds']} s.",
         "",
         "| claim | paper | kind | verdict | expected | seconds | evidence |",
         "|---|---|---|---|---|---|---|",
     ]
     for c in doc["claims"]:
         note = c["reason"] or ", ".join(f"{k}: {_brief(v)}" for k, v in c["evidence"].items())
+        if c["pending"] and c["implemented"]:
+            note += f" (pending: {'+'.join(c['pending'])})"
         lines.append(
             f"| {c['id']} | {c['paper']} {c['location']} | {c['kind']} | {c['verdict']} | {c['expected']} "
             f"| {c['seconds']:.3f} | {note.replace('|', '/')} |"

@@ -1,15 +1,15 @@
-"""Machine-checked claims from the papers: the registry and its checks.
+"""Machine-checked claims from the papers: the catalogue of CLAIMS.md, the registry, the checks.
 
-Importing this package registers every claim module listed in ``CLAIM_MODULES``.
+Importing this package registers every check module listed in ``CHECK_MODULES``.
 """
 
 from importlib import import_module
 
 from proofs.registry import REGISTRY, Claim, Outcome, Verdict
 
-CLAIM_MODULES = ("proofs.grs_examples", "proofs.certified_examples")
+CHECK_MODULES = ("proofs.grs_examples", "proofs.certified_examples")
 
-for _module in CLAIM_MODULES:
+for _module in CHECK_MODULES:
     import_module(_module)
 
 __all__ = ["REGISTRY", "Claim", "Outcome", "Verdict"]

@@ -24,7 +24,7 @@ from mechlib.post_processing import expected_loss, optimal_remap
 from mechlib.privacy import dp_level
 from mechlib.stochastic import compose
 from mechlib.users import BayesUser, Loss, MinimaxUser, Prior, absolute_loss
-from proofs.registry import Outcome, claim, decide
+from proofs.registry import Outcome, check, decide
 
 GS_APPENDIX_B = Mechanism(
     [
@@ -45,13 +45,7 @@ GRS_FIGURE_5A = Mechanism(
 GRS_FIGURE_5B = Loss([[1, 0, 0, 1], [0, 1, 1, 0], [0, 0, 1, 1], [1, 1, 0, 1]])
 
 
-@claim(
-    "GS-AB",
-    paper="GS",
-    location="Appendix B",
-    statement="The matrix is 1/2-DP and not derivable from G_{3,1/2}: (1+α²)M[1][1] − α(M[0][1]+M[2][1]) = −0.75/9",
-    kind="EXACT",
-)
+@check("GS-AB", kind="EXACT")
 def check_gs_appendix_b() -> Outcome:
     level = dp_level(GS_APPENDIX_B).alpha
     found = derivation_witness(GS_APPENDIX_B, Fraction(1, 2))
@@ -65,13 +59,7 @@ def check_gs_appendix_b() -> Outcome:
     return decide(failures, evidence)
 
 
-@claim(
-    "GS-Tab1",
-    paper="GS",
-    location="Table 1",
-    statement="n=3, α=1/4, loss |i−r|, S={0,1,2,3}: the optimal mechanism factors as G then a randomized remap",
-    kind="EXACT",
-)
+@check("GS-Tab1", kind="EXACT")
 def check_gs_table_1() -> Outcome:
     user = MinimaxUser(range(4), absolute_loss(3))
     best = optimal_minimax_mechanism(user, Fraction(1, 4))
@@ -116,14 +104,7 @@ def _is_vertex(x: Mechanism, alpha: Fraction) -> bool:
     return bool(matrix.rank() == size * size)
 
 
-@claim(
-    "GRS-B",
-    paper="GRS",
-    location="Appendix B, Figure 5",
-    statement="Figure 5(a) (n=3, α=1/2) is a vertex, is not derivable from T, and is optimal for the illegal "
-    "loss 5(b) with uniform prior (LP optimum 1/3, best remap of T 17/48)",
-    kind="EXACT",
-)
+@check("GRS-B", kind="EXACT")
 def check_grs_appendix_b() -> Outcome:
     alpha = Fraction(1, 2)
     user = BayesUser(Prior.uniform(3), GRS_FIGURE_5B)
@@ -141,14 +122,7 @@ def check_grs_appendix_b() -> Outcome:
     return decide([{k: v} for k, v in facts.items() if not v], {"checked": sorted(facts)})
 
 
-@claim(
-    "GS-T1a",
-    paper="GS",
-    location="Theorem 1(a), Algorithm 1",
-    statement="Release at α1<…<αk by successive post-processing is collusion resistant: "
-    "every marginal is the α_i-geometric and a coalition C sees an α_min(C)-DP release",
-    kind="EXACT",
-)
+@check("GS-T1a", kind="EXACT")
 def check_multilevel_release() -> Outcome:
     levels = [Fraction(1, 5), Fraction(1, 3), Fraction(1, 2)]
     failures: list[dict[str, Any]] = []
@@ -164,13 +138,7 @@ def check_multilevel_release() -> Outcome:
     return decide(failures, {"levels": [format_fraction(a) for a in levels], "n": [1, 2, 3], "coalitions": "all"})
 
 
-@claim(
-    "DOM",
-    paper="GRS",
-    location="CLAIMS.md note 1",
-    statement="Every α-DP mechanism on N is dominated, for every legal user, by a post-processing of T",
-    kind="EXACT",
-)
+@check("DOM", kind="EXACT")
 def check_dominance_examples() -> Outcome:
     named = {
         "GS Appendix B": GS_APPENDIX_B,
@@ -189,14 +157,7 @@ def check_dominance_examples() -> Outcome:
     return decide(failures, evidence)
 
 
-@claim(
-    "GS-T1b",
-    paper="GS",
-    location="Theorem 1(b)",
-    statement="Every minimax user (side info S, legal loss) gets from G, via its optimal randomized remap, "
-    "the loss of its optimal mechanism",
-    kind="EXACT",
-)
+@check("GS-T1b", kind="EXACT")
 def check_minimax_instances() -> Outcome:
     failures: list[dict[str, Any]] = []
     cases = 0

@@ -19,7 +19,7 @@ from mechlib.privacy import dp_level
 from mechlib.remap import Remap
 from mechlib.signature import DOWN, UP, signature
 from mechlib.users import BayesUser, Loss, Prior, binary_loss
-from proofs.registry import Outcome, claim, decide
+from proofs.registry import Outcome, check, decide
 
 ALPHAS = (Fraction(1, 2), Fraction(1, 3), Fraction(2, 3), Fraction(1, 10), Fraction(99, 100))
 
@@ -62,13 +62,7 @@ FIGURE_1B = _figure(
 )
 
 
-@claim(
-    "GRS-E2.2",
-    paper="GRS",
-    location="Example 2.2, Figure 1",
-    statement="T is α-DP (exactly α, not better); Figure 1(a),(b) entries for α=1/2, n=5",
-    kind="EXACT",
-)
+@check("GRS-E2.2", kind="EXACT")
 def check_truncated_geometric() -> Outcome:
     failures: list[dict[str, Any]] = []
     sizes = (1, 2, 5, 12, 40)
@@ -95,14 +89,7 @@ def _threshold(n: int, half: int) -> Callable[[int], int]:
     return lambda r: n if r >= half else 0
 
 
-@claim(
-    "GRS-E2.3",
-    paper="GRS",
-    location="Example 2.3",
-    statement="n odd, binary loss, prior p0=pn=1/2: the geometric mechanism at face value loses "
-    "2α/(1+α); the threshold remap loses α^((n+1)/2)/(1+α)",
-    kind="EXACT",
-)
+@check("GRS-E2.3", kind="EXACT")
 def check_post_processing_example() -> Outcome:
     failures: list[dict[str, Any]] = []
     sizes = (1, 3, 5, 7, 9)
@@ -138,13 +125,7 @@ def check_post_processing_example() -> Outcome:
     return decide(failures, {"alphas": [format_fraction(a) for a in ALPHAS], "n": list(sizes)})
 
 
-@claim(
-    "GRS-F4",
-    paper="GRS",
-    location="Figure 4",
-    statement="The signature of T for n=5: row i is ↓ in columns 0..i and ↑ in columns i+1..n",
-    kind="EXACT",
-)
+@check("GRS-F4", kind="EXACT")
 def check_signature_of_t() -> Outcome:
     failures: list[dict[str, Any]] = []
     for alpha in ALPHAS:
@@ -188,14 +169,7 @@ def power_loss_box(n: int, digits: int) -> list[Loss]:
     return corners
 
 
-@claim(
-    "GRS-F3",
-    paper="GRS",
-    location="Figure 3",
-    statement="n=5, α=1/2, prior (1/4,0,1/4,0,1/4,1/4), loss |i−j|^1.5: the printed matrix is optimal, "
-    "and Figure 3(b) is its signature",
-    kind="EXACT",
-)
+@check("GRS-F3", kind="EXACT")
 def check_figure_3() -> Outcome:
     """|i−j|^1.5 is irrational, so optimality is proved for every loss in a box around it: the
     losses for which a vertex is optimal form a convex cone (its normal cone), so certificates at
