@@ -1,0 +1,53 @@
+"""The SMT encodings prove what they should and — negative controls — fail when the claim is wrong."""
+
+from fractions import Fraction
+
+import pytest
+import z3
+
+from mechlib import Mechanism, randomized_response, truncated_geometric
+from proofs.certified_examples import GS_APPENDIX_B
+from proofs.smt_claims import derivability_equivalence, dominance_query, geometric_window_is_dp, recheck_counterexample
+
+
+def test_t_is_dp_for_symbolic_alpha() -> None:
+    assert geometric_window_is_dp(6, 0, 6)[0] == z3.unsat
+    assert geometric_window_is_dp(4, -4, 8)[0] == z3.unsat
+
+
+def test_t_is_not_dp_at_a_level_it_does_not_have() -> None:
+    """Negative control: T_α is not ((1+α)/2)-DP for any α ∈ (0,1)."""
+    assert geometric_window_is_dp(3, 0, 3, claimed=lambda a: (1 + a) / 2)[0] == z3.sat
+
+
+def test_gs_theorem_2_encoding() -> None:
+    assert derivability_equivalence(4, Fraction(1, 2))[0] == z3.unsat
+
+
+def test_a_wrong_three_term_coefficient_is_caught() -> None:
+    """Negative control: with (1+α) in place of (1+α²) the equivalence fails."""
+    assert derivability_equivalence(4, Fraction(1, 2), middle=Fraction(3, 2))[0] == z3.sat
+
+
+@pytest.mark.parametrize("alpha", [Fraction(1, 2), Fraction(2, 3)])
+def test_t_dominates_every_dp_mechanism_n2(alpha: Fraction) -> None:
+    solver, _ = dominance_query(2, alpha, truncated_geometric(alpha, 2))
+    assert solver.check() == z3.unsat
+
+
+@pytest.mark.parametrize(
+    ("n", "base"),
+    [(3, GS_APPENDIX_B), (2, randomized_response(Fraction(1, 2), 3))],
+    ids=["gs-appendix-b", "randomized-response"],
+)
+def test_other_mechanisms_do_not_dominate_and_the_counterexample_rechecks(n: int, base: Mechanism) -> None:
+    solver, xs = dominance_query(n, Fraction(1, 2), base)
+    assert solver.check() == z3.sat
+    assert recheck_counterexample(n, Fraction(1, 2), base, solver.model(), xs) is None
+
+
+@pytest.mark.slow
+def test_dominance_n3_all_alphas() -> None:
+    for alpha in (Fraction(1, 2), Fraction(1, 3), Fraction(2, 3)):
+        solver, _ = dominance_query(3, alpha, truncated_geometric(alpha, 3))
+        assert solver.check() == z3.unsat
