@@ -51,3 +51,20 @@ def test_dominance_n3_all_alphas() -> None:
     for alpha in (Fraction(1, 2), Fraction(1, 3), Fraction(2, 3)):
         solver, _ = dominance_query(3, alpha, truncated_geometric(alpha, 3))
         assert solver.check() == z3.unsat
+
+
+def test_polynomial_identity_by_evaluation_catches_a_wrong_exponent() -> None:
+    from proofs.symbolic_claims import identity_by_evaluation, kms
+
+    m = 5
+    assert identity_by_evaluation(m, lambda a: kms(m, a), lambda a: (1 - a * a) ** (m - 1), m * (m - 1))
+    assert not identity_by_evaluation(m, lambda a: kms(m, a), lambda a: (1 - a * a) ** m, m * (m - 1))
+
+
+def test_t_alpha_beta_has_a_negative_entry_when_alpha_exceeds_beta() -> None:
+    """GS Lemma 3 negative control: the sign query is SAT for β < α."""
+    from proofs.symbolic_claims import negative_entry_query, t_alpha_beta_symbolic
+
+    t = t_alpha_beta_symbolic(2)
+    assert negative_entry_query(t, ordered=True).check() == z3.unsat
+    assert negative_entry_query(t, ordered=False).check() == z3.sat
