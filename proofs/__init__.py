@@ -7,7 +7,13 @@ from importlib import import_module
 
 from proofs.registry import REGISTRY, Claim, Outcome, Verdict
 
-CHECK_MODULES = ("proofs.grs_examples", "proofs.certified_examples", "proofs.smt_claims", "proofs.symbolic_claims")
+CHECK_MODULES = (
+    "proofs.grs_examples",
+    "proofs.certified_examples",
+    "proofs.smt_claims",
+    "proofs.symbolic_claims",
+    "proofs.database_claims",
+)
 
 for _module in CHECK_MODULES:
     import_module(_module)

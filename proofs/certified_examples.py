@@ -178,3 +178,40 @@ def check_minimax_instances() -> Outcome:
                         }
                     )
     return decide(failures, {"instances": cases, "loss": "|i−j|", "certified": "both sides by exact λ-certificates"})
+
+
+@check("GS-D2", kind="EXACT")
+def exact_two_term_conditions() -> Outcome:
+    """On instances: dp_level (ratio definition) ≥ α ⇔ every 2-term condition holds exactly."""
+    failures: list[dict[str, Any]] = []
+    instances = [GS_APPENDIX_B, GRS_FIGURE_5A, randomized_response(Fraction(1, 3), 4), exponential(Fraction(1, 2), 4)]
+    for x in instances:
+        for alpha in (Fraction(1, 4), Fraction(1, 3), Fraction(1, 2), Fraction(2, 3)):
+            linear = all(
+                alpha * x.rows[i][j] <= x.rows[i + 1][j] and alpha * x.rows[i + 1][j] <= x.rows[i][j]
+                for i in range(x.n)
+                for j in range(len(x.outputs))
+            )
+            if linear != (dp_level(x).alpha >= alpha):
+                failures.append({"mechanism": x.to_strings(), "alpha": format_fraction(alpha)})
+    return decide(failures, {"instances": len(instances), "alphas": ["1/4", "1/3", "1/2", "2/3"]})
+
+
+@check("GS-LP", kind="EXACT")
+def exact_gs_lps_certified() -> Outcome:
+    """Both GS LPs solved and exactly certified (λ-certificates re-checked) on instances."""
+    from mechlib.minimax import check_interaction_certificate, check_minimax_certificate
+
+    failures: list[dict[str, Any]] = []
+    cases = []
+    for n, alpha, side in ((3, Fraction(1, 4), range(4)), (4, Fraction(1, 2), [0, 2]), (5, Fraction(2, 3), [1, 4, 5])):
+        user = MinimaxUser(side, absolute_loss(n))
+        best = optimal_minimax_mechanism(user, alpha)
+        t = truncated_geometric(alpha, n)
+        interaction = optimal_interaction(t, user)
+        if check_minimax_certificate(best.mechanism, user, alpha, best.weights, best.dual) is not None:
+            failures.append({"n": n, "lp": "optimal mechanism"})
+        if check_interaction_certificate(t, user, interaction.remap, interaction.weights) is not None:
+            failures.append({"n": n, "lp": "optimal interaction"})
+        cases.append({"n": n, "alpha": format_fraction(alpha), "S": list(side), "optimum": format_fraction(best.value)})
+    return decide(failures, {"instances": cases})

@@ -219,3 +219,66 @@ def smt_grs_theorem_3_2() -> Outcome:
 @check("DOM", kind=SMT)
 def smt_dominance() -> Outcome:
     return dominance_proofs((Fraction(1, 2),))
+
+
+# -- GS Definition 2; non-derivability of the appendix matrices ----------------------------------
+
+
+@check("GS-D2", kind=SMT)
+def smt_dp_as_two_term_conditions() -> Outcome:
+    """For u, v ≥ 0 and α ∈ (0,1]: the ratio definition (u = v = 0, or both positive with
+    α ≤ u/v ≤ 1/α; GRS §2.1 reads 0/0 as 1) ⇔ GS's linear conditions αu ≤ v and αv ≤ u."""
+    u, v, a = z3.Reals("u v alpha")
+    ratio = z3.Or(z3.And(u == 0, v == 0), z3.And(u > 0, v > 0, u / v >= a, u / v <= 1 / a))
+    solver = z3.SolverFor("QF_NRA")
+    solver.add(u >= 0, v >= 0, a > 0, a <= 1, ratio != z3.And(a * u <= v, a * v <= u))
+    return proved_if_unsat({"pair of entries": run(solver)})
+
+
+def not_derivable(m: Mechanism, alpha: Fraction) -> tuple[z3.CheckSatResult, dict[str, Any]]:
+    """∃ stochastic Y with Y∘T = M? (UNSAT: M is not derivable from T.)"""
+    n = m.n
+    t = truncated_geometric(alpha, n).rows
+    ys = [[z3.Real(f"y{r}_{j}") for j in range(len(m.outputs))] for r in range(n + 1)]
+    solver = z3.SolverFor("QF_LRA")
+    for r in range(n + 1):
+        solver.add(z3.Sum(ys[r]) == 1, *[v >= 0 for v in ys[r]])
+    for i in range(n + 1):
+        for j in range(len(m.outputs)):
+            solver.add(z3.Sum([q(t[i][r]) * ys[r][j] for r in range(n + 1)]) == q(m.rows[i][j]))
+    return run(solver)
+
+
+def _dp_violation(m: Mechanism, alpha: Fraction) -> tuple[z3.CheckSatResult, dict[str, Any]]:
+    """Is some 2-term condition violated (linear, with the exact entries)?"""
+    solver = z3.SolverFor("QF_LRA")
+    a = q(alpha)
+    rows = [[q(x) for x in row] for row in m.rows]
+    solver.add(
+        z3.Or(
+            [
+                z3.Or(a * rows[i][j] > rows[i + 1][j], a * rows[i + 1][j] > rows[i][j])
+                for i in range(m.n)
+                for j in range(len(m.outputs))
+            ]
+        )
+    )
+    return run(solver)
+
+
+@check("GS-AB", kind=SMT)
+def smt_gs_appendix_b() -> Outcome:
+    half = Fraction(1, 2)
+    return proved_if_unsat(
+        {"1/2-DP": _dp_violation(GS_APPENDIX_B, half), "not derivable": not_derivable(GS_APPENDIX_B, half)}
+    )
+
+
+@check("GRS-B", kind=SMT)
+def smt_grs_appendix_b() -> Outcome:
+    from proofs.certified_examples import GRS_FIGURE_5A
+
+    half = Fraction(1, 2)
+    return proved_if_unsat(
+        {"1/2-DP": _dp_violation(GRS_FIGURE_5A, half), "not derivable": not_derivable(GRS_FIGURE_5A, half)}
+    )

@@ -68,3 +68,14 @@ def test_t_alpha_beta_has_a_negative_entry_when_alpha_exceeds_beta() -> None:
     t = t_alpha_beta_symbolic(2)
     assert negative_entry_query(t, ordered=True).check() == z3.unsat
     assert negative_entry_query(t, ordered=False).check() == z3.sat
+
+
+def test_gs_appendix_matrices_are_not_derivable_but_remaps_of_t_are() -> None:
+    from mechlib import Remap, compose
+    from proofs.smt_claims import not_derivable
+
+    half = Fraction(1, 2)
+    assert not_derivable(GS_APPENDIX_B, half)[0] == z3.unsat
+    t = truncated_geometric(half, 3)
+    derivable = compose(Remap.deterministic(lambda r: min(r, 2), range(4), range(4)), t)
+    assert not_derivable(derivable, half)[0] == z3.sat  # negative control
