@@ -2,7 +2,7 @@
 """Developer tasks with nothing but python3 (≥ 3.11): creates or reuses .venv, installs, runs.
 
 python3 dev.py verify   # check the papers' claims, write reports/verify.{json,md}
-python3 dev.py test     # the test suite, in parallel (Hypothesis 'ci' profile when CI=true)
+python3 dev.py test     # the test suite, in parallel (CI=true: Hypothesis 'ci' profile, not slow)
 python3 dev.py bench    # benchmarks, write reports/bench.{json,md}
 python3 dev.py lint     # ruff + mypy
 """
@@ -54,6 +54,8 @@ def main(args: list[str]) -> int:
     if task == "test":
         if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
             os.environ.setdefault("HYPOTHESIS_PROFILE", "ci")
+            if "-m" not in rest:  # slow proofs and fuzz runs belong to `dev.py verify`, not CI's tests
+                rest = ["-m", "not slow", *rest]
         return run(py, "-m", "pytest", "-n", "auto", *rest)
     if task == "bench":
         return run(py, "-m", "benchmarks", *rest)

@@ -58,7 +58,9 @@ def test_every_registered_id_is_in_claims_md() -> None:
     assert set(REGISTRY) == ids  # every claim of CLAIMS.md is registered, implemented or not
 
 
-@pytest.mark.parametrize("claim_id", sorted(EXPECTED_IDS))
+@pytest.mark.parametrize(
+    "claim_id", [pytest.param(i, marks=[pytest.mark.slow] if REGISTRY[i].slow else []) for i in sorted(EXPECTED_IDS)]
+)
 def test_claim_has_its_expected_verdict(claim_id: str) -> None:
     claim = REGISTRY[claim_id]
     result = run_claim(claim)
