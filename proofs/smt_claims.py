@@ -297,3 +297,82 @@ def smt_minimax_users() -> Outcome:
     return Outcome(
         outcome.verdict, {**outcome.evidence, "why": "tail dominance at every input covers every S"}, outcome.reason
     )
+
+
+# -- Uniqueness: GRS Lemma 5.12 and Corollary 3.4 (§5.8) ---------------------------------------
+
+
+def unique_optimum(x: Mechanism, user: Any, alpha: Fraction) -> tuple[z3.CheckSatResult, dict[str, Any]]:
+    """∃ an α-DP mechanism X′ ≠ x on 0..n whose Bayes loss is ≤ x's? UNSAT: x is the user's
+    unique optimal direct mechanism (exact linear arithmetic)."""
+    size = len(x.rows)
+    a = q(alpha)
+    p, loss = user.prior.probabilities, user.loss.matrix
+    value = sum((p[i] * x.rows[i][j] * loss[i][j] for i in range(size) for j in range(size)), Fraction(0))
+    xs = [[z3.Real(f"x{i}_{j}") for j in range(size)] for i in range(size)]
+    solver = z3.SolverFor("QF_LRA")
+    for i in range(size):
+        solver.add(z3.Sum(xs[i]) == 1)
+        for j in range(size):
+            solver.add(xs[i][j] >= 0)
+            if i + 1 < size:
+                solver.add(a * xs[i][j] <= xs[i + 1][j], a * xs[i + 1][j] <= xs[i][j])
+    solver.add(z3.Sum([q(p[i] * loss[i][j]) * xs[i][j] for i in range(size) for j in range(size)]) <= q(value))
+    solver.add(z3.Or([xs[i][j] != q(x.rows[i][j]) for i in range(size) for j in range(size)]))
+    return run(solver)
+
+
+def lemma_5_12_user(n: int, gamma: Fraction) -> Any:
+    """Uniform prior; loss 0 if i = j else 1 + γ|j − i| (GRS Lemma 5.12)."""
+    from mechlib.users import BayesUser, Loss, Prior
+
+    return BayesUser(Prior.uniform(n), Loss.from_function(n, lambda i, j: 0 if i == j else 1 + gamma * abs(i - j)))
+
+
+@check("GRS-L5.12", kind=SMT)
+def smt_t_is_the_unique_optimum() -> Outcome:
+    gamma = Fraction(1, 100)
+    return proved_if_unsat(
+        {
+            f"n={n}, α={format_fraction(a)}, γ=1/100": unique_optimum(
+                truncated_geometric(a, n), lemma_5_12_user(n, gamma), a
+            )
+            for a in (Fraction(1, 2), Fraction(1, 3), Fraction(4, 5))
+            for n in (1, 2, 3, 4, 5, 6)  # n = 8 took 1.5 s to 13 s per α
+        }
+    )
+
+
+@check("GRS-C3.4", kind=SMT)
+def smt_uniqueness_up_to_permutation() -> Outcome:
+    """GRS §5.8, bounded. "Only if": a universally optimal X with range N is optimal for Lemma
+    5.12's user, so Y∘X is that user's unique optimum T for a deterministic Y: N → N (the z3 part);
+    T is nonsingular (exact), so Y is a permutation π and X = π⁻¹∘T. "If": π∘T is α-DP and
+    (Y∘π⁻¹)∘(π∘T) = Y∘T, so π∘T has every remap of T (exact, every π for n ≤ 3)."""
+    from itertools import permutations
+
+    from mechlib.remap import Remap
+    from mechlib.stochastic import compose
+    from proofs.symbolic_claims import _det_at
+
+    gamma = Fraction(1, 100)
+    parts: dict[str, tuple[z3.CheckSatResult, dict[str, Any]]] = {}
+    failures: list[dict[str, Any]] = []
+    for a in (Fraction(1, 2), Fraction(1, 3)):
+        for n in (1, 2, 3):
+            t = truncated_geometric(a, n)
+            parts[f"T unique for Lemma 5.12's user, n={n}, α={format_fraction(a)}"] = unique_optimum(
+                t, lemma_5_12_user(n, gamma), a
+            )
+            if _det_at([list(r) for r in t.rows]) == 0:
+                failures.append({"n": n, "alpha": format_fraction(a), "problem": "T is singular"})
+            for perm in permutations(range(n + 1)):
+                pi = Remap.deterministic(dict(enumerate(perm)), range(n + 1), range(n + 1))
+                back = Remap.deterministic({v: k for k, v in enumerate(perm)}, range(n + 1), range(n + 1))
+                moved = compose(pi, t)
+                if dp_level(moved).alpha < a or compose(back, moved) != t:
+                    failures.append({"n": n, "alpha": format_fraction(a), "permutation": list(perm)})
+    outcome = proved_if_unsat(parts)
+    if failures:
+        return Outcome(Verdict.REFUTED, {**outcome.evidence, "failures": failures})
+    return outcome

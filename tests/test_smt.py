@@ -79,3 +79,14 @@ def test_gs_appendix_matrices_are_not_derivable_but_remaps_of_t_are() -> None:
     t = truncated_geometric(half, 3)
     derivable = compose(Remap.deterministic(lambda r: min(r, 2), range(4), range(4)), t)
     assert not_derivable(derivable, half)[0] == z3.sat  # negative control
+
+
+def test_t_is_the_unique_optimum_for_lemma_5_12s_user_but_not_for_a_point_prior() -> None:
+    from mechlib import BayesUser, Prior, binary_loss
+    from proofs.smt_claims import lemma_5_12_user, unique_optimum
+
+    half = Fraction(1, 2)
+    t = truncated_geometric(half, 3)
+    assert unique_optimum(t, lemma_5_12_user(3, Fraction(1, 100)), half)[0] == z3.unsat
+    # Negative control: a point prior only sees row 0, so other rows can move: not unique.
+    assert unique_optimum(t, BayesUser(Prior.point(3, 0), binary_loss(3)), half)[0] == z3.sat
