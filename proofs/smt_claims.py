@@ -376,3 +376,121 @@ def smt_uniqueness_up_to_permutation() -> Outcome:
     if failures:
         return Outcome(Verdict.REFUTED, {**outcome.evidence, "failures": failures})
     return outcome
+
+
+# -- No mechanism serves two users at once: GRS Appendix C, Brenner–Nissim ----------------------
+# If one mechanism X can be remapped (Y₁, Y₂) to serve two users, then Z = (Y₁, Y₂)∘X, a
+# mechanism over *pairs* of guesses, is DP (post-processing) and its two marginals serve them;
+# conversely such a Z is itself an X (remap by the coordinates). So "no X" is linear: no DP Z.
+
+
+def pair_mechanism(
+    inputs: list[Any], edges: list[tuple[Any, Any]], guesses: int, alpha: Fraction
+) -> tuple[z3.Solver, Any]:
+    """z3: a DP mechanism Z over (input, (g, h)) with the given neighbour edges."""
+    solver = z3.SolverFor("QF_LRA")
+    a = q(alpha)
+    z = {d: [[z3.Real(f"z{d}_{g}_{h}") for h in range(guesses)] for g in range(guesses)] for d in inputs}
+    for d in inputs:
+        solver.add(z3.Sum([v for row in z[d] for v in row]) == 1, *[v >= 0 for row in z[d] for v in row])
+    for u, v in edges:
+        for g in range(guesses):
+            for h in range(guesses):
+                solver.add(a * z[u][g][h] <= z[v][g][h], a * z[v][g][h] <= z[u][g][h])
+    return solver, z
+
+
+FIGURE_6 = {  # GRS Appendix C: rows are the databases by the set of rows equal to 1; outputs 1, 2
+    "a": {
+        (1, 0, 0): ("11/12", "1/12"),
+        (0, 1, 0): ("2/3", "1/3"),
+        (1, 0, 1): ("5/6", "1/6"),
+        (0, 1, 1): ("1/3", "2/3"),
+    },
+    "b": {
+        (1, 0, 0): ("2/3", "1/3"),
+        (0, 1, 0): ("11/12", "1/12"),
+        (1, 0, 1): ("1/3", "2/3"),
+        (0, 1, 1): ("5/6", "1/6"),
+    },
+}
+
+
+def remapped_to_both(first: str, second: str) -> tuple[z3.CheckSatResult, dict[str, Any]]:
+    """∃ a 1/2-DP mechanism on {0,1}³ (Hamming neighbours) remappable to Figure 6's ``first`` and
+    ``second`` mechanisms (guesses 0..3; the figure puts its mass on 1 and 2)?"""
+    from itertools import product
+
+    databases = list(product((0, 1), repeat=3))
+    edges = [(d, e) for d in databases for e in databases if d < e and sum(x != y for x, y in zip(d, e)) == 1]
+    solver, z = pair_mechanism(databases, edges, 4, Fraction(1, 2))
+    for d, probs in FIGURE_6[first].items():
+        want = [Fraction(0), Fraction(probs[0]), Fraction(probs[1]), Fraction(0)]
+        for g in range(4):
+            solver.add(z3.Sum(z[d][g]) == q(want[g]))
+    for d, probs in FIGURE_6[second].items():
+        want = [Fraction(0), Fraction(probs[0]), Fraction(probs[1]), Fraction(0)]
+        for h in range(4):
+            solver.add(z3.Sum([z[d][g][h] for g in range(4)]) == q(want[h]))
+    return run(solver)
+
+
+@check("GRS-C", kind=SMT)
+def smt_no_non_oblivious_mechanism_serves_both() -> Outcome:
+    outcome = proved_if_unsat({"Figure 6(a) and 6(b) from one mechanism": remapped_to_both("a", "b")})
+    for alone in ("a", "b"):  # controls: each alone is a DP mechanism on all databases
+        answer, ev = remapped_to_both(alone, alone)
+        if answer != z3.sat:
+            return Outcome(Verdict.UNKNOWN, outcome.evidence, f"control: Figure 6({alone}) alone is not realizable")
+        outcome.evidence[f"control: Figure 6({alone}) alone"] = ev
+    return outcome
+
+
+def serves_both(
+    edges: list[tuple[int, int]], users: list[Any], alpha: Fraction
+) -> tuple[z3.CheckSatResult, dict[str, Any]]:
+    """∃ a DP Z on inputs 0..2 (the given privacy graph) whose two marginals reach each user's
+    exact optimal loss over DP mechanisms on the same graph?"""
+    solver, z = pair_mechanism([0, 1, 2], edges, 3, alpha)
+    for which, (prior, loss) in enumerate(users):
+        best = optimal_loss_on_graph(edges, prior, loss, alpha)
+        cost = [q(prior[i] * loss(i, (g, h)[which])) * z[i][g][h] for i in range(3) for g in range(3) for h in range(3)]
+        solver.add(z3.Sum(cost) <= q(best))
+    return run(solver)
+
+
+def optimal_loss_on_graph(edges: list[tuple[int, int]], prior: list[Fraction], loss: Any, alpha: Fraction) -> Fraction:
+    """The exact optimal Bayes loss over α-DP mechanisms on inputs 0..2 with this graph (z3)."""
+    opt = z3.Optimize()
+    xs = [[z3.Real(f"x{i}_{j}") for j in range(3)] for i in range(3)]
+    a = q(alpha)
+    for i in range(3):
+        opt.add(z3.Sum(xs[i]) == 1, *[v >= 0 for v in xs[i]])
+    for u, v in edges:
+        for j in range(3):
+            opt.add(a * xs[u][j] <= xs[v][j], a * xs[v][j] <= xs[u][j])
+    objective = z3.Sum([q(prior[i] * loss(i, j)) * xs[i][j] for i in range(3) for j in range(3)])
+    opt.minimize(objective)
+    if opt.check() != z3.sat:
+        raise RuntimeError("z3 could not solve the 3-input LP")
+    return exact(opt.model().eval(objective))
+
+
+TRIANGLE, PATH = [(0, 1), (1, 2), (0, 2)], [(0, 1), (1, 2)]
+BN_USERS = [
+    ([Fraction(1, 3)] * 3, lambda i, j: int(i != j)),  # uniform prior, binary loss
+    ([Fraction(1, 2), Fraction(1, 2), Fraction(0)], lambda i, j: abs(i - j)),  # prior on {0,1}, |i − j|
+]
+
+
+@check("BN-path", kind=SMT)
+def smt_triangle_has_no_universal_mechanism() -> Outcome:
+    """One row with values {0,1,2} summed: every two values are neighbours (a triangle). No
+    mechanism serves both users below optimally (UNSAT); on the path 0–1–2 (a count query) the
+    same two users are served by one mechanism (SAT: T), as GRS Theorem 3.2 says."""
+    outcome = proved_if_unsat({"triangle, α=1/2": serves_both(TRIANGLE, BN_USERS, Fraction(1, 2))})
+    answer, ev = serves_both(PATH, BN_USERS, Fraction(1, 2))
+    if answer != z3.sat:
+        return Outcome(Verdict.UNKNOWN, outcome.evidence, "control: the path should admit a common mechanism")
+    outcome.evidence["control: path 0-1-2"] = ev
+    return outcome

@@ -90,3 +90,17 @@ def test_t_is_the_unique_optimum_for_lemma_5_12s_user_but_not_for_a_point_prior(
     assert unique_optimum(t, lemma_5_12_user(3, Fraction(1, 100)), half)[0] == z3.unsat
     # Negative control: a point prior only sees row 0, so other rows can move: not unique.
     assert unique_optimum(t, BayesUser(Prior.point(3, 0), binary_loss(3)), half)[0] == z3.sat
+
+
+def test_grs_appendix_c() -> None:
+    from proofs.smt_claims import remapped_to_both
+
+    assert remapped_to_both("a", "b")[0] == z3.unsat
+    assert remapped_to_both("a", "a")[0] == z3.sat  # control: one user alone is served
+
+
+def test_brenner_nissim_triangle_versus_path() -> None:
+    from proofs.smt_claims import BN_USERS, PATH, TRIANGLE, serves_both
+
+    assert serves_both(TRIANGLE, BN_USERS, Fraction(1, 2))[0] == z3.unsat
+    assert serves_both(PATH, BN_USERS, Fraction(1, 2))[0] == z3.sat
