@@ -13,6 +13,7 @@ CHECK_MODULES = (
     "proofs.smt_claims",
     "proofs.symbolic_claims",
     "proofs.database_claims",
+    "proofs.sy_claims",
 )
 
 for _module in CHECK_MODULES:

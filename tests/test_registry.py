@@ -46,6 +46,9 @@ EXPECTED_IDS = {
     "GS-T1b",
     "GS-T2",
     "GS-Tab1",
+    "SY-P4",
+    "SY-T1",
+    "SY-T2",
 }
 CLAIMS_MD = Path(__file__).resolve().parents[2] / "shared" / "CLAIMS.md"
 

@@ -1,0 +1,175 @@
+"""SMT parts of Schmutte–Yoder's claims on K(ε, π₀) and K_Ω(ε, μ₀) (SY §3–4), with α = e^(−ε)
+as an exact rational parameter, so that every constraint is linear:
+
+* π ∈ K: π(θ)·π₀(θ′) ≥ α·π(θ′)·π₀(θ) both ways, for databases θ, θ′ ∈ {0..T}^N differing in one
+  entry (eq. (4));
+* μ ∈ K_Ω: μ(ω−t)·μ₀(ω) ≥ α·μ(ω)·μ₀(ω−t) both ways, 1 ≤ t ≤ min(T, ω) (eq. (7));
+* P sums π over the databases with the same total ω = Σθ_n.
+
+PK ⊆ K_Ω is UNSAT of (π ∈ K and Pπ ∉ K_Ω); K_Ω ⊆ PK is the ∀μ ∃π query, decided by qsat. A SAT
+witness π is re-checked in exact rationals before it counts.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from itertools import product
+from typing import Any
+
+import z3
+
+from mechlib.exact import format_fraction
+from proofs.catalogue import SMT
+from proofs.registry import Outcome, Verdict, check
+from proofs.smt_claims import exact, proved_if_unsat, q, run
+
+Theta = tuple[int, ...]
+
+
+def databases(n: int, t: int) -> list[Theta]:
+    return list(product(range(t + 1), repeat=n))
+
+
+def adjacent(thetas: list[Theta]) -> list[tuple[Theta, Theta]]:
+    return [(a, b) for a in thetas for b in thetas if a < b and sum(x != y for x, y in zip(a, b)) == 1]
+
+
+def iid(n: int, probabilities: list[Fraction]) -> dict[Theta, Fraction]:
+    """π₀(θ) = Π_n p(θ_n)."""
+    prior = {}
+    for theta in databases(n, len(probabilities) - 1):
+        p = Fraction(1)
+        for x in theta:
+            p *= probabilities[x]
+        prior[theta] = p
+    return prior
+
+
+def projected(prior: dict[Theta, Any], total: int) -> list[Any]:
+    """P: the distribution of ω = Σθ_n (works for exact values and z3 terms alike)."""
+    return [sum((v for theta, v in prior.items() if sum(theta) == w), Fraction(0) * 0) for w in range(total + 1)]
+
+
+def k_constraints(pi: dict[Theta, Any], prior: dict[Theta, Fraction], alpha: Fraction) -> list[Any]:
+    a = q(alpha) if isinstance(next(iter(pi.values())), z3.ArithRef) else alpha
+    cons = []
+    for s, t in adjacent(list(prior)):
+        cons += [pi[s] * prior[t] >= a * pi[t] * prior[s], pi[t] * prior[s] >= a * pi[s] * prior[t]]
+    return cons
+
+
+def k_omega_constraints(mu: list[Any], mu0: list[Fraction], alpha: Fraction, t_max: int) -> list[Any]:
+    a = q(alpha) if isinstance(mu[0], z3.ArithRef) else alpha
+    cons = []
+    for w in range(1, len(mu)):
+        for t in range(1, min(t_max, w) + 1):
+            cons += [mu[w - t] * mu0[w] >= a * mu[w] * mu0[w - t], mu[w] * mu0[w - t] >= a * mu[w - t] * mu0[w]]
+    return cons
+
+
+def projection_leaves_k_omega(
+    prior: dict[Theta, Fraction], t: int, alpha: Fraction
+) -> tuple[z3.Solver, dict[Theta, Any]]:
+    """z3: ∃ π ∈ K(α, π₀) with Pπ ∉ K_Ω(α, Pπ₀)? (SAT: PK ⊄ K_Ω.)"""
+    n = len(next(iter(prior)))
+    pi = {theta: z3.Real("p" + "".join(map(str, theta))) for theta in prior}
+    solver = z3.SolverFor("QF_LRA")
+    solver.add(z3.Sum(list(pi.values())) == 1, *[v >= 0 for v in pi.values()], *k_constraints(pi, prior, alpha))
+    mu = [z3.Sum([pi[s] for s in prior if sum(s) == w]) for w in range(n * t + 1)]
+    solver.add(z3.Not(z3.And(k_omega_constraints(mu, projected(prior, n * t), alpha, t))))
+    return solver, pi
+
+
+def recheck_witness(pi: dict[Theta, Fraction], prior: dict[Theta, Fraction], t: int, alpha: Fraction) -> bool:
+    """Exactly: π is a distribution in K and Pπ is not in K_Ω."""
+    n = len(next(iter(prior)))
+    in_k = sum(pi.values()) == 1 and min(pi.values()) >= 0 and all(k_constraints(pi, prior, alpha))
+    mu = projected(pi, n * t)
+    return in_k and not all(k_omega_constraints(mu, projected(prior, n * t), alpha, t))
+
+
+def k_omega_not_covered(prior: dict[Theta, Fraction], t: int, alpha: Fraction) -> z3.Solver:
+    """z3 (qsat): ∃ μ ∈ K_Ω with no π ∈ K projecting to it? (UNSAT: K_Ω ⊆ PK.)"""
+    n = len(next(iter(prior)))
+    total = n * t
+    mu = [z3.Real(f"m{w}") for w in range(total + 1)]
+    pi = {theta: z3.Real("p" + "".join(map(str, theta))) for theta in prior}
+    solver = z3.Tactic("qsat").solver()
+    solver.add(z3.Sum(mu) == 1, *[v >= 0 for v in mu], *k_omega_constraints(mu, projected(prior, total), alpha, t))
+    inner = [z3.Sum(list(pi.values())) == 1, *[v >= 0 for v in pi.values()], *k_constraints(pi, prior, alpha)]
+    inner += [z3.Sum([pi[s] for s in prior if sum(s) == w]) == mu[w] for w in range(total + 1)]
+    solver.add(z3.Not(z3.Exists(list(pi.values()), z3.And(inner))))
+    return solver
+
+
+def _witness(solver: z3.Solver, pi: dict[Theta, Any]) -> dict[Theta, Fraction]:
+    model = solver.model()
+    return {theta: exact(model.eval(v, model_completion=True)) for theta, v in pi.items()}
+
+
+@check("SY-T1", kind=SMT)
+def smt_magnitude_data() -> Outcome:
+    """T = 2: some ε-DP posterior projects outside K_Ω (PK ≠ K_Ω), found by z3, re-checked exactly."""
+    evidence: dict[str, Any] = {}
+    for n in (2, 3):
+        for alpha in (Fraction(1, 2), Fraction(1, 3)):
+            prior = iid(n, [Fraction(1, 2), Fraction(1, 3), Fraction(1, 6)])
+            solver, pi = projection_leaves_k_omega(prior, 2, alpha)
+            answer, ev = run(solver)
+            name = f"N={n}, T=2, α={format_fraction(alpha)}"
+            if answer != z3.sat:
+                return Outcome(
+                    Verdict.UNKNOWN if answer == z3.unknown else Verdict.REFUTED, evidence, f"{name}: {answer}"
+                )
+            witness = _witness(solver, pi)
+            if not recheck_witness(witness, prior, 2, alpha):
+                return Outcome(Verdict.UNKNOWN, evidence, f"{name}: z3's witness does not re-check exactly")
+            evidence[name] = {**ev, "witness": {"".join(map(str, k)): format_fraction(v) for k, v in witness.items()}}
+    return Outcome(Verdict.PROVED, evidence)
+
+
+def _equality(prior: dict[Theta, Fraction], alpha: Fraction) -> dict[str, tuple[z3.CheckSatResult, dict[str, Any]]]:
+    solver, _ = projection_leaves_k_omega(prior, 1, alpha)
+    return {"PK ⊆ K_Ω": run(solver), "K_Ω ⊆ PK": run(k_omega_not_covered(prior, 1, alpha))}
+
+
+@check("SY-T2", kind=SMT, slow=True)
+def smt_categorical_symmetric() -> Outcome:
+    """T = 1, symmetric priors (i.i.d. and exchangeable non-i.i.d.), N ∈ {2, 3}: PK = K_Ω."""
+    exchangeable = {
+        theta: [Fraction(1, 4), Fraction(1, 12), Fraction(1, 12), Fraction(1, 4)][sum(theta)]
+        for theta in databases(3, 1)
+    }
+    cases = {
+        "N=2 iid(2/3,1/3)": iid(2, [Fraction(2, 3), Fraction(1, 3)]),
+        "N=3 iid(2/3,1/3)": iid(3, [Fraction(2, 3), Fraction(1, 3)]),
+        "N=3 exchangeable": exchangeable,
+    }
+    parts = {f"{name}, {k}": v for name, prior in cases.items() for k, v in _equality(prior, Fraction(1, 2)).items()}
+    return proved_if_unsat(parts)
+
+
+#: A non-anonymous prior on {0,1}³ (weights 5, 9, 3, 5, 2, 2, 6, 8 over 40, in database order) for
+#: which PK ⊄ K_Ω: anonymity matters in SY Theorem 2 (the negative control; compare SY Appendix A).
+ASYMMETRIC_3 = dict(zip(databases(3, 1), (Fraction(w, 40) for w in (5, 9, 3, 5, 2, 2, 6, 8))))
+
+
+@check("SY-P4", kind=SMT)
+def smt_two_respondents_any_prior() -> Outcome:
+    """N = 2, T = 1: PK = K_Ω for asymmetric priors too; with N = 3 an asymmetric prior breaks it."""
+    priors = {
+        "(1/2,1/8,1/4,1/8)": dict(
+            zip(databases(2, 1), (Fraction(1, 2), Fraction(1, 8), Fraction(1, 4), Fraction(1, 8)))
+        ),
+        "(1/10,3/10,1/5,2/5)": dict(
+            zip(databases(2, 1), (Fraction(1, 10), Fraction(3, 10), Fraction(1, 5), Fraction(2, 5)))
+        ),
+    }
+    parts = {f"{name}, {k}": v for name, prior in priors.items() for k, v in _equality(prior, Fraction(1, 2)).items()}
+    outcome = proved_if_unsat(parts)
+    solver, pi = projection_leaves_k_omega(ASYMMETRIC_3, 1, Fraction(1, 2))
+    answer, ev = run(solver)
+    if answer != z3.sat or not recheck_witness(_witness(solver, pi), ASYMMETRIC_3, 1, Fraction(1, 2)):
+        return Outcome(Verdict.UNKNOWN, outcome.evidence, "control: the N=3 asymmetric prior should break PK ⊆ K_Ω")
+    outcome.evidence["control: N=3 asymmetric prior breaks PK ⊆ K_Ω"] = ev
+    return outcome
