@@ -46,6 +46,7 @@ EXPECTED_IDS = {
     "GS-T1b",
     "GS-T2",
     "GS-Tab1",
+    "SY-AA",
     "SY-P4",
     "SY-T1",
     "SY-T2",

@@ -42,3 +42,26 @@ def test_the_exact_recheck_rejects_a_posterior_outside_k() -> None:
     point = {theta: Fraction(int(theta == (0, 0))) for theta in databases(2, 2)}
     assert not recheck_witness(point, prior, 2, HALF)  # a point mass is not ε-DP
     assert not recheck_witness(dict(prior), prior, 2, HALF)  # the prior is in K and projects into K_Ω
+
+
+def test_appendix_a_check_fails_for_a_posterior_outside_k(monkeypatch: object) -> None:
+    """Mutation: φ(100) = α⁴ makes π̂/π₀ jump by α² between (000) and (100): π̂ ∉ K, REFUTED."""
+    import pytest
+
+    import proofs.sy_claims as sy
+    from proofs.registry import Verdict
+
+    real = sy.phi
+
+    def wrong(alpha: object) -> dict[tuple[int, ...], object]:
+        f = real(alpha)
+        f[(1, 0, 0)] = alpha**4  # type: ignore[operator]
+        return f
+
+    mp = pytest.MonkeyPatch()
+    mp.setattr(sy, "phi", wrong)
+    try:
+        assert sy.exact_married_respondents().verdict == Verdict.REFUTED
+    finally:
+        mp.undo()
+    assert sy.exact_married_respondents().verdict == Verdict.PROVED
