@@ -324,21 +324,20 @@ def _z3_bayes(costs: list[list[Fraction]], alpha: Fraction) -> tuple[Mechanism, 
     """Exact primal and dual optima with z3's Optimize (exact rational LP)."""
     import z3
 
+    from mechlib.smt import dp_matrix, exact, q
+
     size = len(costs)
-    al = z3.Q(alpha.numerator, alpha.denominator)
+    al = q(alpha)
     primal = z3.Optimize()
-    xs = [[z3.Real(f"x_{i}_{j}") for j in range(size)] for i in range(size)]
-    for i in range(size):
-        primal.add(z3.Sum(xs[i]) == 1)
-        for j in range(size):
-            primal.add(xs[i][j] >= 0)
-            if i + 1 < size:
-                primal.add(al * xs[i][j] <= xs[i + 1][j], al * xs[i + 1][j] <= xs[i][j])
-    primal.minimize(z3.Sum([_q(costs[i][j]) * xs[i][j] for i in range(size) for j in range(size)]))
+    xs = dp_matrix(primal, size, alpha)
+    primal.minimize(z3.Sum([q(costs[i][j]) * xs[i][j] for i in range(size) for j in range(size)]))
     if primal.check() != z3.sat:
         raise CertificationError(f"z3 answered {primal.check()} on the primal LP")
     model = primal.model()
-    x = Mechanism([[_value(model.eval(xs[i][j], model_completion=True)) for j in range(size)] for i in range(size)])
+    try:
+        x = Mechanism([[exact(model.eval(xs[i][j], model_completion=True)) for j in range(size)] for i in range(size)])
+    except ValueError as err:
+        raise CertificationError(str(err)) from None
     # Dual: max Σu s.t. c_ij − u_i − μ_ij + α μ_{i−1,j} − ν_{i−1,j} + α ν_ij ≥ 0, μ, ν ≥ 0.
     dual = z3.Optimize()
     us = [z3.Real(f"u_{i}") for i in range(size)]
@@ -349,7 +348,7 @@ def _z3_bayes(costs: list[list[Fraction]], alpha: Fraction) -> tuple[Mechanism, 
             dual.add(mu[i][j] >= 0, nu[i][j] >= 0)
     for i in range(size):
         for j in range(size):
-            reduced = _q(costs[i][j]) - us[i]
+            reduced = q(costs[i][j]) - us[i]
             if i < size - 1:
                 reduced = reduced - mu[i][j] + al * nu[i][j]
             if i > 0:
@@ -359,18 +358,7 @@ def _z3_bayes(costs: list[list[Fraction]], alpha: Fraction) -> tuple[Mechanism, 
     if dual.check() != z3.sat:
         raise CertificationError("z3 could not solve the dual LP")
     dmodel = dual.model()
-    return x, [_value(dmodel.eval(u, model_completion=True)) for u in us]
-
-
-def _q(value: Fraction) -> object:
-    import z3
-
-    return z3.Q(value.numerator, value.denominator)
-
-
-def _value(term: object) -> Fraction:
-    import z3
-
-    if not z3.is_rational_value(term):
-        raise CertificationError(f"z3 returned a non-rational value {term}")
-    return Fraction(term.numerator_as_long(), term.denominator_as_long())  # type: ignore[attr-defined]
+    try:
+        return x, [exact(dmodel.eval(u, model_completion=True)) for u in us]
+    except ValueError as err:
+        raise CertificationError(str(err)) from None

@@ -15,22 +15,13 @@ from mechlib.exact import format_fraction
 from mechlib.families import randomized_response, truncated_geometric
 from mechlib.mechanism import Mechanism
 from mechlib.privacy import dp_level
+from mechlib.smt import dp_matrix, exact, q
 from proofs.catalogue import SMT
 from proofs.certified_examples import GS_APPENDIX_B
 from proofs.registry import Outcome, Verdict, check
 
 #: Per-query limit (the claim's overall limit is ``mechlib verify --timeout``).
 QUERY_SECONDS = 60
-
-
-def q(value: Fraction) -> z3.ArithRef:
-    return z3.Q(value.numerator, value.denominator)
-
-
-def exact(term: z3.ExprRef) -> Fraction:
-    if not z3.is_rational_value(term):
-        raise ValueError(f"z3 returned a non-rational value {term}")
-    return Fraction(term.numerator_as_long(), term.denominator_as_long())
 
 
 def run(solver: z3.Solver) -> tuple[z3.CheckSatResult, dict[str, Any]]:
@@ -140,16 +131,9 @@ def dominance_query(n: int, alpha: Fraction, base: Mechanism) -> tuple[z3.Solver
     """Free X: α-DP and stochastic, and no stochastic Y with the error tails of Y∘base below X's
     (CLAIMS.md note 1). UNSAT proves that ``base`` dominates every α-DP mechanism on 0..n."""
     size = n + 1
-    a = q(alpha)
-    xs = [[z3.Real(f"x{i}_{j}") for j in range(size)] for i in range(size)]
     ys = [[z3.Real(f"y{r}_{j}") for j in range(size)] for r in range(size)]
     solver = z3.Tactic("qsat").solver()
-    for i in range(size):
-        solver.add(z3.Sum(xs[i]) == 1)
-        for j in range(size):
-            solver.add(xs[i][j] >= 0)
-            if i + 1 < size:
-                solver.add(a * xs[i][j] <= xs[i + 1][j], a * xs[i + 1][j] <= xs[i][j])
+    xs = dp_matrix(solver, size, alpha)
     solver.add(z3.Not(z3.Exists([v for row in ys for v in row], z3.And(dominated(n, base, xs, ys)))))
     return solver, xs
 
@@ -306,17 +290,10 @@ def unique_optimum(x: Mechanism, user: Any, alpha: Fraction) -> tuple[z3.CheckSa
     """∃ an α-DP mechanism X′ ≠ x on 0..n whose Bayes loss is ≤ x's? UNSAT: x is the user's
     unique optimal direct mechanism (exact linear arithmetic)."""
     size = len(x.rows)
-    a = q(alpha)
     p, loss = user.prior.probabilities, user.loss.matrix
     value = sum((p[i] * x.rows[i][j] * loss[i][j] for i in range(size) for j in range(size)), Fraction(0))
-    xs = [[z3.Real(f"x{i}_{j}") for j in range(size)] for i in range(size)]
     solver = z3.SolverFor("QF_LRA")
-    for i in range(size):
-        solver.add(z3.Sum(xs[i]) == 1)
-        for j in range(size):
-            solver.add(xs[i][j] >= 0)
-            if i + 1 < size:
-                solver.add(a * xs[i][j] <= xs[i + 1][j], a * xs[i + 1][j] <= xs[i][j])
+    xs = dp_matrix(solver, size, alpha)
     solver.add(z3.Sum([q(p[i] * loss[i][j]) * xs[i][j] for i in range(size) for j in range(size)]) <= q(value))
     solver.add(z3.Or([xs[i][j] != q(x.rows[i][j]) for i in range(size) for j in range(size)]))
     return run(solver)
@@ -462,13 +439,7 @@ def serves_both(
 def optimal_loss_on_graph(edges: list[tuple[int, int]], prior: list[Fraction], loss: Any, alpha: Fraction) -> Fraction:
     """The exact optimal Bayes loss over α-DP mechanisms on inputs 0..2 with this graph (z3)."""
     opt = z3.Optimize()
-    xs = [[z3.Real(f"x{i}_{j}") for j in range(3)] for i in range(3)]
-    a = q(alpha)
-    for i in range(3):
-        opt.add(z3.Sum(xs[i]) == 1, *[v >= 0 for v in xs[i]])
-    for u, v in edges:
-        for j in range(3):
-            opt.add(a * xs[u][j] <= xs[v][j], a * xs[v][j] <= xs[u][j])
+    xs = dp_matrix(opt, 3, alpha, edges=edges)
     objective = z3.Sum([q(prior[i] * loss(i, j)) * xs[i][j] for i in range(3) for j in range(3)])
     opt.minimize(objective)
     if opt.check() != z3.sat:

@@ -19,9 +19,10 @@ from typing import Any
 import z3
 
 from mechlib.exact import format_fraction
+from mechlib.smt import exact, q
 from proofs.catalogue import SMT
 from proofs.registry import Outcome, Verdict, check, decide
-from proofs.smt_claims import exact, proved_if_unsat, q, run
+from proofs.smt_claims import proved_if_unsat, run
 
 Theta = tuple[int, ...]
 
