@@ -11,9 +11,9 @@ from mechlib import InputError, Mechanism, Remap, compose, is_dp, randomized_res
 from mechlib.derivability import derivation_witness, inverse_t_rows, t_alpha_beta
 from mechlib.exact_linear import from_fmpq, to_fmpq
 from mechlib.signature import remap_from_signature
+from mechlib.strategies import alphas, dp_mechanisms, dp_mixtures, remaps
 from proofs.certified_examples import GS_APPENDIX_B
 from proofs.grs_examples import FIGURE_3A
-from tests.strategies import alphas, dp_mechanisms, dp_mixtures, remaps
 
 
 def general_solve(m: Mechanism, alpha: Fraction) -> list[list[Fraction]]:

@@ -16,8 +16,8 @@ from mechlib import (
 )
 from mechlib.dominance import check_dominance, dominance_certificate, tail_profile
 from mechlib.optimal import CertificationError
+from mechlib.strategies import dp_mixtures
 from proofs.certified_examples import GS_APPENDIX_B
-from tests.strategies import dp_mixtures
 
 
 @settings(max_examples=30)

@@ -17,8 +17,8 @@ from mechlib import (
     truncated_geometric,
 )
 from mechlib.families import rational_sqrt, sqrt_bounds
+from mechlib.strategies import alphas
 from proofs.grs_examples import FIGURE_1A, FIGURE_1B
-from tests.strategies import alphas
 
 
 def test_grs_figure_1b_exactly() -> None:

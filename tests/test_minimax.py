@@ -13,7 +13,7 @@ from mechlib.minimax import (
     optimal_interaction,
     optimal_minimax_mechanism,
 )
-from tests.strategies import alphas, minimax_users
+from mechlib.strategies import alphas, minimax_users
 
 # GS Table 1 (the OCR'd table is garbled; recomputed): n = 3, α = 1/4, l = |i − r|, S = N.
 TABLE_1_REMAP = [

@@ -11,7 +11,7 @@ import mechlib.optimal as optimal
 from mechlib import BayesUser, Loss, Prior, compose, expected_loss, optimal_remap, signature, truncated_geometric
 from mechlib.optimal import check_bayes_certificate, cone_nonnegative, optimal_bayes_mechanism
 from mechlib.signature import remap_from_signature
-from tests.strategies import alphas, bayes_users, legal_losses, priors
+from mechlib.strategies import alphas, bayes_users, legal_losses, priors
 
 
 def best_remap_of_t(user: BayesUser, alpha: Fraction) -> Fraction:

@@ -22,8 +22,8 @@ from mechlib import (
     squared_loss,
     truncated_geometric,
 )
+from mechlib.strategies import alphas, remaps, stochastic_rows
 from tests.reference import best_deterministic_loss
-from tests.strategies import alphas, remaps, stochastic_rows
 
 
 @st.composite

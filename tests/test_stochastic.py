@@ -6,8 +6,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mechlib import InputError, Mechanism, Remap, StochasticMatrix, compose, geometric, truncated_geometric
+from mechlib.strategies import mechanisms, remaps
 from tests.reference import matmul
-from tests.strategies import mechanisms, remaps
 
 
 def test_entries_and_labels() -> None:

@@ -1,4 +1,20 @@
-"""Small Hypothesis strategies for the kernel's tests (exact values, shrinking to small n)."""
+"""Public Hypothesis strategies for fuzzing DP mechanisms and their users, all exact.
+
+Use them in your own test suite to check your mechanisms against the theory::
+
+    from hypothesis import given
+    from mechlib import dp_level
+    from mechlib.strategies import alphas, dp_mixtures
+
+    @given(dp_mixtures())
+    def test_my_property(case):
+        alpha, mechanism = case
+        assert dp_level(mechanism).alpha >= alpha
+
+Every value is a ``Fraction`` (or an exact mechanism, prior, loss); draws shrink towards small
+n and small denominators. Legal losses follow GRS §2.2; DP mechanisms are α-DP by construction
+(remaps of T, GRS Lemma 5.2, mixed with randomized response, which is not derivable from T).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +22,10 @@ from fractions import Fraction
 
 from hypothesis import strategies as st
 
-from mechlib import BayesUser, Loss, Mechanism, MinimaxUser, Prior, Remap, truncated_geometric
+from mechlib.families import truncated_geometric
+from mechlib.mechanism import Mechanism
+from mechlib.remap import Remap
+from mechlib.users import BayesUser, Loss, MinimaxUser, Prior
 
 
 @st.composite
@@ -19,6 +38,7 @@ def alphas(draw: st.DrawFn, max_denominator: int = 12) -> Fraction:
 
 @st.composite
 def stochastic_rows(draw: st.DrawFn, rows: int, columns: int, sparse: bool = True) -> list[list[Fraction]]:
+    """Exact probability rows (zeros allowed when ``sparse``)."""
     low = 0 if sparse else 1
     result = []
     for _ in range(rows):
@@ -30,6 +50,7 @@ def stochastic_rows(draw: st.DrawFn, rows: int, columns: int, sparse: bool = Tru
 
 @st.composite
 def remaps(draw: st.DrawFn, inputs: tuple[int, ...], guesses: int) -> Remap:
+    """A randomized remap from ``inputs`` (a mechanism's outputs) to guesses 0..guesses−1."""
     return Remap(draw(stochastic_rows(len(inputs), guesses)), inputs=inputs)
 
 
@@ -47,7 +68,7 @@ def dp_mechanisms(draw: st.DrawFn, max_n: int = 5) -> tuple[Fraction, Mechanism]
     alpha = draw(alphas())
     n = draw(st.integers(1, max_n))
     t = truncated_geometric(alpha, n)
-    from mechlib import compose
+    from mechlib.stochastic import compose
 
     return alpha, compose(draw(remaps(t.outputs, draw(st.integers(1, n + 2)))), t)
 
@@ -66,6 +87,7 @@ def legal_losses(draw: st.DrawFn, n: int, strict: bool = False) -> Loss:
 
 @st.composite
 def priors(draw: st.DrawFn, n: int, full_support: bool = False) -> Prior:
+    """Exact priors on 0..n (sparse, point masses and uniform included unless ``full_support``)."""
     low = 1 if full_support else 0
     weights = draw(st.lists(st.integers(low, 6), min_size=n + 1, max_size=n + 1).filter(any))
     return Prior.from_weights(weights)
@@ -73,12 +95,14 @@ def priors(draw: st.DrawFn, n: int, full_support: bool = False) -> Prior:
 
 @st.composite
 def bayes_users(draw: st.DrawFn, max_n: int = 6) -> BayesUser:
+    """A Bayesian user (prior, legal loss) on 0..n, n ≤ max_n."""
     n = draw(st.integers(1, max_n))
     return BayesUser(draw(priors(n)), draw(legal_losses(n)))
 
 
 @st.composite
 def minimax_users(draw: st.DrawFn, max_n: int = 5) -> MinimaxUser:
+    """A minimax user (nonempty side information S, legal loss) on 0..n, n ≤ max_n."""
     n = draw(st.integers(1, max_n))
     side = draw(st.sets(st.integers(0, n), min_size=1))
     return MinimaxUser(side, draw(legal_losses(n)))
@@ -88,7 +112,8 @@ def minimax_users(draw: st.DrawFn, max_n: int = 5) -> MinimaxUser:
 def dp_mixtures(draw: st.DrawFn, max_n: int = 6) -> tuple[Fraction, Mechanism]:
     """(α, λ·RR + (1−λ)·Y∘T): α-DP (a mixture of α-DP mechanisms), derivable from T or not
     depending on λ (randomized response is not derivable for k ≥ 3)."""
-    from mechlib import compose, randomized_response
+    from mechlib.families import randomized_response
+    from mechlib.stochastic import compose
 
     alpha = draw(alphas(max_denominator=6))
     n = draw(st.integers(2, max_n))
