@@ -1,7 +1,7 @@
 # Thin wrappers: every target goes through dev.py, which needs only python3 (≥ 3.11).
 PYTHON ?= python3
 
-.PHONY: verify test bench lint
+.PHONY: verify test bench lint fuzz
 verify:
 	$(PYTHON) dev.py verify
 test:
@@ -10,3 +10,5 @@ bench:
 	$(PYTHON) dev.py bench
 lint:
 	$(PYTHON) dev.py lint
+fuzz:
+	$(PYTHON) dev.py fuzz

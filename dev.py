@@ -4,6 +4,7 @@
 python3 dev.py verify   # check the papers' claims, write reports/verify.{json,md}
 python3 dev.py test     # the test suite, in parallel (CI=true: Hypothesis 'ci' profile, not slow)
 python3 dev.py bench    # benchmarks, write reports/bench.{json,md}
+python3 dev.py fuzz     # verify with the deep fuzzing profile (20× the examples)
 python3 dev.py lint     # ruff + mypy
 """
 
@@ -42,15 +43,15 @@ def run(*argv: str) -> int:
 
 
 def main(args: list[str]) -> int:
-    tasks = {"verify", "test", "bench", "lint"}
+    tasks = {"verify", "test", "bench", "lint", "fuzz"}
     if not args or args[0] not in tasks:
         print(__doc__)
         return 2
     ensure_venv()
     task, rest = args[0], args[1:]
     py = str(BIN / "python")
-    if task == "verify":
-        return run(str(BIN / "mechlib"), "verify", *rest)
+    if task in ("verify", "fuzz"):
+        return run(str(BIN / "mechlib"), "verify", *(["--deep"] if task == "fuzz" else []), *rest)
     if task == "test":
         if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
             os.environ.setdefault("HYPOTHESIS_PROFILE", "ci")

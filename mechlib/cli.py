@@ -58,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--reports", metavar="DIR", default="reports", help="where to write verify.json/.md (default: reports)"
     )
     verify.add_argument("--no-progress", action="store_true", help="no progress bar")
+    verify.add_argument("--deep", action="store_true", help="fuzz claims with 20× the examples (the deep profile)")
     verify.add_argument(
         "-j",
         "--jobs",
@@ -115,6 +116,9 @@ def _verify(args: argparse.Namespace) -> int:
 
     claims = verify.select(args.only, args.paper)
     show_progress = not (args.json or args.no_progress) and sys.stderr.isatty()
+    os.environ.setdefault("MECHLIB_COUNTEREXAMPLES", str(Path(args.reports) / "counterexamples"))
+    if args.deep:
+        os.environ["MECHLIB_FUZZ_SCALE"] = "20"
     if args.jobs < 1 or args.timeout <= 0:
         raise InputError(f"-j {args.jobs} --timeout {args.timeout:g}", hint="expected -j ≥ 1 and --timeout > 0")
     results = verify.run(claims, jobs=args.jobs, timeout=args.timeout, progress=show_progress)

@@ -14,6 +14,7 @@ CHECK_MODULES = (
     "proofs.symbolic_claims",
     "proofs.database_claims",
     "proofs.sy_claims",
+    "proofs.fuzz_claims",
 )
 
 for _module in CHECK_MODULES:

@@ -1,0 +1,93 @@
+"""FUZZ parts of claims: Hypothesis over random users and mechanisms, every example decided
+exactly. Derandomized, no database; ``MECHLIB_FUZZ_SCALE`` (``mechlib verify --deep``) multiplies
+the number of examples. A violation is shrunk by Hypothesis, printed in exact fractions and saved
+as a replayable JSON case under ``reports/counterexamples/`` (or ``MECHLIB_COUNTEREXAMPLES``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mechlib.exact import format_fraction
+from mechlib.loading import write_atomic
+from mechlib.stochastic import StochasticMatrix
+from mechlib.users import BayesUser, Loss, MinimaxUser, Prior
+from proofs.registry import Outcome, Verdict
+
+
+def jsonable(value: Any) -> Any:
+    """Exact JSON for examples: Fractions as "p/q", matrices with their labels, users by parts."""
+    if isinstance(value, Fraction):
+        return format_fraction(value)
+    if isinstance(value, StochasticMatrix):
+        return {
+            "matrix": value.to_strings(),
+            "inputs": jsonable(list(value.inputs)),
+            "outputs": jsonable(list(value.outputs)),
+        }
+    if isinstance(value, Prior):
+        return jsonable(list(value.probabilities))
+    if isinstance(value, Loss):
+        return jsonable([list(r) for r in value.matrix])
+    if isinstance(value, BayesUser):
+        return {"prior": jsonable(value.prior), "loss": jsonable(value.loss)}
+    if isinstance(value, MinimaxUser):
+        return {"side_information": sorted(value.side_information), "loss": jsonable(value.loss)}
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    return value
+
+
+def examples(base: int) -> int:
+    return max(1, int(base * float(os.environ.get("MECHLIB_FUZZ_SCALE", "1"))))
+
+
+def fuzz(
+    claim_id: str, strategy: st.SearchStrategy[Any], prop: Callable[[Any], dict[str, Any] | None], base: int
+) -> Outcome:
+    """PROVED on every generated example, or REFUTED with the shrunk counterexample (saved)."""
+    found: list[tuple[Any, dict[str, Any]]] = []
+    count = examples(base)
+
+    @settings(
+        max_examples=count,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        print_blob=False,
+    )
+    @given(strategy)
+    def check(example: Any) -> None:
+        problem = prop(example)
+        if problem is not None:
+            found.append((example, problem))
+            raise AssertionError(problem)
+
+    try:
+        check()
+    except AssertionError:
+        example, problem = found[-1]  # the last failure is Hypothesis's shrunk one
+        case = {"claim": claim_id, "example": jsonable(example), "violation": jsonable(problem)}
+        path = _save(claim_id, case)
+        return Outcome(Verdict.REFUTED, {"examples": count, "counterexample": case, "saved": str(path)})
+    return Outcome(Verdict.PROVED, {"examples": count, "derandomized": True})
+
+
+def _save(claim_id: str, case: dict[str, Any]) -> Path:
+    text = json.dumps(case, indent=2, ensure_ascii=False) + "\n"
+    directory = Path(os.environ.get("MECHLIB_COUNTEREXAMPLES", "reports/counterexamples"))
+    path = directory / f"{claim_id}-{hashlib.sha256(text.encode()).hexdigest()[:12]}.json"
+    write_atomic(path, text)
+    return path

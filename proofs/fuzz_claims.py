@@ -1,0 +1,158 @@
+"""FUZZ claims of GRS decided on random exact instances (``proofs.fuzz``).
+
+Each property returns None when an example satisfies the claim, else an exact description of
+the violation; the tests feed every property a negative control that must be reported.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from itertools import product
+from typing import Any
+
+from hypothesis import strategies as st
+
+from mechlib.families import geometric, truncated_geometric
+from mechlib.mechanism import Mechanism
+from mechlib.optimal import optimal_bayes_mechanism
+from mechlib.post_processing import expected_loss, optimal_remap
+from mechlib.privacy import dp_level
+from mechlib.signature import DOWN, UP, ZERO, Signature, remap_from_signature, signature
+from mechlib.stochastic import compose
+from mechlib.strategies import alphas, bayes_users, dp_mixtures, legal_losses, priors, remaps, stochastic_rows
+from mechlib.users import BayesUser, Loss
+from proofs.catalogue import FUZZ
+from proofs.fuzz import fuzz
+from proofs.registry import Outcome, check
+
+
+def best_remap_loss(x: Any, user: BayesUser) -> Fraction:
+    return expected_loss(x, user, optimal_remap(x, user))
+
+
+def lp_matches_t(case: tuple[BayesUser, Fraction]) -> dict[str, Any] | None:
+    """GRS-LP / Thm 3.2: the certified LP optimum equals the loss of T's optimal remap."""
+    user, alpha = case
+    optimum = optimal_bayes_mechanism(user, alpha).value
+    mine = best_remap_loss(truncated_geometric(alpha, user.n), user)
+    return None if mine == optimum else {"lp_optimum": optimum, "T_with_optimal_remap": mine}
+
+
+def geometric_is_optimal(case: tuple[BayesUser, Fraction]) -> dict[str, Any] | None:
+    """GRS-C3.3: the geometric mechanism (a window of ℤ) with its optimal remap reaches the optimum."""
+    user, alpha = case
+    optimum = optimal_bayes_mechanism(user, alpha).value
+    mine = best_remap_loss(geometric(alpha, user.n, margin=2), user)
+    return None if mine == optimum else {"lp_optimum": optimum, "geometric_with_optimal_remap": mine}
+
+
+def direct_mechanisms_suffice(case: tuple[tuple[Fraction, Mechanism], BayesUser]) -> dict[str, Any] | None:
+    """GRS-L5.2: Z = Y∘X (Y optimal) is α-DP, has X's loss, and is direct (face value is optimal)."""
+    (alpha, x), user = case
+    z = compose(optimal_remap(x, user), x)
+    if dp_level(z).alpha < alpha:
+        return {"problem": "Y∘X is not α-DP", "alpha": alpha}
+    if expected_loss(z, user) != best_remap_loss(x, user) or best_remap_loss(z, user) != expected_loss(z, user):
+        return {"problem": "Y∘X is not direct or loses more", "face_value": expected_loss(z, user)}
+    return None
+
+
+def optimal_remap_is_best(case: tuple[Mechanism, BayesUser, Any]) -> dict[str, Any] | None:
+    """GRS-R2.3: posterior-then-argmin is the best deterministic remap (by enumeration) and no
+    worse than a random randomized remap."""
+    x, user, randomized = case
+    mine = best_remap_loss(x, user)
+    n, p, loss = user.n, user.prior.probabilities, user.loss.matrix
+    brute = min(
+        sum((p[i] * x.rows[i][r] * loss[i][g[r]] for i in range(n + 1) for r in range(len(x.outputs))), Fraction(0))
+        for g in product(range(n + 1), repeat=len(x.outputs))
+    )
+    if mine != brute or mine > expected_loss(x, user, randomized):
+        return {"optimal_remap": mine, "best_deterministic": brute}
+    return None
+
+
+def signature_shape(case: tuple[Fraction, Mechanism]) -> dict[str, Any] | None:
+    """GRS-L5.3: no signature column mixes 0 and non-0; no row is all ↓/0 or all ↑/0."""
+    alpha, x = case
+    return signature_violation(signature(x, alpha))
+
+
+def signature_violation(sig: Signature) -> dict[str, Any] | None:
+    """Where a signature breaks GRS Lemma 5.3, or None."""
+    for c in range(len(sig.outputs)):
+        column = {row[c] == ZERO for row in sig.rows}
+        if len(column) > 1:
+            return {"column": c, "signature": str(sig)}
+    for i, row in enumerate(sig.rows):
+        if set(row) <= {DOWN, ZERO} or set(row) <= {UP, ZERO}:
+            return {"row": i, "signature": str(sig)}
+    return None
+
+
+def vertex_is_a_remap_of_t(case: tuple[BayesUser, Fraction]) -> dict[str, Any] | None:
+    """GRS-L5.10: full-support prior, strictly legal loss: the optimal vertex is Y∘T with Y built
+    from its signature."""
+    user, alpha = case
+    x = optimal_bayes_mechanism(user, alpha).mechanism
+    try:
+        y = remap_from_signature(signature(x, alpha))
+    except Exception as err:
+        return {"problem": str(err), "vertex": x}
+    return None if compose(y, truncated_geometric(alpha, user.n)) == x else {"vertex": x, "remap": y}
+
+
+@st.composite
+def strict_users(draw: st.DrawFn, max_n: int = 5) -> BayesUser:
+    n = draw(st.integers(1, max_n))
+    return BayesUser(draw(priors(n, full_support=True)), draw(legal_losses(n, strict=True)))
+
+
+@st.composite
+def mixtures_with_users(draw: st.DrawFn) -> tuple[tuple[Fraction, Mechanism], BayesUser]:
+    alpha, x = draw(dp_mixtures(max_n=5))
+    return (alpha, x), BayesUser(draw(priors(x.n)), draw(legal_losses(x.n)))
+
+
+@st.composite
+def small_mechanisms_and_users(draw: st.DrawFn) -> tuple[Mechanism, BayesUser, Any]:
+    n = draw(st.integers(1, 3))
+    x = Mechanism(draw(stochastic_rows(n + 1, draw(st.integers(1, 4)))))
+    prior = draw(priors(n))
+    loss = Loss(
+        draw(st.lists(st.lists(st.integers(0, 6), min_size=n + 1, max_size=n + 1), min_size=n + 1, max_size=n + 1))
+    )
+    return x, BayesUser(prior, loss), draw(remaps(x.outputs, n + 1))
+
+
+USERS_AND_ALPHAS = st.tuples(bayes_users(max_n=5), alphas(max_denominator=9))
+
+
+@check("GRS-LP", kind=FUZZ)
+def fuzz_lp() -> Outcome:
+    return fuzz("GRS-LP", USERS_AND_ALPHAS, lp_matches_t, 40)
+
+
+@check("GRS-C3.3", kind=FUZZ)
+def fuzz_geometric() -> Outcome:
+    return fuzz("GRS-C3.3", USERS_AND_ALPHAS, geometric_is_optimal, 30)
+
+
+@check("GRS-L5.2", kind=FUZZ)
+def fuzz_direct() -> Outcome:
+    return fuzz("GRS-L5.2", mixtures_with_users(), direct_mechanisms_suffice, 60)
+
+
+@check("GRS-R2.3", kind=FUZZ)
+def fuzz_optimal_remap() -> Outcome:
+    return fuzz("GRS-R2.3", small_mechanisms_and_users(), optimal_remap_is_best, 60)
+
+
+@check("GRS-L5.3", kind=FUZZ)
+def fuzz_signature_shape() -> Outcome:
+    return fuzz("GRS-L5.3", dp_mixtures(max_n=6), signature_shape, 100)
+
+
+@check("GRS-L5.10", kind=FUZZ)
+def fuzz_vertex_remap() -> Outcome:
+    return fuzz("GRS-L5.10", st.tuples(strict_users(), alphas(max_denominator=9)), vertex_is_a_remap_of_t, 30)

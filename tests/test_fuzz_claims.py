@@ -1,0 +1,62 @@
+"""The FUZZ properties report violations (negative controls), and the runner shrinks, prints and saves them."""
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from hypothesis import strategies as st
+
+import proofs.fuzz_claims as fc
+from mechlib import BayesUser, Loss, Mechanism, Prior, Remap, binary_loss, truncated_geometric
+from mechlib.signature import Signature
+from proofs.fuzz import fuzz
+from proofs.registry import Verdict
+
+ILLEGAL = BayesUser(Prior.uniform(3), Loss([[1, 0, 0, 1], [0, 1, 1, 0], [0, 0, 1, 1], [1, 1, 0, 1]]))
+HALF = Fraction(1, 2)
+
+
+def test_lp_and_geometric_properties_catch_an_illegal_loss() -> None:
+    assert fc.lp_matches_t((ILLEGAL, HALF)) == {"lp_optimum": Fraction(1, 3), "T_with_optimal_remap": Fraction(17, 48)}
+    assert fc.geometric_is_optimal((ILLEGAL, HALF)) is not None
+
+
+def test_vertex_property_catches_a_vertex_that_is_not_a_remap_of_t() -> None:
+    assert fc.vertex_is_a_remap_of_t((ILLEGAL, HALF)) is not None
+
+
+def test_direct_mechanism_property_catches_a_mechanism_that_is_not_dp() -> None:
+    identity = Mechanism([[1, 0], [0, 1]])
+    user = BayesUser(Prior.uniform(1), binary_loss(1))
+    assert fc.direct_mechanisms_suffice(((HALF, identity), user)) == {"problem": "Y∘X is not α-DP", "alpha": HALF}
+
+
+def test_optimal_remap_property_catches_a_wrong_remap(monkeypatch: pytest.MonkeyPatch) -> None:
+    always_one = Mechanism([[0, 1], [0, 1]])
+    user = BayesUser(Prior.point(1, 0), binary_loss(1))
+    randomized = Remap([["1/2", "1/2"], ["1/2", "1/2"]])
+    assert fc.optimal_remap_is_best((always_one, user, randomized)) is None
+    monkeypatch.setattr(fc, "optimal_remap", lambda x, u: Remap.identity(x.outputs))
+    assert fc.optimal_remap_is_best((always_one, user, randomized)) is not None
+
+
+def test_signature_violation_is_detected() -> None:
+    mixed = Signature(HALF, (0, 1), (("↓", "↑"), ("0", "↑")))
+    assert fc.signature_violation(mixed) == {"column": 0, "signature": "↓ ↑\n0 ↑"}
+    all_down = Signature(HALF, (0, 1), (("↓", "0"),))
+    assert fc.signature_violation(all_down) is not None
+    assert fc.signature_shape((HALF, truncated_geometric(HALF, 4))) is None
+
+
+def test_the_runner_shrinks_prints_exactly_and_saves(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("MECHLIB_COUNTEREXAMPLES", str(tmp_path))
+    outcome = fuzz(
+        "TEST", st.fractions(min_value=0, max_value=1), lambda a: {"a": a} if a > Fraction(1, 2) else None, 200
+    )
+    assert outcome.verdict == Verdict.REFUTED
+    case = outcome.evidence["counterexample"]
+    saved = json.loads(Path(outcome.evidence["saved"]).read_text())
+    assert saved == case and saved["claim"] == "TEST"
+    assert Fraction(case["example"]) > Fraction(1, 2)  # exact, as "p/q"
+    assert fuzz("TEST", st.just(Fraction(1, 3)), lambda a: None, 5).verdict == Verdict.PROVED
