@@ -6,6 +6,7 @@ the violation; the tests feed every property a negative control that must be rep
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 from itertools import product
 from typing import Any
@@ -156,3 +157,116 @@ def fuzz_signature_shape() -> Outcome:
 @check("GRS-L5.10", kind=FUZZ)
 def fuzz_vertex_remap() -> Outcome:
     return fuzz("GRS-L5.10", st.tuples(strict_users(), alphas(max_denominator=9)), vertex_is_a_remap_of_t, 30)
+
+
+# -- optimal vertices (GRS §5.3–5.4), GS Theorem 2, dominance, minimax users -----------------------
+
+
+def nonzero(row: tuple[str, ...]) -> list[str]:
+    return [s for s in row if s != ZERO]
+
+
+def unimodal_violation(sig: Signature) -> dict[str, Any] | None:
+    """GRS Lemma 5.5: each row's non-zero entries are ↓*, then at most one S, then ↑*."""
+    for i, row in enumerate(sig.rows):
+        seq = "".join({"↓": "d", "S": "s", "↑": "u"}[s] for s in nonzero(row))
+        if seq != "d" * seq.count("d") + "s" * seq.count("s") + "u" * seq.count("u") or seq.count("s") > 1:
+            return {"row": i, "signature": str(sig)}
+    return None
+
+
+def slack_count_violation(sig: Signature) -> dict[str, Any] | None:
+    """GRS Lemma 5.8: #S entries ≤ #zero columns."""
+    slack = sum(row.count("S") for row in sig.rows)
+    zero_columns = sum(all(row[c] == ZERO for row in sig.rows) for c in range(len(sig.outputs)))
+    return None if slack <= zero_columns else {"S": slack, "zero_columns": zero_columns, "signature": str(sig)}
+
+
+def single_peak_violation(sig: Signature) -> dict[str, Any] | None:
+    """GRS Lemma 5.9 (P1): every non-zero column is ↑*, then S*, then ↓* down the rows."""
+    for c in range(len(sig.outputs)):
+        column = "".join({"↓": "d", "S": "s", "↑": "u", "0": ""}[row[c]] for row in sig.rows)
+        if column and column != "u" * column.count("u") + "s" * column.count("s") + "d" * column.count("d"):
+            return {"column": c, "signature": str(sig)}
+    return None
+
+
+def on_optimal_vertex(
+    test: Callable[[Signature], dict[str, Any] | None],
+) -> Callable[[tuple[BayesUser, Fraction]], dict[str, Any] | None]:
+    """The property ``test`` of the signature of the user's certified optimal vertex."""
+
+    def prop(case: tuple[BayesUser, Fraction]) -> dict[str, Any] | None:
+        user, alpha = case
+        return test(signature(optimal_bayes_mechanism(user, alpha).mechanism, alpha))
+
+    return prop
+
+
+STRICT_USERS_AND_ALPHAS = st.tuples(strict_users(), alphas(max_denominator=9))
+
+
+@check("GRS-L5.5", kind=FUZZ)
+def fuzz_unimodal() -> Outcome:
+    return fuzz("GRS-L5.5", STRICT_USERS_AND_ALPHAS, on_optimal_vertex(unimodal_violation), 30)
+
+
+@check("GRS-L5.8", kind=FUZZ)
+def fuzz_slack_count() -> Outcome:
+    return fuzz("GRS-L5.8", STRICT_USERS_AND_ALPHAS, on_optimal_vertex(slack_count_violation), 30)
+
+
+@check("GRS-L5.9", kind=FUZZ)
+def fuzz_single_peaked() -> Outcome:
+    return fuzz("GRS-L5.9", STRICT_USERS_AND_ALPHAS, on_optimal_vertex(single_peak_violation), 30)
+
+
+def derivability_agrees(case: tuple[Fraction, Mechanism]) -> dict[str, Any] | None:
+    """GS-T2: the closed-form three-term verdict equals G⁻¹M ≥ 0 by flint's general solve."""
+    import flint
+
+    from mechlib.derivability import derivation_witness
+    from mechlib.exact_linear import from_fmpq, to_fmpq
+
+    alpha, m = case
+    t = flint.fmpq_mat([[to_fmpq(v) for v in row] for row in truncated_geometric(alpha, m.n).rows])
+    y = t.solve(flint.fmpq_mat([[to_fmpq(v) for v in row] for row in m.rows]))
+    general = all(from_fmpq(y[i, j]) >= 0 for i in range(m.n + 1) for j in range(len(m.outputs)))
+    verdict = derivation_witness(m, alpha).derivable
+    return None if verdict == general else {"three_term": verdict, "general_solve": general, "mechanism": m}
+
+
+@check("GS-T2", kind=FUZZ)
+def fuzz_derivability() -> Outcome:
+    return fuzz("GS-T2", dp_mixtures(max_n=6), derivability_agrees, 80)
+
+
+def dominated(case: tuple[Fraction, Mechanism]) -> dict[str, Any] | None:
+    """DOM: a remap of T whose error tails are nowhere above X's, found and re-checked exactly."""
+    from mechlib.dominance import check_dominance, dominance_certificate
+
+    alpha, x = case
+    certificate = dominance_certificate(x, alpha)
+    violation = check_dominance(x, alpha, certificate.remap)
+    return None if violation is None else {"violation": violation.to_json(), "mechanism": x}
+
+
+@check("DOM", kind=FUZZ)
+def fuzz_dominance() -> Outcome:
+    return fuzz("DOM", dp_mixtures(max_n=5), dominated, 25)
+
+
+def minimax_from_g(case: tuple[Any, Fraction]) -> dict[str, Any] | None:
+    """GS-T1b: G with the optimal randomized remap reaches the certified minimax optimum."""
+    from mechlib.minimax import derived_minimax_loss, optimal_minimax_mechanism
+
+    user, alpha = case
+    best, mine = optimal_minimax_mechanism(user, alpha).value, derived_minimax_loss(user, alpha)
+    return None if best == mine else {"optimum": best, "from_G": mine}
+
+
+@check("GS-T1b", kind=FUZZ)
+def fuzz_minimax() -> Outcome:
+    from mechlib.strategies import minimax_users
+
+    return fuzz("GS-T1b", st.tuples(minimax_users(max_n=4), alphas(max_denominator=9)), minimax_from_g, 25)

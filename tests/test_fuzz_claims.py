@@ -60,3 +60,26 @@ def test_the_runner_shrinks_prints_exactly_and_saves(monkeypatch: pytest.MonkeyP
     assert saved == case and saved["claim"] == "TEST"
     assert Fraction(case["example"]) > Fraction(1, 2)  # exact, as "p/q"
     assert fuzz("TEST", st.just(Fraction(1, 3)), lambda a: None, 5).verdict == Verdict.PROVED
+
+
+def test_vertex_signature_properties_catch_randomized_response() -> None:
+    """Negative controls: randomized response's signature is not of an optimal vertex's shape."""
+    from mechlib import randomized_response, signature
+
+    rr = signature(randomized_response(HALF, 4), HALF)  # rows like ↓ ↑ S S: S after ↑
+    assert fc.unimodal_violation(rr) is not None
+    assert fc.slack_count_violation(rr) is not None
+    assert fc.single_peak_violation(rr) is not None
+    t = signature(truncated_geometric(HALF, 4), HALF)
+    assert (
+        fc.unimodal_violation(t) is None and fc.slack_count_violation(t) is None and fc.single_peak_violation(t) is None
+    )
+
+
+def test_minimax_and_derivability_properties_catch_their_controls() -> None:
+    from mechlib import MinimaxUser, randomized_response
+
+    illegal = MinimaxUser(range(4), ILLEGAL.loss)
+    assert fc.minimax_from_g((illegal, HALF)) == {"optimum": Fraction(1, 3), "from_G": Fraction(2, 5)}
+    assert fc.derivability_agrees((HALF, randomized_response(HALF, 4))) is None  # both say "not derivable"
+    assert fc.dominated((HALF, randomized_response(HALF, 4))) is None
