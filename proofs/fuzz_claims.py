@@ -270,3 +270,48 @@ def fuzz_minimax() -> Outcome:
     from mechlib.strategies import minimax_users
 
     return fuzz("GS-T1b", st.tuples(minimax_users(max_n=4), alphas(max_denominator=9)), minimax_from_g, 25)
+
+
+def binding_set(x: Mechanism, alpha: Fraction) -> frozenset[tuple[str, int, int]]:
+    """The constraints of GRS LP (4)–(7) binding at x: α·x[i][j] = x[i+1][j] (either way) and x[i][j] = 0."""
+    rows = x.rows
+    tight: set[tuple[str, int, int]] = set()
+    for i, row in enumerate(rows):
+        for j, v in enumerate(row):
+            if v == 0:
+                tight.add(("zero", i, j))
+            if i + 1 < len(rows):
+                if alpha * v == rows[i + 1][j]:
+                    tight.add(("down", i, j))
+                if alpha * rows[i + 1][j] == v:
+                    tight.add(("up", i, j))
+    return frozenset(tight)
+
+
+def signature_iff_binding(case: tuple[tuple[Fraction, Mechanism], Mechanism]) -> dict[str, Any] | None:
+    """GRS-L5.4: two α-DP mechanisms have the same signature ⇔ the same binding constraints."""
+    (alpha, x), other = case
+    same_signature = signature(x, alpha).rows == signature(other, alpha).rows
+    same_binding = binding_set(x, alpha) == binding_set(other, alpha)
+    return None if same_signature == same_binding else {"same_signature": same_signature, "same_binding": same_binding}
+
+
+@st.composite
+def pairs_of_dp_mechanisms(draw: st.DrawFn) -> tuple[tuple[Fraction, Mechanism], Mechanism]:
+    """Two α-DP mechanisms of the same shape: a DP mixture X and X itself, T, or X mixed with a
+    random remap of T."""
+    alpha, x = draw(dp_mixtures(max_n=4))
+    choice = draw(st.sampled_from(["same", "T", "mixture"]))
+    if choice == "same":
+        return (alpha, x), x
+    t = truncated_geometric(alpha, x.n)
+    if choice == "T" and len(x.outputs) == len(t.outputs):
+        return (alpha, x), t
+    other = compose(draw(remaps(t.outputs, len(x.outputs))), t)  # α-DP, same shape as x
+    lam = Fraction(draw(st.integers(1, 3)), 4)
+    return (alpha, x), Mechanism([[lam * a + (1 - lam) * b for a, b in zip(r, s)] for r, s in zip(x.rows, other.rows)])
+
+
+@check("GRS-L5.4", kind=FUZZ)
+def fuzz_signature_binding() -> Outcome:
+    return fuzz("GRS-L5.4", pairs_of_dp_mechanisms(), signature_iff_binding, 80)

@@ -83,3 +83,14 @@ def test_minimax_and_derivability_properties_catch_their_controls() -> None:
     assert fc.minimax_from_g((illegal, HALF)) == {"optimum": Fraction(1, 3), "from_G": Fraction(2, 5)}
     assert fc.derivability_agrees((HALF, randomized_response(HALF, 4))) is None  # both say "not derivable"
     assert fc.dominated((HALF, randomized_response(HALF, 4))) is None
+
+
+def test_binding_set_distinguishes_what_the_signature_distinguishes(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mechlib import randomized_response
+
+    t, rr = truncated_geometric(HALF, 3), randomized_response(HALF, 4)
+    assert fc.signature_iff_binding(((HALF, t), rr)) is None  # different signatures, different binding sets
+    assert fc.signature_iff_binding(((HALF, t), t)) is None
+    # Negative control: a binding set that forgets the direction makes T and RR look alike somewhere.
+    monkeypatch.setattr(fc, "binding_set", lambda x, a: frozenset({("any", 0, 0)}))
+    assert fc.signature_iff_binding(((HALF, t), rr)) == {"same_signature": False, "same_binding": True}

@@ -36,6 +36,7 @@ EXPECTED_IDS = {
     "GRS-L5.12",
     "GRS-L5.2",
     "GRS-L5.3",
+    "GRS-L5.4",
     "GRS-L5.5",
     "GRS-L5.8",
     "GRS-L5.9",
