@@ -208,18 +208,9 @@ def measure_certified(quick: bool, repeats: int) -> list[dict[str, Any]]:
 
 
 def _highs_only_bayes(user: BayesUser, alpha: Fraction) -> Any:
-    import numpy as np
-    from scipy.optimize import linprog
-    from scipy.sparse import coo_matrix
+    from mechlib.optimal import bayes_costs, solve_bayes_lp
 
-    from mechlib.optimal import HIGHS, bayes_costs, dp_lp_constraints, row_sum_constraints
-
-    size = user.n + 1
-    (rows, cols, vals), k = dp_lp_constraints(size, alpha)
-    a_ub = coo_matrix((vals, (rows, cols)), shape=(k, size * size)).tocsr()
-    c = np.array([float(v) for r in bayes_costs(user) for v in r])
-    a_eq = row_sum_constraints(size)
-    return linprog(c, A_ub=a_ub, b_ub=np.zeros(k), A_eq=a_eq, b_eq=np.ones(size), **HIGHS)
+    return solve_bayes_lp(bayes_costs(user), alpha)
 
 
 def _highs_only_dominance(x: Any) -> Any:

@@ -20,7 +20,7 @@ from fractions import Fraction
 from mechlib.derivability import inverse_t_rows
 from mechlib.errors import InputError
 from mechlib.exact import format_fraction, parse_probability
-from mechlib.exact_linear import HINT_DENOMINATORS, solve
+from mechlib.exact_linear import first_accepted
 from mechlib.families import truncated_geometric
 from mechlib.mechanism import Mechanism
 from mechlib.optimal import HIGHS, CertificationError
@@ -179,17 +179,17 @@ def _rebuild(n: int, alpha: Fraction, bounds: list[list[Fraction]], zf: object, 
             if sum(z[i, j] for j in range(size) if abs(j - i) >= k) >= float(bound) - _TIGHT:
                 equations.append([t[i][r] if abs(j - i) >= k else Fraction(0) for r, j in support])
                 rhs.append(bound)
-    hint = [float(yf[r, j]) for r, j in support]
-    for limit in HINT_DENOMINATORS:
-        values = solve(equations, rhs, hint, limit)
-        if values is None:
-            break
-        if any(v < 0 for v in values):
-            continue
+
+    def remap_of(values: list[Fraction]) -> Remap:
         table = [[Fraction(0)] * size for _ in range(size)]
         for (r, j), v in zip(support, values):
             table[r][j] = v
-        remap = Remap(table)
-        if check_dominance(mechanism, alpha, remap) is None:
-            return remap
-    raise CertificationError("the dominance LP's solution could not be rebuilt into an exact certificate")
+        return Remap(table)
+
+    def certifies(values: list[Fraction]) -> bool:
+        return all(v >= 0 for v in values) and check_dominance(mechanism, alpha, remap_of(values)) is None
+
+    values = first_accepted(equations, rhs, [float(yf[r, j]) for r, j in support], certifies)
+    if values is None:
+        raise CertificationError("the dominance LP's solution could not be rebuilt into an exact certificate")
+    return remap_of(values)

@@ -6,7 +6,7 @@ underdetermined system); the solution returned is exact and satisfies the equati
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 
 import flint
@@ -27,6 +27,24 @@ def rationalize(value: float, max_denominator: int = 10**9) -> Fraction:
 
 #: The denominators tried, in order, when rationalizing float hints for free variables.
 HINT_DENOMINATORS = (10**3, 10**4, 10**6, 10**9, 10**12)
+
+
+def first_accepted(
+    rows: Sequence[Sequence[Fraction]],
+    rhs: Sequence[Fraction],
+    hint: Sequence[float],
+    accept: Callable[[list[Fraction]], bool],
+) -> list[Fraction] | None:
+    """The first exact solution of rows·x = rhs that ``accept`` (an exact check) takes, trying the
+    free coordinates at the simplest rationals near ``hint`` first (``HINT_DENOMINATORS``); None if
+    the system is inconsistent or no candidate is accepted."""
+    for limit in HINT_DENOMINATORS:
+        values = solve(rows, rhs, hint, limit)
+        if values is None:
+            return None
+        if accept(values):
+            return values
+    return None
 
 
 def solve(

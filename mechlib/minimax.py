@@ -18,7 +18,7 @@ from fractions import Fraction
 
 from mechlib.errors import InputError
 from mechlib.exact import format_fraction, parse_probability
-from mechlib.exact_linear import HINT_DENOMINATORS, solve
+from mechlib.exact_linear import first_accepted, solve
 from mechlib.mechanism import Mechanism
 from mechlib.optimal import (
     HIGHS,
@@ -188,17 +188,17 @@ def _interaction_weights(
         for j in guesses[1:]:
             equations.append([per_guess[i][r][guesses[0]] - per_guess[i][r][j] for i in active])
             rhs.append(Fraction(0))
-    weights = [Fraction(0)] * (user.n + 1)
-    for limit in HINT_DENOMINATORS:  # free coordinates: simplest rationals near HiGHS's duals first
-        lam = solve(equations, rhs, [hints[i] for i in active], limit)
-        if lam is None:
-            break
+
+    def spread(lam: list[Fraction]) -> list[Fraction]:
         weights = [Fraction(0)] * (user.n + 1)
         for i, w in zip(active, lam):
             weights[i] = w
-        if check(weights) is None:
-            break
-    return weights
+        return weights
+
+    lam = first_accepted(equations, rhs, [hints[i] for i in active], lambda v: check(spread(v)) is None)
+    if lam is None:
+        raise CertificationError("no exact λ from complementary slackness passes the interaction check")
+    return spread(lam)
 
 
 # -- the optimal mechanism for a minimax user (GS §2.5) ----------------------------------------
@@ -230,7 +230,7 @@ def optimal_minimax_mechanism(user: MinimaxUser, alpha: object) -> MinimaxOptimu
     """The exactly certified optimal α-DP mechanism for a minimax user (GS §2.5's LP)."""
     import numpy as np
     from scipy.optimize import linprog
-    from scipy.sparse import coo_matrix, hstack, vstack
+    from scipy.sparse import coo_matrix, vstack
 
     a = parse_probability(alpha)
     if not 0 < a < 1:
@@ -244,7 +244,7 @@ def optimal_minimax_mechanism(user: MinimaxUser, alpha: object) -> MinimaxOptimu
         loss[t, i * size : (i + 1) * size] = [float(v) for v in user.loss.matrix[i]]
         loss[t, -1] = -1.0
     a_ub = vstack([dp_rows, coo_matrix(loss)]).tocsr()
-    a_eq = hstack([row_sum_constraints(size), coo_matrix((size, 1))]).tocsr()
+    a_eq = row_sum_constraints(size, extra=1)
     c = np.zeros(size * size + 1)
     c[-1] = 1.0
     bounds = [(0, None)] * (size * size) + [(None, None)]
@@ -304,16 +304,22 @@ def _minimax_duals(
             equation[len(active) + i] -= x.rows[i][j]
         equations.append(equation)
         rhs.append(Fraction(0))
-    for limit in HINT_DENOMINATORS:  # free coordinates: simplest rationals near HiGHS's duals first
-        values = solve(equations, rhs, [hints[i] for i in active] + dual_hint, limit)
-        if values is None:
-            break
+
+    def split(values: list[Fraction]) -> tuple[list[Fraction], list[Fraction]]:
         weights = [Fraction(0)] * size
         for i, w in zip(active, values):
             weights[i] = w
-        if check_minimax_certificate(x, user, alpha, weights, values[len(active) :]) is None:
-            return weights, values[len(active) :]
-    raise CertificationError("no exact (λ, u) from complementary slackness passes the check")
+        return weights, values[len(active) :]
+
+    values = first_accepted(
+        equations,
+        rhs,
+        [hints[i] for i in active] + dual_hint,
+        lambda v: check_minimax_certificate(x, user, alpha, *split(v)) is None,
+    )
+    if values is None:
+        raise CertificationError("no exact (λ, u) from complementary slackness passes the check")
+    return split(values)
 
 
 def derived_minimax_loss(user: MinimaxUser, alpha: object) -> Fraction:

@@ -20,10 +20,11 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from mechlib.errors import InputError
 from mechlib.exact import format_fraction, parse_probability
-from mechlib.exact_linear import HINT_DENOMINATORS, solve
+from mechlib.exact_linear import first_accepted, solve
 from mechlib.mechanism import Mechanism
 from mechlib.privacy import is_dp
 from mechlib.users import BayesUser
@@ -129,26 +130,13 @@ def certify_given(mechanism: Mechanism, user: BayesUser, alpha: object) -> tuple
     HiGHS's duals for this user's LP are only hints; u comes from complementary slackness on the
     given mechanism's own segments and is accepted only if ``check_bayes_certificate`` holds.
     """
-    import numpy as np
-    from scipy.optimize import linprog
-    from scipy.sparse import coo_matrix
-
     a = parse_probability(alpha)
     costs = bayes_costs(user)
-    size = len(costs)
-    (rows, cols, vals), k = dp_lp_constraints(size, a)
-    a_ub = coo_matrix((vals, (rows, cols)), shape=(k, size * size)).tocsr()
-    c = np.array([float(v) for row in costs for v in row])
-    result = linprog(c, A_ub=a_ub, b_ub=np.zeros(k), A_eq=row_sum_constraints(size), b_eq=np.ones(size), **HIGHS)
-    hint = list(result.eqlin.marginals) if result.status == 0 else [0.0] * size
+    result = solve_bayes_lp(costs, a)
+    hint = list(result.eqlin.marginals) if result.status == 0 else [0.0] * len(costs)
     equations, rhs = segment_dual_equations(mechanism, a, costs)
-    for limit in HINT_DENOMINATORS:
-        u = solve(equations, rhs, hint, limit)
-        if u is None:
-            return None
-        if check_bayes_certificate(mechanism, user, a, u) is None:
-            return tuple(u)
-    return None
+    u = first_accepted(equations, rhs, hint, lambda v: check_bayes_certificate(mechanism, user, a, v) is None)
+    return None if u is None else tuple(u)
 
 
 # -- HiGHS, then exact rebuild ----------------------------------------------------------------
@@ -176,6 +164,19 @@ def dp_lp_constraints(size: int, alpha: Fraction) -> tuple[list[list[float]], in
     return [rows, cols, vals], k
 
 
+def solve_bayes_lp(costs: list[list[Fraction]], alpha: Fraction) -> Any:
+    """HiGHS on GRS LP (3)–(7) in floats (scipy's result): it finds, it does not decide."""
+    import numpy as np
+    from scipy.optimize import linprog
+    from scipy.sparse import coo_matrix
+
+    size = len(costs)
+    (rows, cols, vals), k = dp_lp_constraints(size, alpha)
+    a_ub = coo_matrix((vals, (rows, cols)), shape=(k, size * size)).tocsr()
+    c = np.array([float(v) for row in costs for v in row])
+    return linprog(c, A_ub=a_ub, b_ub=np.zeros(k), A_eq=row_sum_constraints(size), b_eq=np.ones(size), **HIGHS)
+
+
 def row_sum_constraints(size: int, extra: int = 0) -> object:
     """Σ_j x_ij = 1 for every row i, as a sparse matrix (``extra`` further zero columns)."""
     import numpy as np
@@ -186,15 +187,8 @@ def row_sum_constraints(size: int, extra: int = 0) -> object:
 
 
 def _highs_bayes(costs: list[list[Fraction]], alpha: Fraction) -> tuple[Mechanism, list[Fraction]] | None:
-    import numpy as np
-    from scipy.optimize import linprog
-    from scipy.sparse import coo_matrix
-
     size = len(costs)
-    (rows, cols, vals), k = dp_lp_constraints(size, alpha)
-    a_ub = coo_matrix((vals, (rows, cols)), shape=(k, size * size)).tocsr()
-    c = np.array([float(v) for row in costs for v in row])
-    result = linprog(c, A_ub=a_ub, b_ub=np.zeros(k), A_eq=row_sum_constraints(size), b_eq=np.ones(size), **HIGHS)
+    result = solve_bayes_lp(costs, alpha)
     if result.status != 0:
         return None
     pieces = segment_pieces(result.x.reshape(size, size), alpha)
@@ -207,13 +201,12 @@ def _highs_bayes(costs: list[list[Fraction]], alpha: Fraction) -> tuple[Mechanis
     if x is None:
         return None
     equations, rhs = segment_dual_equations(x, alpha, costs)
-    for limit in HINT_DENOMINATORS:  # free coordinates: simplest rationals near HiGHS's duals first
-        u = solve(equations, rhs, list(result.eqlin.marginals), limit)
-        if u is None:
-            return None
-        if all(cone_nonnegative([costs[i][j] - u[i] for i in range(size)], alpha) for j in range(size)):
-            return x, u
-    return None
+
+    def dual_feasible(u: list[Fraction]) -> bool:
+        return all(cone_nonnegative([costs[i][j] - u[i] for i in range(size)], alpha) for j in range(size))
+
+    u = first_accepted(equations, rhs, list(result.eqlin.marginals), dual_feasible)
+    return None if u is None else (x, u)
 
 
 def _segments(column: Sequence[float], alpha: float) -> list[list[int]] | None:
