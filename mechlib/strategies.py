@@ -122,3 +122,31 @@ def dp_mixtures(draw: st.DrawFn, max_n: int = 6) -> tuple[Fraction, Mechanism]:
     lam = Fraction(draw(st.integers(0, 8)), 8)
     rr = randomized_response(alpha, n + 1)
     return alpha, Mechanism([[lam * a + (1 - lam) * b for a, b in zip(r, s)] for r, s in zip(rr.rows, mixed.rows)])
+
+
+@st.composite
+def payoffs(draw: st.DrawFn, states: int, supermodular: bool | None = True) -> list[list[Fraction]]:
+    """u[a][ω] for 2–4 ordered actions: u(a, ω) = r(a) + c(ω) + Σ_{i<a, j<ω} d(i, j).
+
+    d ≥ 0 makes u supermodular (SY §5); ``supermodular=False`` forces one d < 0 (a negative
+    control: then u is not supermodular); None lets d take any sign."""
+    actions = draw(st.integers(2, 4))
+    low = 0 if supermodular else -4
+    d = [[draw(st.integers(low, 4)) for _ in range(states - 1)] for _ in range(actions - 1)]
+    if supermodular is False:
+        i, j = draw(st.integers(0, actions - 2)), draw(st.integers(0, states - 2))
+        d[i][j] = -draw(st.integers(1, 4))
+    r = [draw(st.integers(-6, 6)) for _ in range(actions)]
+    c = [draw(st.integers(-3, 3)) for _ in range(states)]
+    return [
+        [Fraction(r[a] + c[w] + sum(d[i][j] for i in range(a) for j in range(w))) for w in range(states)]
+        for a in range(actions)
+    ]
+
+
+@st.composite
+def oblivious_dp_cases(draw: st.DrawFn, max_n: int = 5) -> tuple[Fraction, list[Fraction], Mechanism]:
+    """(α, μ₀, σ): a full-support prior on ω = 0..N and an oblivious α-DP mechanism σ(s | ω) for
+    categorical data (T = 1, so SY's DP is GRS's on 0..N): DP mixtures, derivable or not."""
+    alpha, sigma = draw(dp_mixtures(max_n=max_n))
+    return alpha, list(draw(priors(sigma.n, full_support=True)).probabilities), sigma
