@@ -14,6 +14,9 @@ CHECK_MODULES = (
     "proofs.symbolic_claims",
     "proofs.database_claims",
     "proofs.sy_claims",
+    "proofs.sy_privacy_sets",
+    "proofs.sy_uprr",
+    "proofs.sy_example1",
     "proofs.fuzz_claims",
 )
 

@@ -1,0 +1,217 @@
+"""Schmutte–Yoder §5: the geometric mechanism's posteriors, the UPRR order, supermodular users.
+
+EXACT parts run over fixed instances with α ∈ {1/2, 1/3, e^−1} (exact: :mod:`mechlib.alpha`);
+FUZZ parts (Hypothesis, :mod:`proofs.fuzz`) over random priors μ₀, oblivious DP mechanisms
+(mixtures of remaps of T with randomized response) and payoffs. Lemma 2 against *every*
+oblivious DP posterior reduces to the vertices of K_Ω: the relative-risk conditions
+μ(ω)μ′(ω−1) ≥ μ(ω−1)μ′(ω) are linear in μ′.
+"""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+from typing import Any
+
+from hypothesis import strategies as st
+
+from mechlib.alpha import Alpha, X, const
+from mechlib.decision import DecisionProblem, at_least
+from mechlib.designer import optimal_oblivious_value
+from mechlib.exact import format_fraction
+from mechlib.info_structure import InformationStructure, geometric_structure
+from mechlib.privacy_sets import binding_bounds, k_omega_vertices, k_omega_violation, omega_edges
+from mechlib.strategies import alphas, oblivious_dp_cases, payoffs, priors
+from mechlib.uprr import uprr_dominates, violated_peak
+from proofs.catalogue import EXACT, FUZZ
+from proofs.fuzz import fuzz, jsonable
+from proofs.registry import Outcome, check, decide
+
+ALPHAS = (Alpha.of("1/2"), Alpha.of("1/3"), Alpha.exp(1))
+
+
+def _random_mu0(n: int, rng: random.Random) -> list[Fraction]:
+    raw = [Fraction(rng.randint(1, 9)) for _ in range(n + 1)]
+    return [w / sum(raw) for w in raw]
+
+
+def lemma1_violation(mu0: list[Fraction], alpha: Alpha) -> dict[str, Any] | None:
+    """Output s of the truncated geometric mechanism must give the posterior attaining the upper
+    bound exactly at 1 ≤ ω ≤ s and the lower bound exactly at ω > s (SY Lemma 1)."""
+    tau = geometric_structure(mu0)
+    edges = omega_edges(len(mu0), 1)
+    for s, column in enumerate(tau.columns):
+        f = dict(enumerate(column))
+        if k_omega_violation(list(column), mu0, 1, alpha) is not None:
+            return {"output": s, "problem": "posterior not in K_Ω"}
+        binding = set(binding_bounds(f, dict(enumerate(mu0)), edges, alpha))
+        want = {(w - 1, w) if w <= s else (w, w - 1) for w in range(1, len(mu0))}
+        if binding != want:
+            return {"output": s, "binding": sorted(binding), "expected": sorted(want)}
+    return None
+
+
+def lemma2_violation(mu0: list[Fraction], alpha: Alpha) -> dict[str, Any] | None:
+    """The geometric posterior for output s has peak s against every vertex of K_Ω (SY Lemma 2)."""
+    tau = geometric_structure(mu0)
+    others = list(enumerate(tuple(v) for v in k_omega_vertices(mu0, 1)))
+    for s, column in enumerate(tau.columns):
+        broken = violated_peak(column, others, s, alpha)
+        if broken is not None:
+            return {"output": s, "vertex": broken[0], "omega": broken[1]}
+    return None
+
+
+@check("SY-L1", kind=EXACT)
+def geometric_posteriors_exact() -> Outcome:
+    """N = 1..8, random μ₀, α ∈ {1/2, 1/3, e^−1}: output s attains the upper bound at ω ≤ s and
+    the lower bound above (so supp τ^g ⊆ ext K_Ω), and these N + 1 patterns are all of them."""
+    rng = random.Random(11)
+    failures = []
+    for n in range(1, 9):
+        mu0 = _random_mu0(n, rng)
+        for alpha in ALPHAS:
+            bad = lemma1_violation(mu0, alpha)
+            if bad:
+                failures.append({"N": n, "alpha": str(alpha), **bad})
+    return decide(failures, {"N": "1..8", "alphas": [str(a) for a in ALPHAS]})
+
+
+@check("SY-L2", kind=EXACT)
+def geometric_uprr_dominant_exact() -> Outcome:
+    """N = 1..6, random μ₀, α ∈ {1/2, 1/3, e^−1}: each geometric posterior (output s) has the valid
+    peak s (SY Lemma 2's ω*) against every vertex of K_Ω, hence against every oblivious ε-DP
+    posterior. Control: τ_b of SY Example 2 does not UPRR-dominate τ^g."""
+    rng = random.Random(12)
+    failures: list[dict[str, Any]] = []
+    for n in range(1, 7):
+        mu0 = _random_mu0(n, rng)
+        for alpha in ALPHAS:
+            bad = lemma2_violation(mu0, alpha)
+            if bad:
+                failures.append({"N": n, "alpha": str(alpha), **bad})
+    mu0 = [Fraction(1, 3)] * 3
+    if uprr_dominates(example2_tau_b(), geometric_structure(mu0), ALPHAS[2]).dominates:
+        failures.append({"control": "τ_b ⪰_UPRR τ^g"})
+    return decide(failures, {"N": "1..6", "alphas": [str(a) for a in ALPHAS], "against": "all vertices of K_Ω"})
+
+
+def example2_tau_b() -> InformationStructure:
+    """SY Example 2's τ_b for μ₀ = (1/3, 1/3, 1/3): the vertices with one upper bound, at ω = 1
+    (∝ (α, 1, α)) or at ω = 2 (∝ (1, α, 1)), with equal weights; scale 1 + α."""
+    third = const(Fraction(1, 3))
+    return InformationStructure(
+        (tuple(third * p for p in (X, const(1), X)), tuple(third * p for p in (const(1), X, const(1)))), const(1) + X
+    )
+
+
+@check("SY-E2", kind=EXACT)
+def example_two() -> Outcome:
+    """N = 2, ε = 1 exactly, μ₀ = (1/3, 1/3, 1/3): τ^g ⪰_UPRR τ_b with peaks 0, 1, 2 for the
+    posteriors attaining no, one (ω = 1), both upper bounds (Figure 6); both are Bayes-plausible;
+    and τ_b does not dominate τ^g."""
+    alpha = ALPHAS[2]
+    mu0 = [Fraction(1, 3)] * 3
+    tau_g, tau_b = geometric_structure(mu0), example2_tau_b()
+    forward = uprr_dominates(tau_g, tau_b, alpha)
+    backward = uprr_dominates(tau_b, tau_g, alpha)
+    failures = []
+    if tau_g.prior_violation(mu0, alpha) is not None or tau_b.prior_violation(mu0, alpha) is not None:
+        failures.append({"problem": "not Bayes-plausible"})
+    if not forward.dominates or forward.peaks != {0: 0, 1: 1, 2: 2}:
+        failures.append({"problem": "τ^g does not dominate with peaks 0, 1, 2", "verdict": str(forward)})
+    if backward.dominates:
+        failures.append({"problem": "τ_b dominates τ^g too"})
+    evidence = {"peaks of τ^g (output: peak)": forward.peaks, "τ_b fails at": str(backward.failure)}
+    return decide(failures, evidence)
+
+
+# -- FUZZ parts ---------------------------------------------------------------------------------
+
+
+def _structure(sigma: Any, mu0: list[Fraction]) -> InformationStructure:
+    return InformationStructure.from_oblivious([list(r) for r in sigma.rows], mu0)
+
+
+@check("SY-P3", kind=FUZZ)
+def fuzz_oblivious_posteriors_in_k_omega() -> Outcome:
+    """Random oblivious α-DP σ (T = 1) and μ₀: every induced posterior about ω is in K_Ω."""
+
+    def prop(case: tuple[Fraction, list[Fraction], Any]) -> dict[str, Any] | None:
+        a, mu0, sigma = case
+        alpha = Alpha.of(a)
+        for s, column in enumerate(_structure(sigma, mu0).columns):
+            found = k_omega_violation(list(column), mu0, 1, alpha)
+            if found is not None:
+                return {"output": s, "pair": [found.low, found.high]}
+        return None
+
+    return fuzz("SY-P3", oblivious_dp_cases(), prop, 40)
+
+
+@check("SY-L1", kind=FUZZ)
+def fuzz_geometric_posteriors() -> Outcome:
+    """Random μ₀ (N ≤ 8) and α: SY Lemma 1's binding pattern for every output."""
+    cases = st.tuples(alphas(), st.integers(1, 8).flatmap(lambda n: priors(n, full_support=True)))
+    return fuzz("SY-L1", cases, lambda c: lemma1_violation(list(c[1].probabilities), Alpha.of(c[0])), 40)
+
+
+@check("SY-L2", kind=FUZZ)
+def fuzz_geometric_dominates() -> Outcome:
+    """Random oblivious α-DP τ (T = 1): τ^g ⪰_UPRR τ, with the peaks found exactly."""
+
+    def prop(case: tuple[Fraction, list[Fraction], Any]) -> dict[str, Any] | None:
+        a, mu0, sigma = case
+        verdict = uprr_dominates(geometric_structure(mu0), _structure(sigma, mu0), Alpha.of(a))
+        return None if verdict.dominates else {"failure": str(verdict.failure)}
+
+    return fuzz("SY-L2", oblivious_dp_cases(), prop, 40)
+
+
+def _supermodular_case(supermodular: bool | None = True) -> st.SearchStrategy[Any]:
+    return oblivious_dp_cases(max_n=4).flatmap(
+        lambda c: st.tuples(st.just(c), payoffs(c[2].n + 1, supermodular=supermodular))
+    )
+
+
+def theorem3_violation(case: Any) -> dict[str, Any] | None:
+    """E τ^g value = the best over oblivious DP mechanisms (LP over ext K_Ω) and, for N ≤ 3, over
+    all DP mechanisms on databases with i.i.d. data (LP over ext K); exact."""
+    (a, mu0, _), u = case
+    alpha = Alpha.of(a)
+    problem = DecisionProblem.of(u)
+    num, scale = problem.value(geometric_structure(mu0), alpha)
+    geometric = Fraction(alpha.value(num)) / Fraction(alpha.value(scale))
+    best = optimal_oblivious_value(mu0, 1, problem, alpha)
+    if best is None:
+        return None  # could not certify the optimum: not a counterexample
+    if geometric != best:
+        return {"geometric": format_fraction(geometric), "best oblivious": format_fraction(best)}
+    return None
+
+
+@check("SY-T3", kind=FUZZ)
+def fuzz_geometric_optimal_supermodular() -> Outcome:
+    """Random supermodular payoffs (categorical data): the geometric mechanism's value equals the
+    certified optimum over oblivious DP mechanisms (all of them by SY Thm 2 / SY-T2); for i.i.d.
+    N = 2, 3 also the certified optimum over all DP mechanisms on databases (see the tests)."""
+    return fuzz("SY-T3", _supermodular_case(), theorem3_violation, 30)
+
+
+def theorem4_violation(case: Any) -> dict[str, Any] | None:
+    """τ′ (oblivious DP) ⪯_UPRR τ^g and the payoff is worth at least as much under τ^g."""
+    (a, mu0, sigma), u = case
+    alpha = Alpha.of(a)
+    tau, other = geometric_structure(mu0), _structure(sigma, mu0)
+    if not uprr_dominates(tau, other, alpha).dominates:
+        return {"problem": "not UPRR-ordered (SY-L2 would fail)"}
+    problem = DecisionProblem.of(u)
+    if not at_least(problem.value(tau, alpha), problem.value(other, alpha), alpha):
+        return {"payoff": jsonable(u)}
+    return None
+
+
+@check("SY-T4", kind=FUZZ)
+def fuzz_uprr_implies_value() -> Outcome:
+    """Random τ′ (oblivious DP) ⪯_UPRR τ^g, random supermodular payoff: τ^g is worth at least τ′."""
+    return fuzz("SY-T4", _supermodular_case(), theorem4_violation, 40)

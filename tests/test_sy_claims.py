@@ -1,0 +1,143 @@
+"""Negative controls for the SY claim checks: each check must fail on a mutated input."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+from hypothesis import strategies as st
+
+import proofs.sy_privacy_sets as ps
+import proofs.sy_uprr as su
+from mechlib.alpha import Alpha, X, const
+from mechlib.databases import DatabaseSpace, iid_prior
+from mechlib.info_structure import InformationStructure, geometric_structure
+from mechlib.privacy_sets import k_omega_violation
+from mechlib.strategies import oblivious_dp_cases, payoffs
+from proofs.fuzz import fuzz
+from proofs.registry import Verdict
+
+HALF = Alpha.of("1/2")
+
+
+def test_theorem1_construction_stays_in_k_omega_for_categorical_data() -> None:
+    """The same construction with T = 1 projects into K_Ω (Theorem 2): T > 1 is what breaks it."""
+    space = DatabaseSpace(3, 1)
+    prior = iid_prior(space, ["1/2", "1/2"])
+    pi, _ = ps._theorem1_posterior(space, prior)
+    assert k_omega_violation(space.project(pi, const(0)), space.project(prior, Fraction(0)), 1, HALF) is None
+
+
+def test_a_wrong_alpha_in_the_posterior_test_breaks_e4(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = ps.k_violation
+    monkeypatch.setattr(ps, "k_violation", lambda space, pi, prior, alpha: real(space, pi, prior, Alpha.of("9/10")))
+    assert ps.dp_iff_posteriors_in_k().verdict == Verdict.REFUTED
+
+
+def test_an_asymmetric_prior_refutes_t2(monkeypatch: pytest.MonkeyPatch) -> None:
+    from proofs.sy_claims import ASYMMETRIC_3
+
+    monkeypatch.setattr(ps, "iid_prior", lambda space, p: dict(ASYMMETRIC_3) if space.n == 3 else iid_prior(space, p))
+    outcome = ps.categorical_anonymous_equal()
+    assert outcome.verdict == Verdict.REFUTED and outcome.evidence["failures"][0]["escapes"]
+
+
+def test_lifts_fail_when_the_prior_of_the_lift_is_wrong() -> None:
+    """K_Ω ⊆ PK needs the right μ₀: lifting with another prior's weights leaves K."""
+    space = DatabaseSpace(2, 1)
+    prior = iid_prior(space, ["1/2", "1/2"])
+    assert ps.lifts_fail(space, prior, HALF) == []
+    skew = iid_prior(space, ["9/10", "1/10"])
+    mu0 = space.project(prior, Fraction(0))
+    failed = [
+        v
+        for v in ps.k_omega_vertices(space.project(skew, Fraction(0)), 1)
+        if ps.k_violation(space, {t: v[sum(t)] * const(prior[t] / mu0[sum(t)]) for t in space.thetas}, prior, HALF)
+    ]
+    assert failed
+
+
+def _squared_alpha(mu0: list[Fraction]) -> InformationStructure:
+    """The geometric mechanism at α² instead of α: a mutation of τ^g."""
+    g = geometric_structure(mu0)
+    return InformationStructure(tuple(tuple(p(X * X) for p in c) for c in g.columns), g.scale(X * X))
+
+
+def test_lemmas_1_and_2_fail_for_the_geometric_mechanism_at_the_wrong_alpha(monkeypatch: pytest.MonkeyPatch) -> None:
+    mu0 = [Fraction(1, 4)] * 4
+    assert su.lemma1_violation(mu0, HALF) is None and su.lemma2_violation(mu0, HALF) is None
+    monkeypatch.setattr(su, "geometric_structure", _squared_alpha)
+    assert su.lemma1_violation(mu0, HALF) is not None
+    assert su.geometric_posteriors_exact().verdict == Verdict.REFUTED
+
+
+def test_lemma2_fails_with_the_wrong_peak() -> None:
+    from mechlib.uprr import violated_peak
+
+    mu0 = [Fraction(1, 4)] * 4
+    g = geometric_structure(mu0)
+    others = list(enumerate(tuple(v) for v in ps.k_omega_vertices(mu0, 1)))
+    assert violated_peak(g.columns[1], others, 1, HALF) is None
+    assert violated_peak(g.columns[1], others, 2, HALF) is not None
+
+
+def test_uprr_fails_against_a_non_dp_structure() -> None:
+    from mechlib.uprr import uprr_dominates
+
+    mu0 = [Fraction(1, 3)] * 3
+    revealing = InformationStructure.of([[Fraction(1, 3), 0, 0], [0, Fraction(1, 3), 0], [0, 0, Fraction(1, 3)]])
+    verdict = uprr_dominates(geometric_structure(mu0), revealing, HALF)
+    assert not verdict.dominates and verdict.failure is not None
+
+
+def test_non_dp_mechanisms_refute_the_p3_and_l2_fuzz_properties() -> None:
+    from mechlib.strategies import mechanisms, priors
+
+    def case(m):
+        return st.tuples(
+            st.just(Fraction(1, 2)), priors(m.n, full_support=True).map(lambda p: list(p.probabilities)), st.just(m)
+        )
+
+    non_dp = mechanisms(max_n=4).filter(lambda m: m.n >= 1).flatmap(case)
+
+    def prop(c):
+        a, mu0, sigma = c
+        structure = InformationStructure.from_oblivious([list(r) for r in sigma.rows], mu0)
+        return next(
+            ({"s": s} for s, col in enumerate(structure.columns) if k_omega_violation(list(col), mu0, 1, Alpha.of(a))),
+            None,
+        )
+
+    assert fuzz("control-P3", non_dp, prop, 40).verdict == Verdict.REFUTED
+
+
+def test_non_supermodular_payoffs_refute_theorems_3_and_4() -> None:
+    cases = oblivious_dp_cases(max_n=3).flatmap(
+        lambda c: st.tuples(st.just(c), payoffs(c[2].n + 1, supermodular=False))
+    )
+    assert fuzz("control-T3", cases, su.theorem3_violation, 60).verdict == Verdict.REFUTED
+
+    # Theorem 4's control: SY §5.1's "central vs extreme" user prefers τ_b (a DP mechanism that τ^g
+    # UPRR-dominates) — supermodularity is what makes UPRR dominance pay.
+    from mechlib.mechanism import Mechanism
+
+    tau_b = Mechanism([["3/4", "1/4"], ["1/4", "3/4"], ["3/4", "1/4"]])  # α = 1/3: ∝ (1, α, 1), (α, 1, α)
+    central = [[Fraction(0), Fraction(1), Fraction(0)], [Fraction(1), Fraction(0), Fraction(1)]]
+    case = (Fraction(1, 3), [Fraction(1, 3)] * 3, tau_b)  # τ_b wins for α < 1/2 (ties at 1/2)
+    assert su.theorem4_violation((case, central)) is not None
+    supermodular = [[Fraction(0)] * 3, [Fraction(-1), Fraction(0), Fraction(1)]]
+    assert su.theorem4_violation((case, supermodular)) is None
+
+
+def test_supermodular_strategy_is_supermodular_and_control_is_not() -> None:
+    from hypothesis import given, settings
+
+    from mechlib.decision import DecisionProblem
+
+    @settings(max_examples=50, database=None)
+    @given(payoffs(4), payoffs(4, supermodular=False))
+    def check(good, bad):
+        assert DecisionProblem.of(good).supermodularity_violation() is None
+        assert DecisionProblem.of(bad).supermodularity_violation() is not None
+
+    check()
