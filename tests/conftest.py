@@ -21,7 +21,6 @@ settings.register_profile("deep", max_examples=3000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 
-
 @pytest.fixture(autouse=True)
 def _counterexamples_in_tmp(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Negative controls shrink and save counterexamples: keep them out of reports/."""

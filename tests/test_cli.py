@@ -159,11 +159,11 @@ def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_verify_json_and_reports(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    chosen = ["--only", "GRS-F4", "--only", "GS-AB", "--only", "SY-E1"]  # SY-E1 has no check yet
+    chosen = ["--only", "GRS-F4", "--only", "GS-AB", "--only", "GS-L5"]  # GS-L5 has no check yet
     status, out, _ = run(capsys, "verify", "--json", "--reports", str(tmp_path), *chosen)
     doc = json.loads(out)
     assert status == 0
-    assert [c["id"] for c in doc["claims"]] == ["GRS-F4", "GS-AB", "SY-E1"]
+    assert [c["id"] for c in doc["claims"]] == ["GRS-F4", "GS-AB", "GS-L5"]
     assert all(c["verdict"] == "PROVED" for c in doc["claims"] if c["implemented"])
     pending = [c for c in doc["claims"] if not c["implemented"]]
     assert pending and all(c["verdict"] == "UNKNOWN" and "not implemented" in c["reason"] for c in pending)
