@@ -13,48 +13,43 @@ witness π is re-checked in exact rationals before it counts.
 from __future__ import annotations
 
 from fractions import Fraction
-from itertools import product
 from typing import Any
 
 import z3
 
+from mechlib.databases import DatabaseSpace, Theta, iid_prior
 from mechlib.exact import format_fraction
 from mechlib.smt import exact, q
 from proofs.catalogue import SMT
 from proofs.registry import Outcome, Verdict, check, decide
 from proofs.smt_claims import proved_if_unsat, run
 
-Theta = tuple[int, ...]
-
-
 def databases(n: int, t: int) -> list[Theta]:
-    return list(product(range(t + 1), repeat=n))
+    return list(DatabaseSpace(n, t).thetas)
 
 
-def adjacent(thetas: list[Theta]) -> list[tuple[Theta, Theta]]:
-    return [(a, b) for a in thetas for b in thetas if a < b and sum(x != y for x, y in zip(a, b)) == 1]
+def space_of(prior: dict[Theta, Any]) -> DatabaseSpace:
+    """The database space a prior (or belief) is defined on."""
+    n = len(next(iter(prior)))
+    return DatabaseSpace(n, round(len(prior) ** (1 / n)) - 1)
 
 
 def iid(n: int, probabilities: list[Fraction]) -> dict[Theta, Fraction]:
     """π₀(θ) = Π_n p(θ_n)."""
-    prior = {}
-    for theta in databases(n, len(probabilities) - 1):
-        p = Fraction(1)
-        for x in theta:
-            p *= probabilities[x]
-        prior[theta] = p
-    return prior
+    return iid_prior(DatabaseSpace(n, len(probabilities) - 1), probabilities)
 
 
 def projected(prior: dict[Theta, Any], total: int) -> list[Any]:
-    """P: the distribution of ω = Σθ_n (works for exact values and z3 terms alike)."""
-    return [sum((v for theta, v in prior.items() if sum(theta) == w), Fraction(0) * 0) for w in range(total + 1)]
+    """P: the distribution of ω = Σθ_n (works for exact values, z3 and sympy terms alike)."""
+    out = space_of(prior).project(prior, Fraction(0))
+    assert len(out) == total + 1
+    return out
 
 
 def k_constraints(pi: dict[Theta, Any], prior: dict[Theta, Fraction], alpha: Fraction) -> list[Any]:
     a = q(alpha) if isinstance(next(iter(pi.values())), z3.ArithRef) else alpha
     cons = []
-    for s, t in adjacent(list(prior)):
+    for s, t in space_of(prior).adjacent_pairs:
         cons += [pi[s] * prior[t] >= a * pi[t] * prior[s], pi[t] * prior[s] >= a * pi[s] * prior[t]]
     return cons
 
@@ -226,7 +221,7 @@ def exact_married_respondents() -> Outcome:
     d = sp.Symbol("delta", positive=True)
     for alpha in (Fraction(1, 2), Fraction(1, 3)):
         f = phi(alpha)
-        for s, t in adjacent(list(ORDER_A)):
+        for s, t in DatabaseSpace(3, 1).adjacent_pairs:
             if not alpha <= f[s] / f[t] <= 1 / alpha:
                 failures.append({"alpha": format_fraction(alpha), "pair": [s, t], "problem": "π̂ ∉ K"})
         a = sp.Rational(alpha.numerator, alpha.denominator)
