@@ -24,6 +24,7 @@ from proofs.catalogue import SMT
 from proofs.registry import Outcome, Verdict, check, decide
 from proofs.smt_claims import proved_if_unsat, run
 
+
 def databases(n: int, t: int) -> list[Theta]:
     return list(DatabaseSpace(n, t).thetas)
 
