@@ -150,3 +150,56 @@ def oblivious_dp_cases(draw: st.DrawFn, max_n: int = 5) -> tuple[Fraction, list[
     categorical data (T = 1, so SY's DP is GRS's on 0..N): DP mixtures, derivable or not."""
     alpha, sigma = draw(dp_mixtures(max_n=max_n))
     return alpha, list(draw(priors(sigma.n, full_support=True)).probabilities), sigma
+
+
+@st.composite
+def extreme_alphas(draw: st.DrawFn) -> Fraction:
+    """α in (0, 1) including values near 0 and near 1 (1/1000, 999/1000, …)."""
+    near_zero = st.integers(2, 1000).map(lambda q: Fraction(1, q))
+    near_one = st.integers(2, 1000).map(lambda q: Fraction(q - 1, q))
+    return draw(st.one_of(alphas(), near_zero, near_one))
+
+
+@st.composite
+def illegal_losses(draw: st.DrawFn, n: int) -> Loss:
+    """A loss that is *not* legal (GRS §2.2): some row decreases away from the truth — for negative
+    controls. Needs n ≥ 1."""
+    rows = [list(r) for r in draw(legal_losses(n)).matrix]
+    i = draw(st.integers(0, n))
+    j = draw(st.sampled_from([k for k in range(n + 1) if k != i]))
+    nearer = j - 1 if j > i else j + 1
+    rows[i][nearer] = rows[i][j] + draw(st.integers(1, 3))  # j is farther from i, yet cheaper
+    return Loss(rows)
+
+
+@st.composite
+def side_information(draw: st.DrawFn, n: int) -> frozenset[int]:
+    """A nonempty side-information set S ⊆ {0..n} (GS §2.4): singletons, intervals, anything."""
+    return frozenset(draw(st.sets(st.integers(0, n), min_size=1)))
+
+
+@st.composite
+def refinements_of_t(draw: st.DrawFn, max_n: int = 8) -> tuple[Fraction, Mechanism, Remap]:
+    """(α, X, Y) with X = T split into finer outputs and Y∘X = T exactly (GRS Thm 3.2's "if"):
+    each output r of T becomes 1–3 outputs with random exact weights; Y merges them back."""
+    alpha = draw(alphas())
+    n = draw(st.integers(1, max_n))
+    t = truncated_geometric(alpha, n)
+    parts = [draw(st.lists(st.integers(1, 5), min_size=1, max_size=3)) for _ in t.outputs]
+    weights = [[Fraction(w, sum(p)) for w in p] for p in parts]
+    x = Mechanism([[v * w for v, ws in zip(row, weights) for w in ws] for row in t.rows])
+    owner = [r for r, ws in enumerate(weights) for _ in ws]
+    y = Remap.deterministic(lambda k: owner[k], tuple(range(len(owner))), tuple(t.outputs))
+    return alpha, x, y
+
+
+@st.composite
+def dp_vertices(draw: st.DrawFn, max_n: int = 5) -> tuple[Fraction, Mechanism]:
+    """(α, X): X a certified optimal vertex of the α-DP polytope for a random objective — a random
+    prior and an arbitrary (usually illegal) loss, so X is often *not* derivable from T."""
+    from mechlib.optimal import optimal_bayes_mechanism
+
+    alpha = draw(alphas(max_denominator=6))
+    n = draw(st.integers(1, max_n))
+    loss = Loss([[draw(st.integers(0, 9)) for _ in range(n + 1)] for _ in range(n + 1)])
+    return alpha, optimal_bayes_mechanism(BayesUser(draw(priors(n, full_support=True)), loss), alpha).mechanism

@@ -1,0 +1,70 @@
+"""The public strategies produce what they promise (each property decided exactly)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mechlib.decision import DecisionProblem
+from mechlib.derivability import derivation_witness
+from mechlib.families import truncated_geometric
+from mechlib.privacy import is_dp
+from mechlib.stochastic import compose
+from mechlib.strategies import (
+    dp_vertices,
+    extreme_alphas,
+    illegal_losses,
+    oblivious_dp_cases,
+    payoffs,
+    refinements_of_t,
+    side_information,
+)
+
+
+@given(extreme_alphas())
+def test_extreme_alphas_are_in_the_open_unit_interval(alpha: Fraction) -> None:
+    assert 0 < alpha < 1
+
+
+@given(st.integers(1, 6).flatmap(illegal_losses))
+def test_illegal_losses_are_illegal(loss) -> None:
+    assert not loss.is_legal()
+
+
+@given(st.integers(0, 6).flatmap(lambda n: st.tuples(st.just(n), side_information(n))))
+def test_side_information_is_a_nonempty_subset(case: tuple[int, frozenset[int]]) -> None:
+    n, s = case
+    assert s and s <= set(range(n + 1))
+
+
+@given(refinements_of_t())
+def test_refinements_merge_back_to_t(case) -> None:
+    alpha, x, y = case
+    assert is_dp(x, alpha) and compose(y, x) == truncated_geometric(alpha, x.n)
+
+
+@given(dp_vertices(max_n=4))
+def test_dp_vertices_are_dp(case) -> None:
+    alpha, x = case
+    assert is_dp(x, alpha)
+    derivation_witness(x, alpha)  # decided either way, exactly
+
+
+def test_dp_vertices_include_non_derivable_ones() -> None:
+    found = []
+
+    @given(dp_vertices(max_n=4))
+    def collect(case) -> None:
+        found.append(derivation_witness(case[1], case[0]).derivable)
+
+    collect()
+    assert False in found and True in found
+
+
+@given(oblivious_dp_cases(), st.integers(2, 5).flatmap(payoffs))
+def test_oblivious_cases_and_payoffs(case, u) -> None:
+    alpha, mu0, sigma = case
+    assert is_dp(sigma, alpha) and sum(mu0) == 1 and min(mu0) > 0
+    assert DecisionProblem.of(u).supermodularity_violation() is None
