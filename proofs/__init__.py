@@ -18,6 +18,8 @@ CHECK_MODULES = (
     "proofs.sy_uprr",
     "proofs.sy_example1",
     "proofs.fuzz_claims",
+    "proofs.fuzz_mechanisms",
+    "proofs.gs_minimax_structure",
 )
 
 for _module in CHECK_MODULES:

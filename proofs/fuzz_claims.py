@@ -203,7 +203,25 @@ def on_optimal_vertex(
     return prop
 
 
+def row_order_violation(sig: Signature) -> dict[str, Any] | None:
+    """GRS Lemma 5.6: (a) rows 0..n−1 are nondecreasing in their number of ↓ entries; (b) a
+    strictly unimodal row (no S) other than the last is followed by a strictly larger row or by
+    a row with an S entry."""
+    downs = [row.count(DOWN) for row in sig.rows]
+    for i in range(len(sig.rows) - 1):
+        if downs[i + 1] < downs[i]:
+            return {"rows": [i, i + 1], "part": "a", "signature": str(sig)}
+        if "S" not in sig.rows[i] and downs[i + 1] == downs[i] and "S" not in sig.rows[i + 1]:
+            return {"rows": [i, i + 1], "part": "b", "signature": str(sig)}
+    return None
+
+
 STRICT_USERS_AND_ALPHAS = st.tuples(strict_users(), alphas(max_denominator=9))
+
+
+@check("GRS-L5.6", kind=FUZZ)
+def fuzz_row_order() -> Outcome:
+    return fuzz("GRS-L5.6", STRICT_USERS_AND_ALPHAS, on_optimal_vertex(row_order_violation), 30)
 
 
 @check("GRS-L5.5", kind=FUZZ)

@@ -94,3 +94,34 @@ def test_binding_set_distinguishes_what_the_signature_distinguishes(monkeypatch:
     # Negative control: a binding set that forgets the direction makes T and RR look alike somewhere.
     monkeypatch.setattr(fc, "binding_set", lambda x, a: frozenset({("any", 0, 0)}))
     assert fc.signature_iff_binding(((HALF, t), rr)) == {"same_signature": False, "same_binding": True}
+
+
+def test_issue5_fuzz_parts_fail_on_mutations(monkeypatch: pytest.MonkeyPatch) -> None:
+    """GRS-L5.6 on non-optimal DP mechanisms, GRS-TA.2 without its factor, GRS-T3.2 against the
+    wrong T: each must be REFUTED."""
+    from functools import partial
+
+    import proofs.fuzz_mechanisms as fm
+    from mechlib.signature import signature
+    from mechlib.strategies import dp_mixtures
+    from proofs.fuzz_claims import row_order_violation
+
+    control = fuzz("control-L5.6", dp_mixtures(max_n=5), lambda c: row_order_violation(signature(c[1], c[0])), 80)
+    assert control.verdict == Verdict.REFUTED
+    assert (
+        fuzz("control-TA.2", fm.laplace_cases(), partial(fm.laplace_within_factor, factor=False), 40).verdict
+        == Verdict.REFUTED
+    )
+    real = fm.truncated_geometric
+    monkeypatch.setattr(fm, "truncated_geometric", lambda a, n: real(a * 99 / 100, n))
+    assert fm.fuzz_refinements().verdict == Verdict.REFUTED
+
+
+def test_gs_lemma5_structure_detector() -> None:
+    """T has no free column between adjacent rows; randomized response has all of them free."""
+    from mechlib import randomized_response
+    from proofs.gs_minimax_structure import free_columns
+
+    half = Fraction(1, 2)
+    assert free_columns(truncated_geometric(half, 4), half) == [0, 0, 0, 0]
+    assert min(free_columns(randomized_response(half, 4), half)) > 1
