@@ -10,6 +10,7 @@ oblivious DP posterior reduces to the vertices of K_Ω: the relative-risk condit
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -33,6 +34,21 @@ ALPHAS = (Alpha.of("1/2"), Alpha.of("1/3"), Alpha.exp(1))
 def _random_mu0(n: int, rng: random.Random) -> list[Fraction]:
     raw = [Fraction(rng.randint(1, 9)) for _ in range(n + 1)]
     return [w / sum(raw) for w in raw]
+
+
+def _over_random_priors(
+    seed: int, sizes: range, violation: Callable[[list[Fraction], Alpha], dict[str, Any] | None]
+) -> list[dict[str, Any]]:
+    """``violation`` on a random full-support μ₀ per N in ``sizes``, at every α of ALPHAS."""
+    rng = random.Random(seed)
+    failures = []
+    for n in sizes:
+        mu0 = _random_mu0(n, rng)
+        for alpha in ALPHAS:
+            bad = violation(mu0, alpha)
+            if bad:
+                failures.append({"N": n, "alpha": str(alpha), **bad})
+    return failures
 
 
 def lemma1_violation(mu0: list[Fraction], alpha: Alpha) -> dict[str, Any] | None:
@@ -66,14 +82,7 @@ def lemma2_violation(mu0: list[Fraction], alpha: Alpha) -> dict[str, Any] | None
 def geometric_posteriors_exact() -> Outcome:
     """N = 1..8, random μ₀, α ∈ {1/2, 1/3, e^−1}: output s attains the upper bound at ω ≤ s and
     the lower bound above (so supp τ^g ⊆ ext K_Ω), and these N + 1 patterns are all of them."""
-    rng = random.Random(11)
-    failures = []
-    for n in range(1, 9):
-        mu0 = _random_mu0(n, rng)
-        for alpha in ALPHAS:
-            bad = lemma1_violation(mu0, alpha)
-            if bad:
-                failures.append({"N": n, "alpha": str(alpha), **bad})
+    failures = _over_random_priors(11, range(1, 9), lemma1_violation)
     return decide(failures, {"N": "1..8", "alphas": [str(a) for a in ALPHAS]})
 
 
@@ -82,14 +91,7 @@ def geometric_uprr_dominant_exact() -> Outcome:
     """N = 1..6, random μ₀, α ∈ {1/2, 1/3, e^−1}: each geometric posterior (output s) has the valid
     peak s (SY Lemma 2's ω*) against every vertex of K_Ω, hence against every oblivious ε-DP
     posterior. Control: τ_b of SY Example 2 does not UPRR-dominate τ^g."""
-    rng = random.Random(12)
-    failures: list[dict[str, Any]] = []
-    for n in range(1, 7):
-        mu0 = _random_mu0(n, rng)
-        for alpha in ALPHAS:
-            bad = lemma2_violation(mu0, alpha)
-            if bad:
-                failures.append({"N": n, "alpha": str(alpha), **bad})
+    failures = _over_random_priors(12, range(1, 7), lemma2_violation)
     mu0 = [Fraction(1, 3)] * 3
     if uprr_dominates(example2_tau_b(), geometric_structure(mu0), ALPHAS[2]).dominates:
         failures.append({"control": "τ_b ⪰_UPRR τ^g"})

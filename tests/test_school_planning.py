@@ -98,3 +98,26 @@ def test_cli_check_and_bad_input(small_bracket, tmp_path, capsys) -> None:
     assert main(["school-planning", "--step", "0", "--reports", str(tmp_path)]) == 2
     assert main(["school-planning", "--step", "0.1.2", "--reports", str(tmp_path)]) == 2
     assert not (tmp_path / "school_planning.json").exists()  # nothing written on bad input
+
+
+@pytest.mark.parametrize(
+    ("geometric", "lower", "upper", "check", "verdict"),
+    [
+        ("3.2320400232", "2.3219", "2.3260", "passed", "REFUTED"),  # this project's numbers
+        ("3.2210000000", "2.4790", "2.4810", "passed", "PROVED"),  # had the paper been right
+        ("3.2210000000", "2.4790", "2.4810", ["tampered"], "UNKNOWN"),  # a certificate that fails
+    ],
+)
+def test_sy_e1_verdict_logic(monkeypatch: pytest.MonkeyPatch, geometric, lower, upper, check, verdict) -> None:
+    import proofs.sy_example1 as se
+
+    report = {
+        "geometric": {"loss": geometric},
+        "optimum (permutation-invariant = all, SY Prop. 5)": {
+            "lower": lower,
+            "upper": upper,
+            "certificate check": check,
+        },
+    }
+    monkeypatch.setattr(se, "study", lambda: (report, {}))
+    assert se.school_planning().verdict.value == verdict
