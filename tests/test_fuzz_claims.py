@@ -112,7 +112,8 @@ def test_issue5_fuzz_parts_fail_on_mutations(monkeypatch: pytest.MonkeyPatch) ->
         fuzz("control-TA.2", fm.laplace_cases(), partial(fm.laplace_within_factor, factor=False), 40).verdict
         == Verdict.REFUTED
     )
-    real = fm.truncated_geometric
+    from mechlib.families import truncated_geometric as real
+
     monkeypatch.setattr(fm, "truncated_geometric", lambda a, n: real(a * 99 / 100, n))
     assert fm.fuzz_refinements().verdict == Verdict.REFUTED
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from mechlib.alpha import Alpha, X, const
 from mechlib.database_mechanisms import DatabaseMechanism
-from mechlib.databases import DatabaseSpace, exchangeable_prior, iid_prior, is_anonymous
+from mechlib.databases import DatabaseSpace, Theta, exchangeable_prior, iid_prior, is_anonymous
 from mechlib.decision import DecisionProblem, at_least
 from mechlib.designer import optimal_design, optimal_oblivious_value
 from mechlib.errors import InputError
@@ -72,7 +72,9 @@ def test_priors_and_anonymity() -> None:
     ]
 
 
-def _brute_force_vertices(space: DatabaseSpace, prior: dict, alpha: Fraction) -> set[tuple[Fraction, ...]]:
+def _brute_force_vertices(
+    space: DatabaseSpace, prior: dict[Theta, Fraction], alpha: Fraction
+) -> set[tuple[Fraction, ...]]:
     """Basis enumeration: every choice of |Θ| − 1 tight ratio constraints + Σπ = 1, solved exactly."""
     thetas = space.thetas
     rows = []
@@ -172,7 +174,9 @@ def test_supermodularity_witness_and_values() -> None:
     assert not at_least(not_sm.value(g, E1), not_sm.value(b, E1), E1)  # SY §5.1: τ_b wins there
 
 
-def _direct_lp_value(space: DatabaseSpace, prior: dict, problem: DecisionProblem, alpha: Fraction) -> float:
+def _direct_lp_value(
+    space: DatabaseSpace, prior: dict[Theta, Fraction], problem: DecisionProblem, alpha: Fraction
+) -> float:
     """Float LP over mechanisms m(a | θ) (revelation principle): a cross-check of the designer."""
     from scipy.optimize import linprog
 

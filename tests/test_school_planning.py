@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import math
 from fractions import Fraction
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 from mechlib.bracket_check import check_certificate
-from mechlib.cell_lp import bracket, posterior_mean_loss
+from mechlib.cell_lp import Bracket, bracket, posterior_mean_loss
 from mechlib.school_planning import Example, certificate, exp_bounds, geometric_loss, histogram_graph, oblivious_graph
 
 SMALL = Example(households=6, probabilities=(Fraction("0.85"), Fraction("0.12"), Fraction("0.03")))
@@ -18,7 +20,7 @@ BOX = (4, 2)
 
 
 @pytest.fixture(scope="module")
-def small_bracket():
+def small_bracket() -> Bracket:
     return bracket(histogram_graph(SMALL, BOX), Fraction(1, 2))
 
 
@@ -39,14 +41,14 @@ def test_geometric_loss_matches_a_float_computation() -> None:
     assert abs(float(ball.mid()) - float_loss) < 1e-9 and float(ball.rad()) < 1e-30
 
 
-def test_bracket_is_ordered_and_tight(small_bracket) -> None:
+def test_bracket_is_ordered_and_tight(small_bracket: Bracket) -> None:
     assert small_bracket.lower <= small_bracket.upper
     assert small_bracket.gap < Fraction(1, 10)  # h = 1/2: gap ≲ h²/6 plus the dropped tail
     graph = histogram_graph(SMALL, BOX)
     assert posterior_mean_loss(graph, small_bracket.mechanism) == small_bracket.upper
 
 
-def test_non_oblivious_beats_oblivious_beats_nothing(small_bracket) -> None:
+def test_non_oblivious_beats_oblivious_beats_nothing(small_bracket: Bracket) -> None:
     """Magnitude data (SY Thm 1): the best mechanism is at least as good as the best oblivious one."""
     noise = bracket(oblivious_graph(SMALL, 12), Fraction(1, 2))
     assert small_bracket.lower <= noise.upper
@@ -56,7 +58,7 @@ def test_non_oblivious_beats_oblivious_beats_nothing(small_bracket) -> None:
     assert noise.upper <= variance  # any mechanism beats publishing nothing
 
 
-def test_certificate_rechecks_and_rejects_tampering(small_bracket) -> None:
+def test_certificate_rechecks_and_rejects_tampering(small_bracket: Bracket) -> None:
     cert = json.loads(json.dumps(certificate(SMALL, BOX, small_bracket)))
     assert check_certificate(cert) == []
     lowered = dict(cert, upper=str(Fraction(cert["upper"]) - Fraction(1, 10**6)))
@@ -76,7 +78,7 @@ def test_certificate_rechecks_and_rejects_tampering(small_bracket) -> None:
     assert check_certificate(dict(cert, schema="mechlib.bracket/0"))
 
 
-def test_cli_check_and_bad_input(small_bracket, tmp_path, capsys) -> None:
+def test_cli_check_and_bad_input(small_bracket: Bracket, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from mechlib.cli import main
 
     cert = certificate(SMALL, BOX, small_bracket)
@@ -108,7 +110,9 @@ def test_cli_check_and_bad_input(small_bracket, tmp_path, capsys) -> None:
         ("3.2210000000", "2.4790", "2.4810", ["tampered"], "UNKNOWN"),  # a certificate that fails
     ],
 )
-def test_sy_e1_verdict_logic(monkeypatch: pytest.MonkeyPatch, geometric, lower, upper, check, verdict) -> None:
+def test_sy_e1_verdict_logic(
+    monkeypatch: pytest.MonkeyPatch, geometric: str, lower: str, upper: str, check: Any, verdict: str
+) -> None:
     import proofs.sy_example1 as se
 
     report = {

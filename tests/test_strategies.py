@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -29,7 +30,7 @@ def test_extreme_alphas_are_in_the_open_unit_interval(alpha: Fraction) -> None:
 
 
 @given(st.integers(1, 6).flatmap(illegal_losses))
-def test_illegal_losses_are_illegal(loss) -> None:
+def test_illegal_losses_are_illegal(loss: Any) -> None:
     assert not loss.is_legal()
 
 
@@ -40,13 +41,13 @@ def test_side_information_is_a_nonempty_subset(case: tuple[int, frozenset[int]])
 
 
 @given(refinements_of_t())
-def test_refinements_merge_back_to_t(case) -> None:
+def test_refinements_merge_back_to_t(case: Any) -> None:
     alpha, x, y = case
     assert is_dp(x, alpha) and compose(y, x) == truncated_geometric(alpha, x.n)
 
 
 @given(dp_vertices(max_n=4))
-def test_dp_vertices_are_dp(case) -> None:
+def test_dp_vertices_are_dp(case: Any) -> None:
     alpha, x = case
     assert is_dp(x, alpha)
     derivation_witness(x, alpha)  # decided either way, exactly
@@ -56,7 +57,7 @@ def test_dp_vertices_include_non_derivable_ones() -> None:
     found = []
 
     @given(dp_vertices(max_n=4))
-    def collect(case) -> None:
+    def collect(case: Any) -> None:
         found.append(derivation_witness(case[1], case[0]).derivable)
 
     collect()
@@ -64,7 +65,7 @@ def test_dp_vertices_include_non_derivable_ones() -> None:
 
 
 @given(oblivious_dp_cases(), st.integers(2, 5).flatmap(payoffs))
-def test_oblivious_cases_and_payoffs(case, u) -> None:
+def test_oblivious_cases_and_payoffs(case: Any, u: Any) -> None:
     alpha, mu0, sigma = case
     assert is_dp(sigma, alpha) and sum(mu0) == 1 and min(mu0) > 0
     assert DecisionProblem.of(u).supermodularity_violation() is None

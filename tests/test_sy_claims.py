@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import pytest
 from hypothesis import strategies as st
@@ -12,7 +13,7 @@ import proofs.sy_uprr as su
 from mechlib.alpha import Alpha, X, const
 from mechlib.databases import DatabaseSpace, iid_prior
 from mechlib.info_structure import InformationStructure, geometric_structure
-from mechlib.privacy_sets import k_omega_violation
+from mechlib.privacy_sets import k_omega_vertices, k_omega_violation, k_violation
 from mechlib.strategies import oblivious_dp_cases, payoffs
 from proofs.fuzz import fuzz
 from proofs.registry import Verdict
@@ -29,7 +30,7 @@ def test_theorem1_construction_stays_in_k_omega_for_categorical_data() -> None:
 
 
 def test_a_wrong_alpha_in_the_posterior_test_breaks_e4(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = ps.k_violation
+    real = k_violation
     monkeypatch.setattr(ps, "k_violation", lambda space, pi, prior, alpha: real(space, pi, prior, Alpha.of("9/10")))
     assert ps.dp_iff_posteriors_in_k().verdict == Verdict.REFUTED
 
@@ -51,8 +52,8 @@ def test_lifts_fail_when_the_prior_of_the_lift_is_wrong() -> None:
     mu0 = space.project(prior, Fraction(0))
     failed = [
         v
-        for v in ps.k_omega_vertices(space.project(skew, Fraction(0)), 1)
-        if ps.k_violation(space, {t: v[sum(t)] * const(prior[t] / mu0[sum(t)]) for t in space.thetas}, prior, HALF)
+        for v in k_omega_vertices(space.project(skew, Fraction(0)), 1)
+        if k_violation(space, {t: v[sum(t)] * const(prior[t] / mu0[sum(t)]) for t in space.thetas}, prior, HALF)
     ]
     assert failed
 
@@ -76,7 +77,7 @@ def test_lemma2_fails_with_the_wrong_peak() -> None:
 
     mu0 = [Fraction(1, 4)] * 4
     g = geometric_structure(mu0)
-    others = list(enumerate(tuple(v) for v in ps.k_omega_vertices(mu0, 1)))
+    others = list(enumerate(tuple(v) for v in k_omega_vertices(mu0, 1)))
     assert violated_peak(g.columns[1], others, 1, HALF) is None
     assert violated_peak(g.columns[1], others, 2, HALF) is not None
 
@@ -93,14 +94,14 @@ def test_uprr_fails_against_a_non_dp_structure() -> None:
 def test_non_dp_mechanisms_refute_the_p3_and_l2_fuzz_properties() -> None:
     from mechlib.strategies import mechanisms, priors
 
-    def case(m):
+    def case(m: Any) -> Any:
         return st.tuples(
             st.just(Fraction(1, 2)), priors(m.n, full_support=True).map(lambda p: list(p.probabilities)), st.just(m)
         )
 
     non_dp = mechanisms(max_n=4).filter(lambda m: m.n >= 1).flatmap(case)
 
-    def prop(c):
+    def prop(c: Any) -> Any:
         a, mu0, sigma = c
         structure = InformationStructure.from_oblivious([list(r) for r in sigma.rows], mu0)
         return next(
@@ -136,7 +137,7 @@ def test_supermodular_strategy_is_supermodular_and_control_is_not() -> None:
 
     @settings(max_examples=50, database=None)
     @given(payoffs(4), payoffs(4, supermodular=False))
-    def check(good, bad):
+    def check(good: Any, bad: Any) -> None:
         assert DecisionProblem.of(good).supermodularity_violation() is None
         assert DecisionProblem.of(bad).supermodularity_violation() is not None
 
