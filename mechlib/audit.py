@@ -8,15 +8,17 @@ note 1); and, for standard users, its loss with the optimal remap beside the cer
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import platform
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any
 
 from mechlib import __version__
-from mechlib.derivability import derivation_witness
+from mechlib.derivability import derivation_witness, inverse_t_rows
 from mechlib.dominance import dominance_certificate
 from mechlib.errors import InputError
 from mechlib.exact import format_decimal, format_fraction
+from mechlib.families import truncated_geometric
 from mechlib.loading import LoadedMechanism
 from mechlib.mechanism import Mechanism
 from mechlib.optimal import CertificationError, optimal_bayes_mechanism
@@ -24,27 +26,34 @@ from mechlib.post_processing import expected_loss, optimal_remap
 from mechlib.privacy import alpha_at_least_exp_minus, dp_level
 from mechlib.users import BayesUser, Prior, absolute_loss, binary_loss, squared_loss
 
-SCHEMA = "mechlib.audit/1"
+SCHEMA = "mechlib.audit/2"  # /2: a certificate (matrix, witnesses, certified optima) for `mechlib check`
 
 #: The LP-based findings (dominance, certified optima) run up to this n; larger is "skipped".
 LP_MAX_N = 150
 
 
-def audit(loaded: LoadedMechanism) -> dict[str, Any]:
-    """The audit report as a JSON-ready dict; ``report["verdict"]`` is PASS, FAIL or NONE
-    (no claimed level to check)."""
+def audit(loaded: LoadedMechanism, users: Sequence[tuple[str, str, BayesUser]] = ()) -> dict[str, Any]:
+    """The audit report — also its certificate — as a JSON-ready dict; ``report["verdict"]`` is
+    PASS, FAIL or NONE (no claimed level to check). ``users``: extra (prior name, loss name,
+    user) beside the standard ones (uniform prior; absolute, squared, binary loss)."""
     mech = loaded.mechanism
     level = dp_level(mech)
     bounds = level.epsilon_bounds()
     report: dict[str, Any] = {
         "schema": SCHEMA,
-        "tool": {"name": "mechlib", "version": __version__},
+        "tool": tool_versions(),
         "source": {"path": loaded.path, "format": loaded.format, "sha256": loaded.sha256, "name": loaded.name},
         "rows_normalized": loaded.rows_normalized,
         "n": mech.n,
         "inputs": list(mech.inputs),
         "outputs": list(mech.outputs),
         "count_query": mech.is_count_query(),
+        "mechanism": {
+            "inputs": list(mech.inputs),
+            "outputs": list(mech.outputs),
+            "neighbours": [list(p) for p in mech.neighbours],
+            "matrix": mech.to_strings(),
+        },
         "dp_level": format_fraction(level.alpha),
         # exact bounds on ε = ln(1/α), rounded outward to 15 decimals; null when α = 0 (ε = ∞)
         "epsilon_interval": None
@@ -62,9 +71,22 @@ def audit(loaded: LoadedMechanism) -> dict[str, Any]:
         report["claimed"] = {"epsilon": format_fraction(loaded.claimed_epsilon), "holds": ok}
     if report["claimed"] is not None:
         report["verdict"] = "PASS" if report["claimed"]["holds"] else "FAIL"
-    report.update(theory_findings(mech, level.alpha))
+    report.update(theory_findings(mech, level.alpha, users))
     report["unknown"] = [k for k in ("derivation", "dominance", "user_losses") if report[k]["status"] == "UNKNOWN"]
     return report
+
+
+def tool_versions() -> dict[str, str]:
+    """The versions a certificate was produced with (mechlib, Python, the exact/LP libraries)."""
+    from importlib.metadata import version
+
+    out = {"name": "mechlib", "version": __version__, "python": platform.python_version()}
+    for lib in ("python-flint", "scipy", "numpy", "z3-solver"):
+        try:
+            out[lib] = version(lib)
+        except Exception:
+            continue
+    return out
 
 
 def _attempt(action: Callable[[], dict[str, Any]], *, skip: str | None = None) -> dict[str, Any]:
@@ -77,7 +99,9 @@ def _attempt(action: Callable[[], dict[str, Any]], *, skip: str | None = None) -
         return {"status": "UNKNOWN", "reason": str(err)}
 
 
-def theory_findings(mech: Mechanism, alpha: Fraction) -> dict[str, Any]:
+def theory_findings(
+    mech: Mechanism, alpha: Fraction, extra: Sequence[tuple[str, str, BayesUser]] = ()
+) -> dict[str, Any]:
     """Derivability, dominance and user losses at the exact DP level α."""
     count_query = mech.is_count_query() and mech.n >= 1
     inside = 0 < alpha < 1
@@ -96,7 +120,9 @@ def theory_findings(mech: Mechanism, alpha: Fraction) -> dict[str, Any]:
         if found.remap is not None:
             return {"status": "derivable", "alpha": format_fraction(alpha), "remap": found.remap.to_strings()}
         assert found.violation is not None
-        return {"status": "not derivable", "alpha": format_fraction(alpha), "violation": found.violation.to_json()}
+        violation = found.violation.to_json()
+        violation["inverse_row"] = [format_fraction(v) for v in inverse_t_rows(alpha, mech.n)[found.violation.row]]
+        return {"status": "not derivable", "alpha": format_fraction(alpha), "violation": violation}
 
     def dominance() -> dict[str, Any]:
         found = dominance_certificate(mech, alpha)
@@ -104,19 +130,30 @@ def theory_findings(mech: Mechanism, alpha: Fraction) -> dict[str, Any]:
 
     def user_losses() -> dict[str, Any]:
         n = mech.n
-        users = {"absolute": absolute_loss(n), "squared": squared_loss(n), "binary": binary_loss(n)}
+        standard = {"absolute": absolute_loss(n), "squared": squared_loss(n), "binary": binary_loss(n)}
+        users = [("uniform", name, BayesUser(Prior.uniform(n), loss)) for name, loss in standard.items()]
+        t = truncated_geometric(alpha, n)
         rows = []
-        for name, loss in users.items():
-            user = BayesUser(Prior.uniform(n), loss)
-            mine = expected_loss(mech, user, optimal_remap(mech, user))
-            best = optimal_bayes_mechanism(user, alpha).value
+        for prior_name, loss_name, user in [*users, *extra]:
+            if user.n != n:
+                raise InputError(f"the user {prior_name}/{loss_name} is on 0..{user.n}", hint=f"expected 0..{n}")
+            remap = optimal_remap(mech, user)
+            mine = expected_loss(mech, user, remap)
+            best = optimal_bayes_mechanism(user, alpha)
+            t_remap = optimal_remap(t, user)
             rows.append(
                 {
-                    "prior": "uniform",
-                    "loss": name,
+                    "prior_name": prior_name,
+                    "loss_name": loss_name,
+                    "prior": [format_fraction(p) for p in user.prior.probabilities],
+                    "loss": [[format_fraction(v) for v in row] for row in user.loss.matrix],
                     "mechanism": format_fraction(mine),
-                    "optimum": format_fraction(best),
-                    "ratio": format_fraction(mine / best) if best else None,
+                    "optimal_remap": {str(r): g for r, g in remap.as_mapping().items()},
+                    "optimum": format_fraction(best.value),
+                    "ratio": format_fraction(mine / best.value) if best.value else None,
+                    "optimum_mechanism": best.mechanism.to_strings(),
+                    "dual": [format_fraction(u) for u in best.dual],
+                    "t_optimal_remap": {str(r): g for r, g in t_remap.as_mapping().items()},
                 }
             )
         return {"status": "certified", "alpha": format_fraction(alpha), "users": rows}
@@ -170,7 +207,10 @@ def render_text(report: dict[str, Any]) -> str:
     losses = report["user_losses"]
     if losses["status"] == "certified":
         for row in losses["users"]:
-            lines.append(f"user       uniform prior, {row['loss']} loss: {row['mechanism']} (optimum {row['optimum']})")
+            lines.append(
+                f"user       {row['prior_name']} prior, {row['loss_name']} loss: {row['mechanism']} "
+                f"(optimum {row['optimum']})"
+            )
     else:
         lines.append(f"users      {losses['status']} ({losses.get('reason', '')})")
     return "\n".join(lines)

@@ -31,15 +31,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     audit = sub.add_parser(
         "audit",
-        help="exact DP level of a mechanism file, with its witness and the claimed level",
-        description="Audit a mechanism given as a matrix file: x[i][r] = P(output r | count i). "
+        help="white-box audit of a mechanism: exact DP level, derivability, dominance, users; a certificate",
+        description="Audit a mechanism given as a matrix file: x[i][r] = P(output r | count i), or as "
+        "module:function, a Python callable returning one. "
         'Formats: .json ({"matrix": [["1/2", "1/2"], ...], "outputs": [...], '
         '"claimed_alpha": "1/2"} or "claimed_epsilon"), .csv of exact numbers, '
-        '.npy with --from-float. Numbers are exact: "0.1" is 1/10.',
+        '.npy with --from-float. Numbers are exact: "0.1" is 1/10. The JSON report is a certificate: '
+        "re-check it with `mechlib check REPORT.json [SOURCE]`.",
     )
-    audit.add_argument("file", help="mechanism file (.json, .csv or .npy)")
+    audit.add_argument("file", metavar="SOURCE", help="mechanism file (.json, .csv, .npy) or module:function")
     audit.add_argument("--json", action="store_true", help="print the report as one JSON object")
-    audit.add_argument("-o", "--output", metavar="PATH", help="also write the JSON report to PATH (atomically)")
+    audit.add_argument("-o", "--output", metavar="PATH", help="also write the JSON report (certificate) to PATH")
+    audit.add_argument("--prior", metavar="FILE", help="an extra user's prior (JSON list or CSV line; with --loss)")
+    audit.add_argument(
+        "--loss", metavar="FILE", help="the extra user's loss matrix l(i, j) (JSON or CSV; with --prior)"
+    )
+    audit.add_argument("--report-dir", metavar="DIR", help="also write NAME.audit.{json,md,html} to DIR")
     audit.add_argument("--from-float", action="store_true", help="accept binary floats at their exact value (.npy)")
     audit.add_argument(
         "--normalize-rows", action="store_true", help="divide each row by its exact sum (recorded in the report)"
@@ -92,10 +99,12 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser(
         "check",
         help="re-verify a certificate with the independent checker",
-        description="Re-verify every witness of a certificate (schema mechlib.bracket/1) without "
-        "trusting the code that produced it. Exit 0 if it holds, 1 if any check fails.",
+        description="Re-verify every witness of a certificate (schemas mechlib.audit/2 and "
+        "mechlib.bracket/1) without trusting the code that produced it. Exit 0 if it holds, 1 if "
+        "any check fails, 2 if the file is not a certificate.",
     )
-    check.add_argument("certificate", help="certificate JSON file")
+    check.add_argument("certificate", help="certificate JSON file (an audit report, or SY Example 1's bracket)")
+    check.add_argument("source", nargs="?", metavar="SOURCE", help="the audited file: its SHA-256 must match")
     return parser
 
 
@@ -123,16 +132,36 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _audit(args: argparse.Namespace) -> int:
     from mechlib.audit import audit, render_text
-    from mechlib.loading import load_mechanism, write_atomic
+    from mechlib.audit_report import render_html, render_markdown
+    from mechlib.loading import load_matrix, load_source, load_vector, write_atomic
+    from mechlib.users import BayesUser, Loss, Prior
 
-    loaded = load_mechanism(args.file, from_float=args.from_float, normalize_rows=args.normalize_rows)
-    report = audit(loaded)
-    text = json.dumps(report, indent=2, ensure_ascii=False)
-    if args.output:
+    loaded = load_source(args.file, from_float=args.from_float, normalize_rows=args.normalize_rows)
+    if (args.prior is None) != (args.loss is None):
+        raise InputError("--prior and --loss go together", hint="give both files for the extra user, or neither")
+    users = []
+    if args.prior is not None:
         try:
-            write_atomic(args.output, text + "\n")
+            user = BayesUser(Prior(load_vector(args.prior)), Loss(load_matrix(args.loss)))
+        except InputError as err:
+            raise err if err.source else err.at(f"{args.prior} / {args.loss}") from None
+        users.append((Path(args.prior).stem, Path(args.loss).stem, user))
+    report = audit(loaded, users)
+    text = json.dumps(report, indent=2, ensure_ascii=False)
+    outputs = {args.output: text + "\n"} if args.output else {}
+    if args.report_dir:
+        stem = Path(loaded.path.replace(":", "_")).stem
+        base = Path(args.report_dir) / f"{stem}.audit"
+        outputs |= {
+            f"{base}.json": text + "\n",
+            f"{base}.md": render_markdown(report),
+            f"{base}.html": render_html(report),
+        }
+    for path, content in outputs.items():
+        try:
+            write_atomic(path, content)
         except OSError as err:
-            raise InputError(f"cannot write the report: {err.strerror or err}", source=args.output) from None
+            raise InputError(f"cannot write the report: {err.strerror or err}", source=path) from None
     print(text if args.json else render_text(report))
     return EXIT_FAILED if report["verdict"] == "FAIL" or report["unknown"] else EXIT_OK
 
@@ -214,22 +243,30 @@ def _school_planning(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from mechlib.bracket_check import SCHEMA, check_certificate
+    from mechlib import bracket_check, certificate_check
 
     try:
         cert = json.loads(Path(args.certificate).read_text(encoding="utf-8"))
     except OSError as err:
         raise InputError(f"cannot read: {err.strerror or err}", source=args.certificate) from None
-    except json.JSONDecodeError as err:
-        raise InputError(
-            f"not JSON ({err.msg} at line {err.lineno})", source=args.certificate, hint="is the file truncated?"
-        ) from None
-    if not isinstance(cert, dict) or cert.get("schema") != SCHEMA:
-        found = cert.get("schema") if isinstance(cert, dict) else type(cert).__name__
-        raise InputError(f"schema {found!r}", source=args.certificate, field="schema", hint=f"expected {SCHEMA!r}")
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise InputError(f"not JSON ({err})", source=args.certificate, hint="is the file truncated?") from None
+    found = cert.get("schema") if isinstance(cert, dict) else type(cert).__name__
+    known = (certificate_check.SCHEMA, bracket_check.SCHEMA)
+    if found not in known:
+        raise InputError(f"schema {found!r}", source=args.certificate, field="schema", hint=f"expected one of {known}")
+    source = None
+    if args.source is not None:
+        try:
+            source = Path(args.source).read_bytes()
+        except OSError as err:
+            raise InputError(f"cannot read: {err.strerror or err}", source=args.source) from None
     try:
-        failures = check_certificate(cert)
-    except (KeyError, ValueError, TypeError) as err:
+        if found == certificate_check.SCHEMA:
+            failures = certificate_check.check_certificate(cert, source)
+        else:
+            failures = bracket_check.check_certificate(cert)
+    except (KeyError, ValueError, TypeError, IndexError, ZeroDivisionError) as err:
         raise InputError(f"malformed certificate: {type(err).__name__}: {err}", source=args.certificate) from None
     for failure in failures:
         print(f"FAIL {failure}")

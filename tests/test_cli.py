@@ -206,7 +206,7 @@ def test_audit_theory_findings(capsys: pytest.CaptureFixture[str]) -> None:
     violation = report["derivation"]["violation"]
     assert (violation["row"], violation["output"], violation["value"]) == (1, 1, "-1/12")
     assert report["dominance"]["status"] == "certified"
-    losses = {row["loss"]: row for row in report["user_losses"]["users"]}
+    losses = {row["loss_name"]: row for row in report["user_losses"]["users"]}
     assert losses["binary"]["optimum"] == "1/2" and losses["binary"]["mechanism"] == "13/24"
     status, out, _ = run(capsys, "audit", str(FIXTURES / "truncated_geometric_half_5.json"), "--json")
     report = json.loads(out)

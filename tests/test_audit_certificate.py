@@ -1,0 +1,156 @@
+"""White-box audit certificates: produced by `mechlib audit`, re-checked by the independent
+checker, tampering rejected; custom users, module:function sources, Markdown/HTML reports."""
+
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+import subprocess
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mechlib.audit import audit
+from mechlib.audit_report import render_html, render_markdown
+from mechlib.certificate_check import check_certificate
+from mechlib.cli import main
+from mechlib.loading import load_mechanism
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _report(name: str) -> dict[str, Any]:
+    report: dict[str, Any] = json.loads(json.dumps(audit(load_mechanism(FIXTURES / name))))
+    return report
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in FIXTURES.iterdir()))
+def test_every_fixture_certificate_rechecks(name: str) -> None:
+    assert check_certificate(_report(name), (FIXTURES / name).read_bytes()) == []
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "message"),
+    [
+        (["dp_level"], "2/3", "DP between"),
+        (["mechanism", "matrix", 0, 0], "0", "not row-stochastic"),
+        (["witness", "inputs"], [3, 0], "witness"),
+        (["derivation", "violation", "inverse_row", 0], "5", "non-derivability"),
+        (["dominance", "remap", 0, 0], "1/2", "dominance remap"),
+        (["claimed", "holds"], False, "claimed"),
+        (["user_losses", "users", 0, "optimum"], "1/100", "optimality certificate"),
+        (["user_losses", "users", 0, "dual", 0], "0", "optimality certificate"),
+        (["user_losses", "users", 1, "mechanism"], "0", "optimal remap"),
+        (["schema"], "mechlib.audit/1", "schema"),
+    ],
+)
+def test_tampered_certificates_are_rejected(path: list[Any], value: Any, message: str) -> None:
+    cert = copy.deepcopy(_report("gs_appendix_b.json"))
+    node = cert
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    failures = check_certificate(cert)
+    assert failures and any(message in f for f in failures), failures
+
+
+def test_a_derivable_certificate_checks_its_remap() -> None:
+    cert = _report("truncated_geometric_half_5.json")
+    assert cert["derivation"]["status"] == "derivable" and check_certificate(cert) == []
+    cert["derivation"]["remap"][0][0], cert["derivation"]["remap"][0][1] = "0", "1"
+    assert any("T·Y = M" in f for f in check_certificate(cert))
+
+
+def test_cli_audit_writes_certificate_and_reports_and_check_verifies(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = FIXTURES / "gs_appendix_b.json"
+    prior = tmp_path / "skewed.json"
+    prior.write_text('["1/2", "1/4", "1/8", "1/8"]')
+    loss = tmp_path / "cost.csv"
+    loss.write_text("0,1,2,3\n1,0,1,2\n2,1,0,1\n3,2,1,0\n")
+    cert = tmp_path / "cert.json"
+    code = main(
+        ["audit", str(src), "-o", str(cert), "--prior", str(prior), "--loss", str(loss), "--report-dir", str(tmp_path)]
+    )
+    assert code == 0
+    report = json.loads(cert.read_text())
+    users = {(u["prior_name"], u["loss_name"]) for u in report["user_losses"]["users"]}
+    assert ("skewed", "cost") in users
+    assert main(["check", str(cert), str(src)]) == 0
+    assert main(["check", str(cert), str(FIXTURES / "decimals.json")]) == 1  # another file: SHA-256
+    html = (tmp_path / "gs_appendix_b.audit.html").read_text()
+    assert "<script" not in html and "http" not in html.split("</title>")[1] and "heat" in html
+    assert "| derivable from T | no" in (tmp_path / "gs_appendix_b.audit.md").read_text()
+    capsys.readouterr()
+    assert main(["audit", str(src), "--prior", str(prior)]) == 2
+    assert "--prior and --loss go together" in capsys.readouterr().err
+
+
+def test_cli_audit_of_a_python_callable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "my_mech.py").write_text(
+        textwrap.dedent(
+            """
+            from mechlib import truncated_geometric
+
+            def t():
+                return truncated_geometric("1/3", 4)
+
+            def matrix():
+                return {"matrix": [["2/3", "1/3"], ["1/3", "2/3"]], "claimed_epsilon": "1"}
+
+            def broken():
+                raise RuntimeError("no database")
+            """
+        )
+    )
+    monkeypatch.chdir(tmp_path)
+    assert main(["audit", "my_mech:t", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["dp_level"] == "1/3"
+    assert main(["audit", "my_mech:matrix", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["verdict"] == "PASS"
+    assert main(["audit", "my_mech:broken"]) == 2
+    assert "raised RuntimeError: no database" in capsys.readouterr().err
+    assert main(["audit", "no_such_module:f"]) == 2
+    assert "cannot import module" in capsys.readouterr().err
+    assert main(["audit", "my_mech:missing"]) == 2
+
+
+def test_markdown_and_html_render_every_fixture() -> None:
+    for path in FIXTURES.iterdir():
+        report = _report(path.name)
+        assert report["dp_level"] in render_markdown(report)
+        assert render_html(report).startswith("<!doctype html>")
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(
+    shutil.which("chromium") is None, reason="headless Chromium (Debian package chromium) is not installed"
+)
+def test_html_report_renders_in_headless_chromium(tmp_path: Path) -> None:
+    page = tmp_path / "report.html"
+    page.write_text(render_html(_report("gs_appendix_b.json")))
+    shot = tmp_path / "shot.png"
+    done = subprocess.run(
+        [
+            "chromium",
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            f"--screenshot={shot}",
+            "--enable-logging=stderr",
+            "--v=0",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0 and shot.stat().st_size > 1000
+    assert "Uncaught" not in done.stderr and ":ERROR:CONSOLE" not in done.stderr
