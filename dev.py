@@ -5,6 +5,7 @@ python3 dev.py verify   # check the papers' claims, write reports/verify.{json,m
 python3 dev.py test     # the test suite, in parallel (CI=true: Hypothesis 'ci' profile, not slow)
 python3 dev.py bench    # benchmarks, write reports/bench.{json,md}
 python3 dev.py fuzz     # verify with the deep fuzzing profile (20× the examples)
+python3 dev.py examples # regenerate the example audits in reports/examples/
 python3 dev.py lint     # ruff + mypy
 """
 
@@ -43,7 +44,7 @@ def run(*argv: str) -> int:
 
 
 def main(args: list[str]) -> int:
-    tasks = {"verify", "test", "bench", "lint", "fuzz"}
+    tasks = {"verify", "test", "bench", "lint", "fuzz", "examples"}
     if not args or args[0] not in tasks:
         print(__doc__)
         return 2
@@ -60,6 +61,8 @@ def main(args: list[str]) -> int:
         return run(py, "-m", "pytest", "-n", "auto", *rest)
     if task == "bench":
         return run(py, "-m", "benchmarks", *rest)
+    if task == "examples":
+        return run(py, "-m", "mechlib.examples", *rest)
     status = run(py, "-m", "ruff", "check", ".")
     return run(py, "-m", "mypy") or status
 

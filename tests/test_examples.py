@@ -1,0 +1,38 @@
+"""The committed example audits in reports/examples/ are what `python3 dev.py examples` makes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mechlib.certificate_check import check_certificate
+from mechlib.examples import generate, sources, stable
+
+COMMITTED = Path(__file__).resolve().parents[1] / "reports" / "examples"
+
+
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    directory = tmp_path_factory.mktemp("examples")
+    generate(directory)
+    return directory
+
+
+@pytest.mark.parametrize("name", sorted(sources()))
+def test_committed_example_matches_a_fresh_run(fresh: Path, name: str) -> None:
+    committed = json.loads((COMMITTED / f"{name}.audit.json").read_text())
+    regenerated = json.loads((fresh / f"{name}.audit.json").read_text())
+    assert stable(committed) == stable(regenerated), (
+        f"run `python3 dev.py examples` and commit reports/examples/ ({name})"
+    )
+    source = (COMMITTED / "sources" / f"{name}.json").read_bytes()
+    assert check_certificate(committed, source) == []
+    assert (COMMITTED / f"{name}.audit.md").read_text() and (COMMITTED / f"{name}.audit.html").read_text()
+
+
+def test_examples_cover_the_issue_list() -> None:
+    assert set(sources()) == {"truncated_geometric", "randomized_response", "exponential", "gs_appendix_b"}
+    verdicts = {n: json.loads((COMMITTED / f"{n}.audit.json").read_text())["derivation"]["status"] for n in sources()}
+    assert verdicts["truncated_geometric"] == "derivable" and verdicts["gs_appendix_b"] == "not derivable"
