@@ -15,6 +15,7 @@ Either way no float decides anything.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -124,3 +125,23 @@ class Alpha:
             v = p(flint.fmpq(self.rational.numerator, self.rational.denominator))
             return Fraction(int(v.p), int(v.q))
         return self.ball(p, 128).str(20, radius=False)
+
+
+def exp_bounds(epsilon: Fraction, digits: int = 12) -> tuple[Fraction, Fraction]:
+    """Rationals E_lo < e^ε < E_hi, 10^−digits apart, checked with arb (a float only suggests)."""
+    old = flint.ctx.prec
+    flint.ctx.prec = 4 * digits + 64
+    try:
+        e = flint.arb(flint.fmpq(epsilon.numerator, epsilon.denominator)).exp()
+        scale = 10**digits
+        lo = Fraction(math.floor(Fraction(e.str(digits + 10, radius=False)) * scale) - 1, scale)
+        hi = lo + Fraction(2, scale)
+        if (
+            not flint.arb(flint.fmpq(lo.numerator, lo.denominator))
+            < e
+            < flint.arb(flint.fmpq(hi.numerator, hi.denominator))
+        ):
+            raise ArithmeticError(f"could not separate e^{epsilon} from its rational bounds")
+        return lo, hi
+    finally:
+        flint.ctx.prec = old

@@ -96,6 +96,26 @@ def build_parser() -> argparse.ArgumentParser:
     example.add_argument("--json", action="store_true", help="print the report as JSON")
     example.add_argument("--no-progress", action="store_true", help="no progress messages")
 
+    box = sub.add_parser(
+        "blackbox",
+        help="black-box audit: sample a mechanism and test its claimed ε (and its pmf)",
+        description="Sample SAMPLER on every count 0..N (seeded) and test the claimed ε with verified "
+        "Clopper–Pearson bounds at false-alarm rate --alpha-fa (Bonferroni over (pair, event) hypotheses). "
+        "SAMPLER is module:function (function(count, rng) -> int) or an adapter: "
+        "mechlib:truncated_geometric, diffprivlib:GeometricTruncated, diffprivlib:GeometricFolded, "
+        "diffprivlib:Exponential, opendp:make_geometric, opendp:make_randomized_response. "
+        "Exit 0: no violation found (and conformant); 1: violation or nonconformant; 2: bad input.",
+    )
+    box.add_argument("sampler", metavar="SAMPLER")
+    box.add_argument("--n", type=int, required=True, help="counts 0..N")
+    box.add_argument("--epsilon", required=True, help="the claimed ε (exact, e.g. 1 or 0.5)")
+    box.add_argument("--samples", type=int, default=100_000, help="samples per count (default 100000)")
+    box.add_argument("--seed", type=int, default=0)
+    box.add_argument("--alpha-fa", type=float, default=0.05, help="false-alarm rate (default 0.05)")
+    box.add_argument("--pmf", metavar="FILE", help="claimed exact pmf: a mechanism JSON/CSV file (rows = counts)")
+    box.add_argument("--json", action="store_true", help="print the result as JSON")
+    box.add_argument("-o", "--output", metavar="PATH", help="also write the JSON result to PATH")
+
     check = sub.add_parser(
         "check",
         help="re-verify a certificate with the independent checker",
@@ -120,6 +140,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _school_planning(args)
         if args.command == "check":
             return _check(args)
+        if args.command == "blackbox":
+            return _blackbox(args)
         parser.print_help()
         return EXIT_BAD_INPUT
     except InputError as err:
@@ -240,6 +262,77 @@ def _school_planning(args: argparse.Namespace) -> int:
     print(json.dumps(report, indent=2, ensure_ascii=False) if args.json else render_markdown(report))
     best = report["optimum (permutation-invariant = all, SY Prop. 5)"]
     return EXIT_OK if best["certificate check"] == "passed" else EXIT_FAILED
+
+
+def _blackbox(args: argparse.Namespace) -> int:
+    import time
+    from fractions import Fraction
+
+    from mechlib.adapters import sampler as make_sampler
+    from mechlib.audit import tool_versions
+    from mechlib.blackbox import conformance_test, dp_test, sample_counts
+    from mechlib.exact import to_fraction
+    from mechlib.loading import load_mechanism, write_atomic
+
+    epsilon = to_fraction(args.epsilon)
+    if epsilon <= 0 or args.n < 1 or args.samples < 1 or not 0 < args.alpha_fa < 1:
+        raise InputError(
+            f"--epsilon {args.epsilon} --n {args.n} --samples {args.samples} --alpha-fa {args.alpha_fa}",
+            hint="expected ε > 0, N ≥ 1, samples ≥ 1, 0 < α_FA < 1",
+        )
+    pmf = None
+    if args.pmf:
+        claimed = load_mechanism(args.pmf).mechanism
+        if claimed.n != args.n:
+            raise InputError(f"the pmf has counts 0..{claimed.n}", source=args.pmf, hint=f"expected 0..{args.n}")
+        pmf = [dict(zip(claimed.outputs, row)) for row in claimed.rows]
+    chosen = make_sampler(args.sampler, args.n, epsilon)
+    say = None if args.json else (lambda i: print(f"… sampled count {i}", file=sys.stderr))
+    start = time.perf_counter()
+    counts = sample_counts(chosen, args.n, args.samples, args.seed, say)
+    seconds = time.perf_counter() - start
+    result = {
+        "schema": "mechlib.blackbox/1",
+        "tool": tool_versions(),
+        "sampler": {"spec": args.sampler, "library": chosen.library},
+        "n": args.n,
+        "samples_per_count": args.samples,
+        "seed": args.seed,
+        "samples_per_second": round(args.samples * (args.n + 1) / seconds, 1) if seconds else None,
+        "counts": [{str(k): v for k, v in sorted(h.items())} for h in counts],
+        "dp": dp_test(counts, epsilon, args.alpha_fa),
+        "conformance": conformance_test(counts, pmf, args.alpha_fa) if pmf is not None else None,
+    }
+    text = json.dumps(result, indent=2, ensure_ascii=False)
+    if args.output:
+        try:
+            write_atomic(args.output, text + "\n")
+        except OSError as err:
+            raise InputError(f"cannot write: {err.strerror or err}", source=args.output) from None
+    if args.json:
+        print(text)
+    else:
+        dp = result["dp"]
+        print(f"sampler    {args.sampler} ({result['samples_per_second']} samples/s)")
+        print(f"dp test    ε = {dp['epsilon']}, α_FA = {args.alpha_fa}, {dp['hypotheses']} hypotheses: {dp['verdict']}")
+        if dp["violation"]:
+            v = dp["violation"]
+            low, up, ratio = (float(Fraction(v[k])) for k in ("lower_bound", "upper_bound", "ratio_lower_bound"))
+            print(
+                f"violation  inputs {v['inputs']}, event {v['event']}: counts {v['counts']} of {v['samples']}; "
+                f"P ≥ {low:.6g} vs P ≤ {up:.6g}: ratio ≥ {ratio:.6g} > e^ε (exact bounds in --json)"
+            )
+        else:
+            print(
+                f"power      an excess of ≈ {dp['smallest_detectable_excess_epsilon']} over ε "
+                "at one event would be flagged"
+            )
+        conformance = result["conformance"]
+        if conformance:
+            cell = f": {conformance['cell']}" if "cell" in conformance else ""
+            print(f"pmf        {conformance['verdict']}{cell}")
+    bad = result["dp"]["verdict"] == "violation" or (result["conformance"] or {}).get("verdict") == "nonconformant"
+    return EXIT_FAILED if bad else EXIT_OK
 
 
 def _check(args: argparse.Namespace) -> int:

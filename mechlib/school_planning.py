@@ -23,6 +23,7 @@ from typing import Any
 
 import flint
 
+from mechlib.alpha import exp_bounds
 from mechlib.bracket_check import SCHEMA
 from mechlib.cell_lp import Bracket, CellGraph
 from mechlib.exact import format_fraction, to_fraction
@@ -60,26 +61,6 @@ class Example:
                     out[w + k] += m * p
             mu = out
         return mu
-
-
-def exp_bounds(epsilon: Fraction, digits: int = 12) -> tuple[Fraction, Fraction]:
-    """Rationals E_lo < e^ε < E_hi, 10^−digits apart, checked with arb (a float only suggests)."""
-    old = flint.ctx.prec
-    flint.ctx.prec = 4 * digits + 64
-    try:
-        e = flint.arb(flint.fmpq(epsilon.numerator, epsilon.denominator)).exp()
-        scale = 10**digits
-        lo = Fraction(floor(Fraction(e.str(digits + 10, radius=False)) * scale) - 1, scale)
-        hi = lo + Fraction(2, scale)
-        if (
-            not flint.arb(flint.fmpq(lo.numerator, lo.denominator))
-            < e
-            < flint.arb(flint.fmpq(hi.numerator, hi.denominator))
-        ):
-            raise ArithmeticError(f"could not separate e^{epsilon} from its rational bounds")
-        return lo, hi
-    finally:
-        flint.ctx.prec = old
 
 
 def geometric_loss(mu0: Sequence[Fraction], alpha_exponent: Fraction, bits: int = 256) -> flint.arb:

@@ -11,9 +11,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from mechlib.alpha import exp_bounds
 from mechlib.bracket_check import check_certificate
 from mechlib.cell_lp import Bracket, bracket, posterior_mean_loss
-from mechlib.school_planning import Example, certificate, exp_bounds, geometric_loss, histogram_graph, oblivious_graph
+from mechlib.school_planning import Example, certificate, geometric_loss, histogram_graph, oblivious_graph
 
 SMALL = Example(households=6, probabilities=(Fraction("0.85"), Fraction("0.12"), Fraction("0.03")))
 BOX = (4, 2)

@@ -1,0 +1,173 @@
+"""Black-box audit: verified Clopper–Pearson bounds, the DP test, conformance, bad samplers."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from fractions import Fraction
+from pathlib import Path
+
+import flint
+import pytest
+
+from mechlib.blackbox import Sampler, conformance_test, cp_lower, cp_upper, dp_test, sample_counts
+from mechlib.cli import main
+
+SAMPLERS = """
+import math
+
+def _t(alpha, n, count, rng):
+    rows = [(1 if r in (0, n) else 1 - alpha) / (1 + alpha) * alpha ** abs(count - r) for r in range(n + 1)]
+    return int(rng.choice(n + 1, p=rows))
+
+def loose(count, rng):          # T at ε = 2 on 0..3
+    return _t(math.exp(-2), 3, count, rng)
+
+def tight(count, rng):          # T at α = 1/2 (ε = ln 2) on 0..3
+    return _t(0.5, 3, count, rng)
+
+def wrong_spec(count, rng):     # T at α = 3/4: ln(4/3)-DP, so 0.7-DP too, but not the pmf of T at α = 1/2
+    return _t(0.75, 3, count, rng)
+
+def not_an_int(count, rng):
+    return "three"
+
+def raises(count, rng):
+    raise RuntimeError("database offline")
+"""
+
+
+@pytest.fixture
+def samplers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "my_samplers.py").write_text(textwrap.dedent(SAMPLERS))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.mark.parametrize(("k", "n"), [(0, 10), (1, 10), (5, 10), (10, 10), (37, 1000), (999, 1000)])
+def test_clopper_pearson_bounds_are_verified_and_ordered(k: int, n: int) -> None:
+    delta = 0.001
+    low, up = cp_lower(k, n, delta), cp_upper(k, n, delta)
+    assert 0 <= low <= Fraction(k, n) <= up <= 1
+    flint.ctx.prec = 128
+    if k > 0:
+        assert flint.arb(flint.fmpq(low.numerator, low.denominator)).beta_lower(k, n - k + 1, regularized=True) <= delta
+    if k < n:
+        tail = 1 - flint.arb(flint.fmpq(up.numerator, up.denominator)).beta_lower(k + 1, n - k, regularized=True)
+        assert tail <= delta
+
+
+def test_dp_test_on_exact_counts() -> None:
+    """Deterministic histograms: exactly 2× between neighbours passes ε = ln 2.1, fails ε = 1/2."""
+    counts = [{0: 6000, 1: 4000}, {0: 4000, 1: 6000}]
+    assert dp_test(counts, Fraction(1))["verdict"] == "no violation found"
+    bad = dp_test([{0: 9000, 1: 1000}, {0: 1000, 1: 9000}], Fraction(1, 2))
+    assert bad["verdict"] == "violation" and bad["violation"]["inputs"] in ([0, 1], [1, 0])
+
+
+def test_sampling_validates_outputs() -> None:
+    def short(count: int, size: int, rng: object) -> list[int]:
+        return [0] * (size - 1)
+
+    from mechlib.errors import InputError
+
+    with pytest.raises(InputError, match="returned 9 values for 10"):
+        sample_counts(Sampler("short", short), 1, 10, 0)
+
+
+def test_cli_blackbox_flags_a_loose_sampler_and_passes_a_tight_one(
+    samplers: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["blackbox", "my_samplers:loose", "--n", "3", "--epsilon", "1", "--samples", "4000", "--json"]) == 1
+    result = json.loads(capsys.readouterr().out)
+    assert result["dp"]["verdict"] == "violation" and result["schema"] == "mechlib.blackbox/1"
+    assert main(["blackbox", "my_samplers:tight", "--n", "3", "--epsilon", "0.7", "--samples", "4000", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["dp"]["verdict"] == "no violation found"
+
+
+def test_cli_blackbox_conformance_catches_a_sampler_off_its_spec(
+    samplers: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from mechlib import truncated_geometric
+
+    pmf = samplers / "t_half.json"
+    pmf.write_text(json.dumps({"matrix": truncated_geometric("1/2", 3).to_strings()}))
+    args = [
+        "--n",
+        "3",
+        "--epsilon",
+        "0.7",
+        "--samples",
+        "4000",
+        "--pmf",
+        str(pmf),
+        "--seed",
+        "2",
+        "--json",
+    ]  # seed 0: a 5% false alarm
+    assert main(["blackbox", "my_samplers:tight", *args]) == 0
+    assert json.loads(capsys.readouterr().out)["conformance"]["verdict"] == "conformant"
+    assert main(["blackbox", "my_samplers:wrong_spec", *args]) == 1
+    result = json.loads(capsys.readouterr().out)
+    assert result["dp"]["verdict"] == "no violation found" and result["conformance"]["verdict"] == "nonconformant"
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("my_samplers:not_an_int", "returned 'three'"),
+        ("my_samplers:raises", "raised RuntimeError: database offline"),
+        ("my_samplers:missing", "no callable 'missing'"),
+        ("nowhere:f", "cannot import module"),
+        ("diffprivlib:Laplace", "unknown adapter"),
+        ("opendp", "unknown adapter"),
+        ("just_a_name", "expected module:function"),
+    ],
+)
+def test_cli_blackbox_bad_samplers_exit_2(
+    samplers: Path, capsys: pytest.CaptureFixture[str], spec: str, message: str
+) -> None:
+    assert main(["blackbox", spec, "--n", "2", "--epsilon", "1", "--samples", "10"]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_conformance_needs_matching_rows() -> None:
+    from mechlib.errors import InputError
+
+    with pytest.raises(InputError, match="2 rows for 1 inputs"):
+        conformance_test([{0: 1}], [{0: Fraction(1)}, {0: Fraction(1)}])
+
+
+ADAPTER_SPECS = [
+    "mechlib:truncated_geometric",
+    "diffprivlib:GeometricTruncated",
+    "diffprivlib:GeometricFolded",
+    "diffprivlib:Exponential",
+    "opendp:make_geometric",
+    "opendp:make_randomized_response",
+]
+
+
+@pytest.mark.parametrize("spec", ADAPTER_SPECS)
+def test_adapters_pass_at_their_own_epsilon(spec: str, capsys: pytest.CaptureFixture[str]) -> None:
+    library = spec.split(":")[0]
+    if library != "mechlib":
+        pytest.importorskip({"diffprivlib": "diffprivlib.mechanisms", "opendp": "opendp.prelude"}[library])
+    assert main(["blackbox", spec, "--n", "3", "--epsilon", "1", "--samples", "2000", "--seed", "1", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["dp"]["verdict"] == "no violation found" and result["samples_per_second"] > 0
+
+
+def test_a_missing_library_names_the_extra(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import importlib
+
+    real = importlib.import_module
+
+    def fake(name: str, *args: object) -> object:
+        if name.startswith(("diffprivlib", "opendp")):
+            raise ImportError(f"No module named {name!r}")
+        return real(name, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(importlib, "import_module", fake)
+    assert main(["blackbox", "diffprivlib:GeometricTruncated", "--n", "2", "--epsilon", "1", "--samples", "5"]) == 2
+    assert "pip install 'mechlib[adapters]'" in capsys.readouterr().err
