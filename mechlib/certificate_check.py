@@ -25,22 +25,26 @@ import flint
 
 SCHEMA = "mechlib.audit/2"
 
+#: Exact rationals (flint's fmpq: the same values as fractions.Fraction, computed faster).
+Q = flint.fmpq
 
-def _f(text: Any) -> Fraction:
+
+def _f(text: Any) -> Q:
     if isinstance(text, bool) or not isinstance(text, str | int):
         raise ValueError(f"expected an exact number as a string, got {text!r}")
-    return Fraction(text)
+    value = Fraction(text)  # parses decimals and "p/q" exactly
+    return Q(value.numerator, value.denominator)
 
 
-def _matrix(rows: Any) -> list[list[Fraction]]:
+def _matrix(rows: Any) -> list[list[Q]]:
     return [[_f(v) for v in row] for row in rows]
 
 
-def _stochastic(m: list[list[Fraction]]) -> bool:
+def _stochastic(m: list[list[Q]]) -> bool:
     return all(min(row) >= 0 and sum(row) == 1 for row in m)
 
 
-def _t(alpha: Fraction, n: int) -> list[list[Fraction]]:
+def _t(alpha: Q, n: int) -> list[list[Q]]:
     """T(i, r) = (1−α)/(1+α)·α^|i−r| inside, α^|i−r|/(1+α) at r ∈ {0, n} (GRS Example 2.2)."""
     return [
         [(1 if r in (0, n) else 1 - alpha) / (1 + alpha) * alpha ** abs(i - r) for r in range(n + 1)]
@@ -48,22 +52,29 @@ def _t(alpha: Fraction, n: int) -> list[list[Fraction]]:
     ]
 
 
-def _product(a: list[list[Fraction]], b: list[list[Fraction]]) -> list[list[Fraction]]:
-    fa = flint.fmpq_mat([[flint.fmpq(x.numerator, x.denominator) for x in row] for row in a])
-    fb = flint.fmpq_mat([[flint.fmpq(x.numerator, x.denominator) for x in row] for row in b])
+def _product(a: list[list[Q]], b: list[list[Q]]) -> list[list[Q]]:
+    fa, fb = flint.fmpq_mat(a), flint.fmpq_mat(b)
     p = fa * fb
-    return [[Fraction(int(p[i, j].p), int(p[i, j].q)) for j in range(p.ncols())] for i in range(p.nrows())]
+    return [[p[i, j] for j in range(p.ncols())] for i in range(p.nrows())]
 
 
-def _tails(m: list[list[Fraction]], inputs: list[int], outputs: list[int], top: int) -> list[list[Fraction]]:
-    """P(|j − i| ≥ k | i) for k = 0..top."""
-    return [
-        [sum((p for o, p in zip(outputs, row) if abs(o - i) >= k), Fraction(0)) for k in range(top + 1)]
-        for i, row in zip(inputs, m)
-    ]
+def _tails(m: list[list[Q]], inputs: list[int], outputs: list[int], top: int) -> list[list[Q]]:
+    """P(|j − i| ≥ k | i) for k = 0..top: mass by distance, then suffix sums."""
+    out = []
+    for i, row in zip(inputs, m):
+        by_distance = [Q(0)] * (top + 2)
+        for o, p in zip(outputs, row):
+            by_distance[min(abs(o - i), top + 1)] += p
+        tail, acc = [Q(0)] * (top + 1), Q(0)
+        for k in range(top + 1, -1, -1):
+            acc += by_distance[k]
+            if k <= top:
+                tail[k] = acc
+        out.append(tail)
+    return out
 
 
-def _cone_nonnegative(w: list[Fraction], alpha: Fraction) -> bool:
+def _cone_nonnegative(w: list[Q], alpha: Q) -> bool:
     """min over the extreme rays x_{i+1} = α^±1·x_i of w·x (scaled to x_0 = 1) is ≥ 0."""
     f = w[-1]
     for value in reversed(w[:-1]):
@@ -71,11 +82,11 @@ def _cone_nonnegative(w: list[Fraction], alpha: Fraction) -> bool:
     return f >= 0
 
 
-def _optimal_remap_loss(m: list[list[Fraction]], prior: list[Fraction], loss: list[list[Fraction]]) -> Fraction:
+def _optimal_remap_loss(m: list[list[Q]], prior: list[Q], loss: list[list[Q]]) -> Q:
     """Σ_r min_g Σ_i p_i·m[i][r]·l(i, g): the Bayes user's best post-processing (GRS §2.3)."""
     joint = [[p * v for v in row] for p, row in zip(prior, m)]
     by_guess = _product([list(col) for col in zip(*loss)], joint)  # [g][r] = Σ_i l(i, g)·p_i·m[i][r]
-    return sum((min(col) for col in zip(*by_guess)), Fraction(0))
+    return sum((min(col) for col in zip(*by_guess)), Q(0))
 
 
 def check_certificate(cert: dict[str, Any], source: bytes | None = None) -> list[str]:
@@ -130,9 +141,9 @@ def check_certificate(cert: dict[str, Any], source: bytes | None = None) -> list
     elif d["status"] == "not derivable" and t is not None:
         row, r = int(d["violation"]["row"]), col_of[d["violation"]["output"]]
         wrow = [_f(v) for v in d["violation"]["inverse_row"]]
-        unit = [Fraction(int(k == row)) for k in range(n + 1)]
-        entry = sum((wk * m[k][r] for k, wk in enumerate(wrow)), Fraction(0))
-        if [sum((wk * t[k][c] for k, wk in enumerate(wrow)), Fraction(0)) for c in range(n + 1)] != unit or entry >= 0:
+        unit = [Q(int(k == row)) for k in range(n + 1)]
+        entry = sum((wk * m[k][r] for k, wk in enumerate(wrow)), Q(0))
+        if [sum((wk * t[k][c] for k, wk in enumerate(wrow)), Q(0)) for c in range(n + 1)] != unit or entry >= 0:
             failures.append("the non-derivability witness does not give a negative entry of T⁻¹M")
     dom = cert["dominance"]
     if dom["status"] == "certified" and t is not None:
@@ -152,7 +163,7 @@ def check_certificate(cert: dict[str, Any], source: bytes | None = None) -> list
 
 
 def _check_user(
-    u: dict[str, Any], m: list[list[Fraction]], alpha: Fraction, t: list[list[Fraction]] | None
+    u: dict[str, Any], m: list[list[Q]], alpha: Q, t: list[list[Q]] | None
 ) -> list[str]:
     name = f"user ({u['prior_name']}, {u['loss_name']})"
     prior, loss = [_f(p) for p in u["prior"]], _matrix(u["loss"])
@@ -162,9 +173,9 @@ def _check_user(
     x, dual, value = _matrix(u["optimum_mechanism"]), [_f(v) for v in u["dual"]], _f(u["optimum"])
     costs = [[p * v for v in row] for p, row in zip(prior, loss)]
     dp = all(a >= alpha * b and b >= alpha * a for r0, r1 in pairwise(x) for a, b in zip(r0, r1))
-    face = sum((c * v for crow, xrow in zip(costs, x) for c, v in zip(crow, xrow)), Fraction(0))
+    face = sum((c * v for crow, xrow in zip(costs, x) for c, v in zip(crow, xrow)), Q(0))
     columns_ok = all(_cone_nonnegative([costs[i][j] - dual[i] for i in range(len(x))], alpha) for j in range(len(x[0])))
-    if not (_stochastic(x) and dp and face == value == sum(dual, Fraction(0)) and columns_ok):
+    if not (_stochastic(x) and dp and face == value == sum(dual, Q(0)) and columns_ok):
         out.append(f"{name}: the optimality certificate of {u['optimum']} does not check")
     if t is not None and _optimal_remap_loss(t, prior, loss) != value:
         out.append(f"{name}: T with its optimal remap does not reach the optimum")
