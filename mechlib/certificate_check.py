@@ -162,9 +162,7 @@ def check_certificate(cert: dict[str, Any], source: bytes | None = None) -> list
     return failures
 
 
-def _check_user(
-    u: dict[str, Any], m: list[list[Q]], alpha: Q, t: list[list[Q]] | None
-) -> list[str]:
+def _check_user(u: dict[str, Any], m: list[list[Q]], alpha: Q, t: list[list[Q]] | None) -> list[str]:
     name = f"user ({u['prior_name']}, {u['loss_name']})"
     prior, loss = [_f(p) for p in u["prior"]], _matrix(u["loss"])
     out = []
