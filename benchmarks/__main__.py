@@ -179,7 +179,7 @@ def measure_audit(quick: bool) -> list[dict[str, Any]]:
             "meets_target": checked < full / 5,
         },
     ]
-    rates = {}
+    rates: dict[str, object] = {}
     for spec in ADAPTERS:
         library = spec.split(":")[0]
         if library != "mechlib" and importlib.util.find_spec(library) is None:

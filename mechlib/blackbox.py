@@ -97,9 +97,15 @@ def cp_upper(k: int, n: int, delta: float) -> Fraction:
 
 
 def sample_counts(
-    sampler: Sampler, n: int, samples: int, seed: int, progress: Callable[[int], Any] | None = None
+    sampler: Sampler,
+    n: int,
+    samples: int,
+    seed: int,
+    progress: Callable[[int], Any] | None = None,
+    outputs: range | None = None,
 ) -> list[dict[int, int]]:
-    """Histograms of ``samples`` draws per input 0..n, validating every output."""
+    """Histograms of ``samples`` draws per input 0..n, validating every output (an integer, and
+    in ``outputs`` when the mechanism declares its range)."""
     import numpy as np
 
     rng = np.random.default_rng(seed)
@@ -120,6 +126,12 @@ def sample_counts(
                     f"the sampler returned {value!r} for input {i}",
                     source=sampler.name,
                     hint="expected an integer output",
+                )
+            if outputs is not None and int(value) not in outputs:
+                raise InputError(
+                    f"the sampler returned {int(value)} for input {i}",
+                    source=sampler.name,
+                    hint=f"expected outputs in {outputs.start}..{outputs.stop - 1} (--range)",
                 )
             hist[int(value)] = hist.get(int(value), 0) + 1
         if sum(hist.values()) != samples:

@@ -113,6 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
     box.add_argument("--seed", type=int, default=0)
     box.add_argument("--alpha-fa", type=float, default=0.05, help="false-alarm rate (default 0.05)")
     box.add_argument("--pmf", metavar="FILE", help="claimed exact pmf: a mechanism JSON/CSV file (rows = counts)")
+    box.add_argument("--range", metavar="LO:HI", help="the declared output range; a value outside it is an error")
     box.add_argument("--json", action="store_true", help="print the result as JSON")
     box.add_argument("-o", "--output", metavar="PATH", help="also write the JSON result to PATH")
 
@@ -286,10 +287,17 @@ def _blackbox(args: argparse.Namespace) -> int:
         if claimed.n != args.n:
             raise InputError(f"the pmf has counts 0..{claimed.n}", source=args.pmf, hint=f"expected 0..{args.n}")
         pmf = [dict(zip(claimed.outputs, row)) for row in claimed.rows]
+    declared = None
+    if args.range is not None:
+        try:
+            lo, hi = (int(v) for v in args.range.split(":"))
+        except ValueError:
+            raise InputError(f"--range {args.range!r}", field="--range", hint="expected LO:HI, e.g. 0:5") from None
+        declared = range(lo, hi + 1)
     chosen = make_sampler(args.sampler, args.n, epsilon)
     say = None if args.json else (lambda i: print(f"… sampled count {i}", file=sys.stderr))
     start = time.perf_counter()
-    counts = sample_counts(chosen, args.n, args.samples, args.seed, say)
+    counts = sample_counts(chosen, args.n, args.samples, args.seed, say, declared)
     seconds = time.perf_counter() - start
     result = {
         "schema": "mechlib.blackbox/1",
@@ -347,7 +355,12 @@ def _check(args: argparse.Namespace) -> int:
     found = cert.get("schema") if isinstance(cert, dict) else type(cert).__name__
     known = (certificate_check.SCHEMA, bracket_check.SCHEMA)
     if found not in known:
-        raise InputError(f"schema {found!r}", source=args.certificate, field="schema", hint=f"expected one of {known}")
+        raise InputError(
+            f"schema {found!r}",
+            source=args.certificate,
+            field="schema",
+            hint=f"expected {' or '.join(map(repr, known))}",
+        )
     source = None
     if args.source is not None:
         try:

@@ -131,6 +131,15 @@ def test_cli_blackbox_bad_samplers_exit_2(
     assert message in capsys.readouterr().err
 
 
+def test_cli_blackbox_out_of_range_output_exits_2(samplers: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["blackbox", "my_samplers:tight", "--n", "3", "--epsilon", "1", "--samples", "50"]
+    assert main([*args, "--range", "0:3"]) == 0
+    capsys.readouterr()
+    assert main([*args, "--range", "0:1"]) == 2
+    assert "expected outputs in 0..1" in capsys.readouterr().err
+    assert main([*args, "--range", "zero"]) == 2
+
+
 def test_conformance_needs_matching_rows() -> None:
     from mechlib.errors import InputError
 
