@@ -152,3 +152,51 @@ def render_html(report: dict[str, Any]) -> str:
         f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>Audit: {title}</title>"
         f"<style>{_STYLE}</style></head><body>{body}</body></html>\n"
     )
+
+
+def render_blackbox_markdown(result: dict[str, Any]) -> str:
+    dp = result["dp"]
+    lines = [
+        f"# Black-box audit of {result['sampler']['spec']}",
+        "",
+        f"Counts 0..{result['n']}, {result['samples_per_count']} samples each (seed {result['seed']}), "
+        f"{result['samples_per_second']} samples/s.",
+        "",
+        f"DP test at ε = {dp['epsilon']}, α_FA = {dp['alpha_fa']} ({dp['hypotheses']} hypotheses): "
+        f"**{dp['verdict']}**.",
+    ]
+    if dp["violation"]:
+        v = dp["violation"]
+        lines.append(
+            f"Inputs {v['inputs']}, event {v['event']}: counts {v['counts']} of {v['samples']}; "
+            f"P ≥ {_approx(v['lower_bound'])} vs P ≤ {_approx(v['upper_bound'])} (exact bounds in the JSON)."
+        )
+    else:
+        lines.append(f"Smallest excess ε this sample would have flagged: ≈ {dp['smallest_detectable_excess_epsilon']}.")
+    if result["conformance"]:
+        lines.append(f"Conformance to the claimed pmf: **{result['conformance']['verdict']}**.")
+    return "\n".join(lines) + "\n"
+
+
+def render_blackbox_html(result: dict[str, Any], pmf: list[dict[int, Fraction]] | None) -> str:
+    """Empirical pmf per count (bars), beside the claimed pmf when given (grey bars)."""
+    rows = []
+    for i, hist in enumerate(result["counts"]):
+        total = sum(hist.values())
+        outputs = sorted({int(s) for s in hist} | (set(pmf[i]) if pmf else set()))
+        cells = []
+        for s in outputs:
+            emp = hist.get(str(s), 0) / total
+            bar = f"<span class='bar' style='width:{12 * emp:.2f}em'></span> {emp:.4f}"
+            if pmf:
+                claimed = float(pmf[i].get(s, Fraction(0)))
+                bar += f"<br><span class='bar opt' style='width:{12 * claimed:.2f}em'></span> {claimed:.4f}"
+            cells.append(_row(bar, head=str(s)))
+        rows.append(f"<h3>count {i}</h3><table>{''.join(cells)}</table>")
+    body = html.escape(render_blackbox_markdown(result)).replace("\n\n", "<p>").replace("**", "")
+    title = html.escape(result["sampler"]["spec"])
+    legend = "<p>Empirical (blue)" + (" vs claimed (grey)" if pmf else "") + " probability of each output.</p>"
+    return (
+        f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>Black-box audit: {title}</title>"
+        f"<style>{_STYLE}</style></head><body>{body}{legend}{''.join(rows)}</body></html>\n"
+    )

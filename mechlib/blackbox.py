@@ -218,5 +218,6 @@ def conformance_test(
                     "cell": {"input": i, "output": s, "count": k, "samples": n, "claimed": format_fraction(p)},
                     "interval": [format_fraction(low), format_fraction(up)],
                     "cells": cells,
+                    "per_bound_level": delta,
                 }
     return {"verdict": "conformant", "cells": cells, "alpha_fa": alpha_fa}

@@ -115,7 +115,10 @@ def build_parser() -> argparse.ArgumentParser:
     box.add_argument("--pmf", metavar="FILE", help="claimed exact pmf: a mechanism JSON/CSV file (rows = counts)")
     box.add_argument("--range", metavar="LO:HI", help="the declared output range; a value outside it is an error")
     box.add_argument("--json", action="store_true", help="print the result as JSON")
-    box.add_argument("-o", "--output", metavar="PATH", help="also write the JSON result to PATH")
+    box.add_argument(
+        "-o", "--output", metavar="PATH", help="also write the JSON result to PATH (mechlib check re-verifies it)"
+    )
+    box.add_argument("--report-dir", metavar="DIR", help="also write SAMPLER.blackbox.{json,md,html} to DIR")
 
     check = sub.add_parser(
         "check",
@@ -295,9 +298,15 @@ def _blackbox(args: argparse.Namespace) -> int:
             raise InputError(f"--range {args.range!r}", field="--range", hint="expected LO:HI, e.g. 0:5") from None
         declared = range(lo, hi + 1)
     chosen = make_sampler(args.sampler, args.n, epsilon)
-    say = None if args.json else (lambda i: print(f"… sampled count {i}", file=sys.stderr))
     start = time.perf_counter()
-    counts = sample_counts(chosen, args.n, args.samples, args.seed, say, declared)
+    if args.json or not sys.stderr.isatty():
+        counts = sample_counts(chosen, args.n, args.samples, args.seed, None, declared)
+    else:
+        from rich.progress import Progress
+
+        with Progress(transient=True) as bar:
+            task = bar.add_task(f"sampling {args.sampler}", total=args.n + 1)
+            counts = sample_counts(chosen, args.n, args.samples, args.seed, lambda _: bar.advance(task), declared)
     seconds = time.perf_counter() - start
     result = {
         "schema": "mechlib.blackbox/1",
@@ -312,11 +321,21 @@ def _blackbox(args: argparse.Namespace) -> int:
         "conformance": conformance_test(counts, pmf, args.alpha_fa) if pmf is not None else None,
     }
     text = json.dumps(result, indent=2, ensure_ascii=False)
-    if args.output:
+    outputs = {args.output: text + "\n"} if args.output else {}
+    if args.report_dir:
+        from mechlib.audit_report import render_blackbox_html, render_blackbox_markdown
+
+        base = Path(args.report_dir) / (args.sampler.replace(":", "_") + ".blackbox")
+        outputs |= {
+            f"{base}.json": text + "\n",
+            f"{base}.md": render_blackbox_markdown(result),
+            f"{base}.html": render_blackbox_html(result, pmf),
+        }
+    for path, content in outputs.items():
         try:
-            write_atomic(args.output, text + "\n")
+            write_atomic(path, content)
         except OSError as err:
-            raise InputError(f"cannot write: {err.strerror or err}", source=args.output) from None
+            raise InputError(f"cannot write: {err.strerror or err}", source=path) from None
     if args.json:
         print(text)
     else:
@@ -344,7 +363,7 @@ def _blackbox(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from mechlib import bracket_check, certificate_check
+    from mechlib import blackbox_check, bracket_check, certificate_check
 
     try:
         cert = json.loads(Path(args.certificate).read_text(encoding="utf-8"))
@@ -353,7 +372,7 @@ def _check(args: argparse.Namespace) -> int:
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise InputError(f"not JSON ({err})", source=args.certificate, hint="is the file truncated?") from None
     found = cert.get("schema") if isinstance(cert, dict) else type(cert).__name__
-    known = (certificate_check.SCHEMA, bracket_check.SCHEMA)
+    known = (certificate_check.SCHEMA, bracket_check.SCHEMA, blackbox_check.SCHEMA)
     if found not in known:
         raise InputError(
             f"schema {found!r}",
@@ -370,6 +389,8 @@ def _check(args: argparse.Namespace) -> int:
     try:
         if found == certificate_check.SCHEMA:
             failures = certificate_check.check_certificate(cert, source)
+        elif found == blackbox_check.SCHEMA:
+            failures = blackbox_check.check_result(cert)
         else:
             failures = bracket_check.check_certificate(cert)
     except (KeyError, ValueError, TypeError, IndexError, ZeroDivisionError) as err:

@@ -180,3 +180,30 @@ def test_a_missing_library_names_the_extra(monkeypatch: pytest.MonkeyPatch, caps
     monkeypatch.setattr(importlib, "import_module", fake)
     assert main(["blackbox", "diffprivlib:GeometricTruncated", "--n", "2", "--epsilon", "1", "--samples", "5"]) == 2
     assert "pip install 'mechlib[adapters]'" in capsys.readouterr().err
+
+
+def test_blackbox_result_rechecks_and_reports(samplers: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from mechlib import truncated_geometric
+    from mechlib.blackbox_check import check_result
+
+    out = samplers / "loose.json"
+    base = ["--n", "3", "--epsilon", "1", "--samples", "3000", "-o", str(out), "--report-dir", str(samplers)]
+    assert main(["blackbox", "my_samplers:loose", *base]) == 1
+    result = json.loads(out.read_text())
+    assert check_result(result) == [] and main(["check", str(out)]) == 0
+    html = (samplers / "my_samplers_loose.blackbox.html").read_text()
+    assert "<script" not in html and "count 3" in html
+    tampered = json.loads(json.dumps(result))
+    tampered["dp"]["violation"]["lower_bound"] = "1"
+    assert check_result(tampered)
+    tampered = json.loads(json.dumps(result))
+    tampered["dp"]["violation"]["counts"][0] += 1
+    assert any("counts" in f for f in check_result(tampered))
+    pmf = samplers / "t_half.json"
+    pmf.write_text(json.dumps({"matrix": truncated_geometric("1/2", 3).to_strings()}))
+    wrong = samplers / "wrong.json"
+    args = ["--n", "3", "--epsilon", "0.7", "--samples", "4000", "--seed", "2", "--pmf", str(pmf), "-o", str(wrong)]
+    assert main(["blackbox", "my_samplers:wrong_spec", *args, "--report-dir", str(samplers)]) == 1
+    assert check_result(json.loads(wrong.read_text())) == []
+    assert "claimed (grey)" in (samplers / "my_samplers_wrong_spec.blackbox.html").read_text()
+    capsys.readouterr()
