@@ -9,7 +9,9 @@
 * ``diffprivlib:GeometricTruncated``, ``diffprivlib:GeometricFolded`` (bounds 0..n),
   ``diffprivlib:Exponential`` (candidates 0..n, utility −|i − j|);
 * ``opendp:make_geometric`` (scale 1/ε, integer output), ``opendp:make_randomized_response``
-  (categories 0..n, truth probability e^ε/(e^ε + n)).
+  (categories 0..n, truth probability e^ε/(e^ε + n));
+* ``pydp:LaplaceMechanism`` (integer in, integer out; PyDP has no truncated geometric, and its
+  RNG is its own: results are not reproducible by ``--seed``).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any
 from mechlib.blackbox import Sampler
 from mechlib.errors import InputError
 
-EXTRA = "pip install 'mechlib[adapters]' (diffprivlib 0.6.6 needs scikit-learn < 1.9)"
+EXTRA = "pip install -e '.[adapters]' (diffprivlib 0.6.6 needs scikit-learn < 1.9)"
 
 
 def _library(name: str) -> Any:
@@ -74,6 +76,14 @@ def _opendp(kind: str, n: int, epsilon: Fraction) -> Callable[[int, int, Any], l
     return _per_call(lambda count, _rng: meas(count))
 
 
+def _pydp(n: int, epsilon: Fraction) -> Callable[[int, int, Any], list[Any]]:
+    """PyDP's LaplaceMechanism on an integer input (it returns an integer: discretised noise).
+    PyDP 1.1.5 has no GeometricTruncated and draws from its own unseeded RNG."""
+    mechanisms = _library("pydp.algorithms.numerical_mechanisms")
+    mech = mechanisms.LaplaceMechanism(float(epsilon), 1.0)
+    return _per_call(lambda count, _rng: mech.add_noise(count))
+
+
 ADAPTERS: dict[str, Callable[[int, Fraction], Callable[[int, int, Any], list[Any]]]] = {
     "mechlib:truncated_geometric": _mechlib_t,
     "diffprivlib:GeometricTruncated": lambda n, e: _diffprivlib("GeometricTruncated", n, e),
@@ -81,6 +91,7 @@ ADAPTERS: dict[str, Callable[[int, Fraction], Callable[[int, int, Any], list[Any
     "diffprivlib:Exponential": lambda n, e: _diffprivlib("Exponential", n, e),
     "opendp:make_geometric": lambda n, e: _opendp("make_geometric", n, e),
     "opendp:make_randomized_response": lambda n, e: _opendp("make_randomized_response", n, e),
+    "pydp:LaplaceMechanism": _pydp,
 }
 LIBRARIES = ("mechlib", "diffprivlib", "opendp", "pydp")
 

@@ -154,6 +154,7 @@ ADAPTER_SPECS = [
     "diffprivlib:Exponential",
     "opendp:make_geometric",
     "opendp:make_randomized_response",
+    "pydp:LaplaceMechanism",
 ]
 
 
@@ -161,7 +162,8 @@ ADAPTER_SPECS = [
 def test_adapters_pass_at_their_own_epsilon(spec: str, capsys: pytest.CaptureFixture[str]) -> None:
     library = spec.split(":")[0]
     if library != "mechlib":
-        pytest.importorskip({"diffprivlib": "diffprivlib.mechanisms", "opendp": "opendp.prelude"}[library])
+        modules = {"diffprivlib": "diffprivlib.mechanisms", "opendp": "opendp.prelude", "pydp": "pydp"}
+        pytest.importorskip(modules[library])
     assert main(["blackbox", spec, "--n", "3", "--epsilon", "1", "--samples", "2000", "--seed", "1", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["dp"]["verdict"] == "no violation found" and result["samples_per_second"] > 0
@@ -179,7 +181,7 @@ def test_a_missing_library_names_the_extra(monkeypatch: pytest.MonkeyPatch, caps
 
     monkeypatch.setattr(importlib, "import_module", fake)
     assert main(["blackbox", "diffprivlib:GeometricTruncated", "--n", "2", "--epsilon", "1", "--samples", "5"]) == 2
-    assert "pip install 'mechlib[adapters]'" in capsys.readouterr().err
+    assert "pip install -e '.[adapters]'" in capsys.readouterr().err
 
 
 def test_blackbox_result_rechecks_and_reports(samplers: Path, capsys: pytest.CaptureFixture[str]) -> None:
