@@ -103,7 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Clopper–Pearson bounds at false-alarm rate --alpha-fa (Bonferroni over (pair, event) hypotheses). "
         "SAMPLER is module:function (function(count, rng) -> int) or an adapter: "
         "mechlib:truncated_geometric, diffprivlib:GeometricTruncated, diffprivlib:GeometricFolded, "
-        "diffprivlib:Exponential, opendp:make_geometric, opendp:make_randomized_response. "
+        "diffprivlib:Exponential, opendp:make_geometric, opendp:make_randomized_response, pydp:LaplaceMechanism. "
         "Exit 0: no violation found (and conformant); 1: violation or nonconformant; 2: bad input.",
     )
     box.add_argument("sampler", metavar="SAMPLER")
@@ -123,11 +123,13 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser(
         "check",
         help="re-verify a certificate with the independent checker",
-        description="Re-verify every witness of a certificate (schemas mechlib.audit/2 and "
-        "mechlib.bracket/1) without trusting the code that produced it. Exit 0 if it holds, 1 if "
-        "any check fails, 2 if the file is not a certificate.",
+        description="Re-verify every witness of a certificate (schemas mechlib.audit/2, "
+        "mechlib.blackbox/1 and mechlib.bracket/1) without trusting the code that produced it. "
+        "Exit 0 if it holds, 1 if any check fails, 2 if the file is not a certificate.",
     )
-    check.add_argument("certificate", help="certificate JSON file (an audit report, or SY Example 1's bracket)")
+    check.add_argument(
+        "certificate", help="certificate JSON: an audit report, a black-box result, SY Example 1's bracket"
+    )
     check.add_argument("source", nargs="?", metavar="SOURCE", help="the audited file: its SHA-256 must match")
     return parser
 
