@@ -294,7 +294,7 @@ def measure_fuzzing(quick: bool) -> list[dict[str, Any]]:
     speedup = walls["0"] / walls["2"]
     results.append(
         {
-            "name": "fuzz and control tests: xdist speed-up on 2 workers",
+            "name": "deep fuzz run (the FUZZ claims, 20x): xdist speed-up on 2 workers",
             "n": 2,
             "seconds": round(walls["2"], 2),
             "repeats": 1,
