@@ -14,13 +14,12 @@ from fractions import Fraction
 from functools import cached_property
 from itertools import permutations, product
 from math import factorial
-from typing import Any, TypeVar
+from typing import Any
 
 from mechlib.errors import InputError
 from mechlib.exact import format_fraction, to_fraction
 
 Theta = tuple[int, ...]
-V = TypeVar("V", Fraction, Any)
 
 
 @dataclass(frozen=True)
@@ -53,7 +52,7 @@ class DatabaseSpace:
         """How many respondents have each type 0..T."""
         return tuple(theta.count(k) for k in range(self.t + 1))
 
-    def project(self, belief: Mapping[Theta, V], zero: V) -> list[V]:
+    def project(self, belief: Mapping[Theta, Any], zero: Any) -> list[Any]:
         """P: (Pπ)(ω) = Σ_{θ: ω_θ = ω} π(θ) — for Fractions and polynomials alike."""
         out = [zero for _ in self.omegas]
         for theta, value in belief.items():
