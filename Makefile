@@ -1,7 +1,7 @@
 # Thin wrappers: every target goes through dev.py, which needs only python3 (≥ 3.11).
 PYTHON ?= python3
 
-.PHONY: verify test bench lint fuzz
+.PHONY: verify test bench lint fuzz examples
 verify:
 	$(PYTHON) dev.py verify
 test:
@@ -12,3 +12,5 @@ lint:
 	$(PYTHON) dev.py lint
 fuzz:
 	$(PYTHON) dev.py fuzz
+examples:
+	$(PYTHON) dev.py examples
