@@ -8,10 +8,11 @@ builds the truncated geometric mechanism T from its formula, and re-verifies in 
    witness — so no larger α holds; the claimed ε (via arb) or α agrees with the verdict;
 3. derivability: a stochastic Y with T·Y = M, or a row w with w·T = e_row and (w·M)[r] < 0;
 4. dominance: a stochastic Y whose error tails P(|j − i| ≥ k | i) under T·Y are nowhere above M's;
-5. each user: the mechanism's loss under its optimal remap (recomputed by posterior argmin);
+5. each user: the mechanism's loss under its recorded optimal remap, and that no remap does
+   better (posterior argmin, recomputed);
    the optimum X* is α-DP and stochastic, its loss equals Σu, and every column c_j − u is
    nonnegative on the α-DP cone (so no α-DP mechanism loses less than Σu);
-6. the Bayes-optimal remap of T for the user reaches the optimum (GRS Thm 3.2).
+6. the recorded Bayes-optimal remap of T for the user reaches the optimum (GRS Thm 3.2).
 """
 
 from __future__ import annotations
@@ -134,6 +135,8 @@ def check_certificate(cert: dict[str, Any], source: bytes | None = None) -> list
     n = len(m) - 1
     t = _t(alpha, n) if 0 < alpha < 1 and inputs == list(range(n + 1)) else None
     d = cert["derivation"]
+    if t is not None and d["status"] not in ("derivable", "not derivable"):
+        failures.append(f"derivability is decidable here (0 < α < 1, count query) but reported {d['status']!r}")
     if d["status"] == "derivable" and t is not None:
         y = _matrix(d["remap"])
         if not _stochastic(y) or _product(t, y) != m:
@@ -158,15 +161,29 @@ def check_certificate(cert: dict[str, Any], source: bytes | None = None) -> list
                 failures.append("T·Y has a heavier error tail than the mechanism somewhere")
     users = cert["user_losses"]
     for u in users.get("users", []) if users["status"] == "certified" else []:
-        failures += _check_user(u, m, alpha, t)
+        failures += _check_user(u, m, outputs, alpha, t)
     return failures
 
 
-def _check_user(u: dict[str, Any], m: list[list[Q]], alpha: Q, t: list[list[Q]] | None) -> list[str]:
+def _remapped_loss(
+    m: list[list[Q]], outputs: list[int], prior: list[Q], loss: list[list[Q]], remap: dict[str, Any]
+) -> Q:
+    """Σ_i p_i Σ_r m[i][r]·l(i, remap[r]) for a recorded deterministic remap (guesses 0..n)."""
+    guess = [int(remap[str(o)]) for o in outputs]
+    return sum((p * v * loss[i][guess[r]] for i, (p, row) in enumerate(zip(prior, m)) for r, v in enumerate(row)), Q(0))
+
+
+def _check_user(
+    u: dict[str, Any], m: list[list[Q]], outputs: list[int], alpha: Q, t: list[list[Q]] | None
+) -> list[str]:
     name = f"user ({u['prior_name']}, {u['loss_name']})"
     prior, loss = [_f(p) for p in u["prior"]], _matrix(u["loss"])
     out = []
-    if _optimal_remap_loss(m, prior, loss) != _f(u["mechanism"]):
+    mine = _f(u["mechanism"])
+    if (
+        _optimal_remap_loss(m, prior, loss) != mine
+        or _remapped_loss(m, outputs, prior, loss, u["optimal_remap"]) != mine
+    ):
         out.append(f"{name}: the mechanism's loss with its optimal remap is not {u['mechanism']}")
     x, dual, value = _matrix(u["optimum_mechanism"]), [_f(v) for v in u["dual"]], _f(u["optimum"])
     costs = [[p * v for v in row] for p, row in zip(prior, loss)]
@@ -175,6 +192,6 @@ def _check_user(u: dict[str, Any], m: list[list[Q]], alpha: Q, t: list[list[Q]] 
     columns_ok = all(_cone_nonnegative([costs[i][j] - dual[i] for i in range(len(x))], alpha) for j in range(len(x[0])))
     if not (_stochastic(x) and dp and face == value == sum(dual, Q(0)) and columns_ok):
         out.append(f"{name}: the optimality certificate of {u['optimum']} does not check")
-    if t is not None and _optimal_remap_loss(t, prior, loss) != value:
-        out.append(f"{name}: T with its optimal remap does not reach the optimum")
+    if t is not None and _remapped_loss(t, list(range(len(t))), prior, loss, u["t_optimal_remap"]) != value:
+        out.append(f"{name}: T with the recorded remap does not reach the optimum (GRS Thm 3.2)")
     return out

@@ -40,11 +40,14 @@ def test_every_fixture_certificate_rechecks(name: str) -> None:
         (["witness", "inputs"], [3, 0], "witness"),
         (["derivation", "violation", "inverse_row", 0], "5", "non-derivability"),
         (["dominance", "remap", 0, 0], "1/2", "dominance remap"),
+        (["derivation"], {"status": "skipped", "reason": "hidden"}, "decidable"),
         (["claimed", "holds"], False, "claimed"),
         (["user_losses", "users", 0, "optimum"], "1/100", "optimality certificate"),
         (["user_losses", "users", 0, "dual", 0], "0", "optimality certificate"),
         (["user_losses", "users", 1, "mechanism"], "0", "optimal remap"),
         (["schema"], "mechlib.audit/1", "schema"),
+        (["user_losses", "users", 0, "optimal_remap", "0"], 3, "optimal remap"),
+        (["user_losses", "users", 0, "t_optimal_remap", "0"], 3, "recorded remap"),
     ],
 )
 def test_tampered_certificates_are_rejected(path: list[Any], value: Any, message: str) -> None:
