@@ -8,7 +8,7 @@
 * ``mechlib:truncated_geometric`` — T at α = e^−ε (GRS), sampled from its exact pmf (reference);
 * ``diffprivlib:GeometricTruncated``, ``diffprivlib:GeometricFolded`` (bounds 0..n),
   ``diffprivlib:Exponential`` (candidates 0..n, utility −|i − j|);
-* ``opendp:make_geometric`` (scale 1/ε, integer output), ``opendp:make_randomized_response``
+* ``opendp:make_geometric`` (scale 1/ε, integer output; vectorised), ``opendp:make_randomized_response``
   (categories 0..n, truth probability e^ε/(e^ε + n));
 * ``pydp:LaplaceMechanism`` (integer in, integer out; PyDP has no truncated geometric, and its
   RNG is its own: results are not reproducible by ``--seed``).
@@ -69,10 +69,12 @@ def _opendp(kind: str, n: int, epsilon: Fraction) -> Callable[[int, int, Any], l
     dp.enable_features("contrib")
     eps = float(epsilon)
     if kind == "make_geometric":
-        meas = dp.m.make_geometric(dp.atom_domain(T=int), dp.absolute_distance(T=int), scale=1 / eps)
-    else:
-        prob = math.exp(eps) / (math.exp(eps) + n)
-        meas = dp.m.make_randomized_response(categories=list(range(n + 1)), prob=prob)
+        # vectorised: one call adds independent noise to `size` copies of the count — each
+        # coordinate has exactly the scalar mechanism's distribution (10× the scalar rate)
+        vector = dp.m.make_geometric(dp.vector_domain(dp.atom_domain(T=int)), dp.l1_distance(T=int), scale=1 / eps)
+        return lambda count, size, _rng: list(vector([count] * size))
+    prob = math.exp(eps) / (math.exp(eps) + n)
+    meas = dp.m.make_randomized_response(categories=list(range(n + 1)), prob=prob)
     return _per_call(lambda count, _rng: meas(count))
 
 
