@@ -8,7 +8,6 @@ note 1); and, for standard users, its loss with the optimal remap beside the cer
 
 from __future__ import annotations
 
-import platform
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any
@@ -78,15 +77,13 @@ def audit(loaded: LoadedMechanism, users: Sequence[tuple[str, str, BayesUser]] =
 
 def tool_versions() -> dict[str, str]:
     """The versions a certificate was produced with (mechlib, Python, the exact/LP libraries)."""
-    from importlib.metadata import version
+    from mechlib.verify import package_versions
 
-    out = {"name": "mechlib", "version": __version__, "python": platform.python_version()}
-    for lib in ("python-flint", "scipy", "numpy", "z3-solver"):
-        try:
-            out[lib] = version(lib)
-        except Exception:
-            continue
-    return out
+    return {
+        "name": "mechlib",
+        "version": __version__,
+        **package_versions("python-flint", "scipy", "numpy", "z3-solver"),
+    }
 
 
 def _attempt(action: Callable[[], dict[str, Any]], *, skip: str | None = None) -> dict[str, Any]:

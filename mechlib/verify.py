@@ -133,7 +133,7 @@ def report(results: list[Any]) -> dict[str, Any]:
     return {
         "schema": SCHEMA,
         "tool": {"name": "mechlib", "version": __version__},
-        "versions": _versions(),
+        "versions": package_versions("z3-solver", "sympy", "python-flint", "hypothesis"),
         "git_commit": _git_commit(),
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "summary": {
@@ -182,9 +182,10 @@ def _brief(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "…"
 
 
-def _versions() -> dict[str, str]:
+def package_versions(*dists: str) -> dict[str, str]:
+    """Python's version and each distribution's ("not installed" if absent): for reports."""
     result = {"python": platform.python_version()}
-    for dist in ("z3-solver", "sympy", "python-flint", "hypothesis"):
+    for dist in dists:
         try:
             result[dist] = version(dist)
         except PackageNotFoundError:
