@@ -12,6 +12,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from mechlib import __version__
 from mechlib.errors import InputError
@@ -158,10 +159,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+def _write_all(outputs: dict[Any, str]) -> None:
+    """Write each file atomically; an OS error is bad input naming the file (exit 2)."""
+    from mechlib.loading import write_atomic
+
+    for path, content in outputs.items():
+        try:
+            write_atomic(path, content)
+        except OSError as err:
+            raise InputError(f"cannot write: {err.strerror or err}", source=str(path)) from None
+
+
 def _audit(args: argparse.Namespace) -> int:
     from mechlib.audit import audit, render_text
     from mechlib.audit_report import render_html, render_markdown
-    from mechlib.loading import load_matrix, load_source, load_vector, write_atomic
+    from mechlib.loading import load_matrix, load_source, load_vector
     from mechlib.users import BayesUser, Loss, Prior
 
     loaded = load_source(args.file, from_float=args.from_float, normalize_rows=args.normalize_rows)
@@ -185,11 +197,7 @@ def _audit(args: argparse.Namespace) -> int:
             f"{base}.md": render_markdown(report),
             f"{base}.html": render_html(report),
         }
-    for path, content in outputs.items():
-        try:
-            write_atomic(path, content)
-        except OSError as err:
-            raise InputError(f"cannot write the report: {err.strerror or err}", source=path) from None
+    _write_all(outputs)
     print(text if args.json else render_text(report))
     return EXIT_FAILED if report["verdict"] == "FAIL" or report["unknown"] else EXIT_OK
 
@@ -242,7 +250,6 @@ def _verify(args: argparse.Namespace) -> int:
 
 def _school_planning(args: argparse.Namespace) -> int:
     from mechlib.exact import to_fraction
-    from mechlib.loading import write_atomic
     from mechlib.school_planning import render_markdown, study
 
     step = to_fraction(args.step)
@@ -259,12 +266,13 @@ def _school_planning(args: argparse.Namespace) -> int:
     say = None if args.no_progress or args.json else (lambda msg: print(f"… {msg}", file=sys.stderr))
     report, cert = study(step=step, box=(box[0], box[1]), progress=say)
     out = Path(args.reports)
-    try:
-        write_atomic(out / "school_planning_certificate.json", json.dumps(cert) + "\n")
-        write_atomic(out / "school_planning.json", json.dumps(report, indent=2, ensure_ascii=False) + "\n")
-        write_atomic(out / "school_planning.md", render_markdown(report))
-    except OSError as err:
-        raise InputError(f"cannot write reports: {err.strerror or err}", source=args.reports) from None
+    _write_all(
+        {
+            out / "school_planning_certificate.json": json.dumps(cert) + "\n",
+            out / "school_planning.json": json.dumps(report, indent=2, ensure_ascii=False) + "\n",
+            out / "school_planning.md": render_markdown(report),
+        }
+    )
     print(json.dumps(report, indent=2, ensure_ascii=False) if args.json else render_markdown(report))
     best = report["optimum (permutation-invariant = all, SY Prop. 5)"]
     return EXIT_OK if best["certificate check"] == "passed" else EXIT_FAILED
@@ -278,7 +286,7 @@ def _blackbox(args: argparse.Namespace) -> int:
     from mechlib.audit import tool_versions
     from mechlib.blackbox import conformance_test, dp_test, sample_counts
     from mechlib.exact import to_fraction
-    from mechlib.loading import load_mechanism, write_atomic
+    from mechlib.loading import load_mechanism
 
     epsilon = to_fraction(args.epsilon)
     if epsilon <= 0 or args.n < 1 or args.samples < 1 or not 0 < args.alpha_fa < 1:
@@ -333,11 +341,7 @@ def _blackbox(args: argparse.Namespace) -> int:
             f"{base}.md": render_blackbox_markdown(result),
             f"{base}.html": render_blackbox_html(result, pmf),
         }
-    for path, content in outputs.items():
-        try:
-            write_atomic(path, content)
-        except OSError as err:
-            raise InputError(f"cannot write: {err.strerror or err}", source=path) from None
+    _write_all(outputs)
     if args.json:
         print(text)
     else:
