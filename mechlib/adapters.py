@@ -20,11 +20,11 @@ import importlib
 import math
 from collections.abc import Callable
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 from mechlib.blackbox import Sampler
 from mechlib.errors import InputError
+from mechlib.loading import import_callable
 
 EXTRA = "pip install -e '.[adapters]' (diffprivlib 0.6.6 needs scikit-learn < 1.9)"
 
@@ -105,20 +105,9 @@ def sampler(spec: str, n: int, epsilon: Fraction) -> Sampler:
     library = spec.split(":")[0]
     if library in LIBRARIES:
         raise InputError(f"unknown adapter {spec!r}", hint=f"known adapters: {', '.join(ADAPTERS)}")
-    module_name, _, func_name = spec.partition(":")
-    if not func_name:
+    if not spec.partition(":")[2]:
         raise InputError(
             f"sampler {spec!r}", hint="expected module:function or an adapter such as " + next(iter(ADAPTERS))
         )
-    import sys
-
-    if str(Path.cwd()) not in sys.path:
-        sys.path.insert(0, str(Path.cwd()))
-    try:
-        module = importlib.import_module(module_name)
-    except Exception as err:
-        raise InputError(f"cannot import module {module_name!r}: {type(err).__name__}: {err}", source=spec) from None
-    func = getattr(module, func_name, None)
-    if not callable(func):
-        raise InputError(f"module {module_name!r} has no callable {func_name!r}", source=spec)
+    _, func = import_callable(spec)
     return Sampler(spec, _per_call(func), "python")

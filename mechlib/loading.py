@@ -18,6 +18,7 @@ import io
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
@@ -230,14 +231,9 @@ def write_atomic(path: str | os.PathLike[str], text: str) -> None:
         raise
 
 
-def load_source(spec: str, *, from_float: bool = False, normalize_rows: bool = False) -> LoadedMechanism:
-    """A mechanism file, or ``module:function`` — a Python callable (no arguments) returning a
-    ``Mechanism``, a matrix (list of rows) or a dict in the JSON file format. The SHA-256 is then
-    that of the module's source file."""
-    if Path(spec).exists() or ":" not in spec:
-        return load_mechanism(spec, from_float=from_float, normalize_rows=normalize_rows)
+def import_callable(spec: str) -> tuple[Any, Callable[..., Any]]:
+    """(module, function) for ``module:function``, importable from the current directory."""
     import importlib
-    import inspect
     import sys
 
     module_name, _, func_name = spec.partition(":")
@@ -254,6 +250,19 @@ def load_source(spec: str, *, from_float: bool = False, normalize_rows: bool = F
     func = getattr(module, func_name, None)
     if not callable(func):
         raise InputError(f"module {module_name!r} has no callable {func_name!r}", source=spec)
+    return module, func
+
+
+def load_source(spec: str, *, from_float: bool = False, normalize_rows: bool = False) -> LoadedMechanism:
+    """A mechanism file, or ``module:function`` — a Python callable (no arguments) returning a
+    ``Mechanism``, a matrix (list of rows) or a dict in the JSON file format. The SHA-256 is then
+    that of the module's source file."""
+    if Path(spec).exists() or ":" not in spec:
+        return load_mechanism(spec, from_float=from_float, normalize_rows=normalize_rows)
+    import inspect
+
+    module, func = import_callable(spec)
+    func_name = spec.partition(":")[2]
     try:
         value = func()
     except Exception as err:
