@@ -24,6 +24,7 @@ import flint
 
 from mechlib.errors import InputError
 from mechlib.exact import format_fraction, to_fraction
+from mechlib.privacy import arb_precision, to_arb
 
 Poly = flint.fmpq_poly
 
@@ -84,20 +85,12 @@ class Alpha:
 
     def ball(self, p: Poly, bits: int = 128) -> flint.arb:
         """An arb ball containing p(α), at ``bits`` of working precision."""
-        old = flint.ctx.prec
-        flint.ctx.prec = bits
-        try:
-            if self.rational is not None:
-                x = flint.arb(flint.fmpq(self.rational.numerator, self.rational.denominator))
-            else:
-                eps = self.epsilon or Fraction(0)
-                x = (-flint.arb(flint.fmpq(eps.numerator, eps.denominator))).exp()
+        with arb_precision(bits):
+            x = to_arb(self.rational) if self.rational is not None else (-to_arb(self.epsilon or Fraction(0))).exp()
             value = flint.arb(0)
             for c in reversed(p.coeffs()):
                 value = value * x + flint.arb(c)
             return value
-        finally:
-            flint.ctx.prec = old
 
     def sign(self, p: Poly) -> int:
         """The exact sign (−1, 0, 1) of p(α)."""
@@ -129,19 +122,11 @@ class Alpha:
 
 def exp_bounds(epsilon: Fraction, digits: int = 12) -> tuple[Fraction, Fraction]:
     """Rationals E_lo < e^ε < E_hi, 10^−digits apart, checked with arb (a float only suggests)."""
-    old = flint.ctx.prec
-    flint.ctx.prec = 4 * digits + 64
-    try:
-        e = flint.arb(flint.fmpq(epsilon.numerator, epsilon.denominator)).exp()
+    with arb_precision(4 * digits + 64):
+        e = to_arb(epsilon).exp()
         scale = 10**digits
         lo = Fraction(math.floor(Fraction(e.str(digits + 10, radius=False)) * scale) - 1, scale)
         hi = lo + Fraction(2, scale)
-        if (
-            not flint.arb(flint.fmpq(lo.numerator, lo.denominator))
-            < e
-            < flint.arb(flint.fmpq(hi.numerator, hi.denominator))
-        ):
+        if not to_arb(lo) < e < to_arb(hi):
             raise ArithmeticError(f"could not separate e^{epsilon} from its rational bounds")
         return lo, hi
-    finally:
-        flint.ctx.prec = old

@@ -30,6 +30,7 @@ import flint
 from mechlib.alpha import exp_bounds
 from mechlib.errors import InputError
 from mechlib.exact import format_fraction
+from mechlib.privacy import arb_precision, to_arb
 
 #: A sampler: (true count, number of samples, numpy Generator) -> list of int outputs.
 Draw = Callable[[int, int, Any], list[int]]
@@ -42,13 +43,9 @@ class Sampler:
     library: str = "mechlib"
 
 
-def _prob_to_arb(p: Fraction) -> flint.arb:
-    return flint.arb(flint.fmpq(p.numerator, p.denominator))
-
-
 def _at_least(k: int, n: int, p: Fraction) -> flint.arb:
     """P(Bin(n, p) ≥ k) = I_p(k, n − k + 1) (k ≥ 1), as an arb ball."""
-    return _prob_to_arb(p).beta_lower(k, n - k + 1, regularized=True)
+    return to_arb(p).beta_lower(k, n - k + 1, regularized=True)
 
 
 def _verified(candidate: float, ok: Callable[[Fraction], bool], toward: int) -> Fraction:
@@ -72,12 +69,8 @@ def cp_lower(k: int, n: int, delta: float) -> Fraction:
         return Fraction(0)
     from scipy.stats import beta
 
-    old = flint.ctx.prec
-    flint.ctx.prec = 128
-    try:
+    with arb_precision(128):
         return _verified(float(beta.ppf(delta, k, n - k + 1)), lambda p: bool(_at_least(k, n, p) <= delta), -1)
-    finally:
-        flint.ctx.prec = old
 
 
 def cp_upper(k: int, n: int, delta: float) -> Fraction:
@@ -86,14 +79,10 @@ def cp_upper(k: int, n: int, delta: float) -> Fraction:
         return Fraction(1)
     from scipy.stats import beta
 
-    old = flint.ctx.prec
-    flint.ctx.prec = 128
-    try:
+    with arb_precision(128):
         return _verified(
             float(beta.ppf(1 - delta, k + 1, n - k)), lambda p: bool(1 - _at_least(k + 1, n, p) <= delta), +1
         )
-    finally:
-        flint.ctx.prec = old
 
 
 def sample_counts(

@@ -14,10 +14,14 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import count
+from typing import TYPE_CHECKING
 
 from mechlib.exact import format_fraction
 from mechlib.mechanism import Mechanism
 from mechlib.stochastic import Label
+
+if TYPE_CHECKING:
+    import flint
 
 
 @dataclass(frozen=True)
@@ -121,7 +125,6 @@ def _dyadic(mantissa: int, exponent: int) -> Fraction:
 
 def epsilon_bounds(alpha: Fraction, digits: int = 12) -> tuple[Fraction, Fraction] | None:
     """Exact rationals lo ≤ ln(1/α) ≤ hi with hi − lo < 10^(−digits); None for α = 0."""
-    import flint
 
     if alpha == 0:
         return None
@@ -129,8 +132,8 @@ def epsilon_bounds(alpha: Fraction, digits: int = 12) -> tuple[Fraction, Fractio
         return Fraction(0), Fraction(0)
     prec = 64 + 4 * digits
     while True:
-        with _precision(prec):
-            ball = -flint.arb(flint.fmpq(alpha.numerator, alpha.denominator)).log()
+        with arb_precision(prec):
+            ball = -to_arb(alpha).log()
             lo, hi = _arb_bounds(ball)
         if hi - lo < Fraction(1, 10**digits):
             return lo, hi
@@ -143,15 +146,14 @@ def alpha_at_least_exp_minus(alpha: Fraction, epsilon: Fraction) -> bool:
     e^(−ε) is irrational for rational ε ≠ 0 (Lindemann), so equality only happens at ε = 0,
     and raising the precision always settles the comparison.
     """
-    import flint
 
     if epsilon == 0:
         return alpha == 1
     prec = 128
     while True:
-        with _precision(prec):
-            target = (-flint.arb(flint.fmpq(epsilon.numerator, epsilon.denominator))).exp()
-            mine = flint.arb(flint.fmpq(alpha.numerator, alpha.denominator))
+        with arb_precision(prec):
+            target = (-to_arb(epsilon)).exp()
+            mine = to_arb(alpha)
             if mine > target:
                 return True
             if mine < target:
@@ -159,8 +161,15 @@ def alpha_at_least_exp_minus(alpha: Fraction, epsilon: Fraction) -> bool:
         prec *= 2
 
 
-class _precision:
-    """Set python-flint's working precision (bits) for a block."""
+def to_arb(value: Fraction) -> flint.arb:
+    """The exact rational as an (exact) arb ball."""
+    import flint
+
+    return flint.arb(flint.fmpq(value.numerator, value.denominator))
+
+
+class arb_precision:
+    """Set python-flint's working precision (bits) for a block, and restore it after."""
 
     def __init__(self, bits: int) -> None:
         self.bits = bits

@@ -27,6 +27,7 @@ from mechlib.alpha import exp_bounds
 from mechlib.bracket_check import SCHEMA
 from mechlib.cell_lp import Bracket, CellGraph
 from mechlib.exact import format_fraction, to_fraction
+from mechlib.privacy import arb_precision, to_arb
 
 #: The example as SY state it.
 HOUSEHOLDS = 40
@@ -65,12 +66,10 @@ class Example:
 
 def geometric_loss(mu0: Sequence[Fraction], alpha_exponent: Fraction, bits: int = 256) -> flint.arb:
     """Σ_s Var(ω | s)·P(s) for the geometric mechanism with α = e^(−alpha_exponent), as an arb ball."""
-    old = flint.ctx.prec
-    flint.ctx.prec = bits
-    try:
-        a = (-flint.arb(flint.fmpq(alpha_exponent.numerator, alpha_exponent.denominator))).exp()
+    with arb_precision(bits):
+        a = (-to_arb(alpha_exponent)).exp()
         last = len(mu0) - 1
-        prior = [flint.arb(flint.fmpq(m.numerator, m.denominator)) for m in mu0]
+        prior = [to_arb(m) for m in mu0]
         total = flint.arb(0)
         for s in range(last + 1):
             edge = s in (0, last)
@@ -80,8 +79,6 @@ def geometric_loss(mu0: Sequence[Fraction], alpha_exponent: Fraction, bits: int 
                 s0, s1, s2 = s0 + j, s1 + j * w, s2 + j * w * w
             total += s2 - s1 * s1 / s0
         return total
-    finally:
-        flint.ctx.prec = old
 
 
 def histogram_graph(example: Example, box: tuple[int, int]) -> CellGraph:
