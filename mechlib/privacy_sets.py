@@ -45,10 +45,14 @@ def ratio_violation(
     """The first edge where f leaves the ratio set, or None if f is in it (exact)."""
     for a, b in edges:
         for low, high in ((a, b), (b, a)):
-            # need f(low)·w(high) ≥ α·f(high)·w(low)
-            if alpha.sign(f[low] * const(w[high]) - X * f[high] * const(w[low])) < 0:
+            if alpha.sign(_slack(f, w, low, high)) < 0:
                 return RatioViolation(low, high)
     return None
+
+
+def _slack(f: Mapping[Node, Poly], w: Mapping[Node, Fraction], low: Node, high: Node) -> Poly:
+    """f(low)·w(high) − α·f(high)·w(low): ≥ 0 iff the bound from ``low`` to ``high`` holds."""
+    return f[low] * const(w[high]) - X * f[high] * const(w[low])
 
 
 def omega_edges(n_omegas: int, t_max: int) -> list[tuple[int, int]]:
@@ -160,5 +164,5 @@ def binding_bounds(
         (low, high)
         for a, b in edges
         for low, high in ((a, b), (b, a))
-        if alpha.sign(f[low] * const(w[high]) - X * f[high] * const(w[low])) == 0
+        if alpha.sign(_slack(f, w, low, high)) == 0
     ]
