@@ -21,6 +21,7 @@ from mechlib.decision import DecisionProblem, at_least
 from mechlib.designer import optimal_oblivious_value
 from mechlib.exact import format_fraction
 from mechlib.info_structure import InformationStructure, geometric_structure
+from mechlib.optimal import CertificationError
 from mechlib.privacy_sets import binding_bounds, k_omega_vertices, k_omega_violation, omega_edges
 from mechlib.strategies import alphas, oblivious_dp_cases, payoffs, priors
 from mechlib.uprr import uprr_dominates, violated_peak
@@ -185,8 +186,8 @@ def theorem3_violation(case: Any) -> dict[str, Any] | None:
     num, scale = problem.value(geometric_structure(mu0), alpha)
     geometric = Fraction(alpha.value(num)) / Fraction(alpha.value(scale))
     best = optimal_oblivious_value(mu0, 1, problem, alpha)
-    if best is None:
-        return None  # could not certify the optimum: not a counterexample
+    if best is None:  # undecided: the check must end UNKNOWN, never count the example as a pass
+        raise CertificationError(f"the best oblivious value for α = {a} could not be certified")
     if geometric != best:
         return {"geometric": format_fraction(geometric), "best oblivious": format_fraction(best)}
     return None

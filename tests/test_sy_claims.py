@@ -142,3 +142,10 @@ def test_supermodular_strategy_is_supermodular_and_control_is_not() -> None:
         assert DecisionProblem.of(bad).supermodularity_violation() is not None
 
     check()
+
+
+def test_an_uncertifiable_optimum_makes_t3_unknown_not_proved(monkeypatch: pytest.MonkeyPatch) -> None:
+    from proofs.registry import REGISTRY, run_claim
+
+    monkeypatch.setattr(su, "optimal_oblivious_value", lambda *args: None)
+    assert run_claim(REGISTRY["SY-T3"]).outcome.verdict == Verdict.UNKNOWN
