@@ -6,7 +6,7 @@ python3 dev.py test     # the test suite, in parallel (CI=true: Hypothesis 'ci' 
 python3 dev.py bench    # benchmarks, write reports/bench.{json,md}
 python3 dev.py fuzz     # verify with the deep fuzzing profile (20× the examples)
 python3 dev.py examples # regenerate the example audits in reports/examples/
-python3 dev.py lint     # ruff + mypy
+python3 dev.py lint     # ruff + import-linter (layering) + mypy
 """
 
 from __future__ import annotations
@@ -62,8 +62,9 @@ def main(args: list[str]) -> int:
     if task == "bench":
         return run(py, "-m", "benchmarks", *rest)
     if task == "examples":
-        return run(py, "-m", "mechlib.examples", *rest)
+        return run(py, "-m", "mechlib.audit.examples", *rest)
     status = run(py, "-m", "ruff", "check", ".")
+    status = run(str(BIN / "lint-imports")) or status  # the layering contracts of pyproject.toml
     return run(py, "-m", "mypy") or status
 
 

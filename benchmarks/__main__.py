@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from mechlib import BayesUser, Prior, absolute_loss, dp_level, optimal_remap, truncated_geometric
-from mechlib.loading import write_atomic
+from mechlib.audit.loading import write_atomic
 
 
 def timed(func: Callable[[], Any], repeats: int) -> tuple[float, Any]:
@@ -128,14 +128,14 @@ def measure_audit(quick: bool) -> list[dict[str, Any]]:
     import importlib.util
     import json
 
-    from mechlib.adapters import ADAPTERS, sampler
-    from mechlib.audit import audit
-    from mechlib.blackbox import dp_test, sample_counts
-    from mechlib.certificate_check import check_certificate
-    from mechlib.derivability import derivation_witness
-    from mechlib.families import randomized_response
-    from mechlib.loading import LoadedMechanism
-    from mechlib.privacy import dp_level
+    from mechlib.audit.adapters import ADAPTERS, sampler
+    from mechlib.audit.blackbox import dp_test, sample_counts
+    from mechlib.audit.loading import LoadedMechanism
+    from mechlib.audit.whitebox import audit
+    from mechlib.checkers.audit_certificate import check_certificate
+    from mechlib.core.families import randomized_response
+    from mechlib.core.privacy import dp_level
+    from mechlib.optimality.derivability import derivation_witness
 
     big = 300 if quick else 1000
     t = truncated_geometric(Fraction(1, 2), big)
@@ -302,11 +302,12 @@ def measure_fuzzing(quick: bool) -> list[dict[str, Any]]:
 def measure_school_planning(quick: bool) -> dict[str, Any]:
     """SY Example 1 end to end (geometric enclosure, certified bracket, oblivious bracket, the
     independent certificate check); goal: gap ≤ 0.01 within 10 minutes on 2 cores."""
-    from mechlib.school_planning import study
+    from mechlib.checkers.bracket_certificate import check_certificate
+    from mechlib.infodesign.school_planning import study
 
     step, box = (Fraction(1, 2), (12, 6)) if quick else (Fraction(1, 6), (14, 7))
     start = time.perf_counter()
-    report, _ = study(step=step, box=box)
+    report, _ = study(step=step, box=box, check_certificate=check_certificate)
     seconds = time.perf_counter() - start
     best = report["optimum (permutation-invariant = all, SY Prop. 5)"]
     gap = float(Fraction(best["gap"]))
@@ -374,10 +375,10 @@ def measure_certified(quick: bool, repeats: int) -> list[dict[str, Any]]:
     import flint
 
     from mechlib import Remap, compose, randomized_response
-    from mechlib.derivability import derivation_witness
-    from mechlib.dominance import dominance_certificate
-    from mechlib.exact_linear import to_fmpq
-    from mechlib.optimal import optimal_bayes_mechanism
+    from mechlib.core.exact_linear import to_fmpq
+    from mechlib.optimality.derivability import derivation_witness
+    from mechlib.optimality.dominance import dominance_certificate
+    from mechlib.optimality.optimal import optimal_bayes_mechanism
 
     results = []
     third = Fraction(1, 3)
@@ -413,13 +414,13 @@ def measure_certified(quick: bool, repeats: int) -> list[dict[str, Any]]:
 
 
 def _highs_only_bayes(user: BayesUser, alpha: Fraction) -> Any:
-    from mechlib.optimal import bayes_costs, solve_bayes_lp
+    from mechlib.optimality.optimal import bayes_costs, solve_bayes_lp
 
     return solve_bayes_lp(bayes_costs(user), alpha)
 
 
 def _highs_only_dominance(x: Any) -> Any:
-    from mechlib.dominance import _highs_dominance, tail_profile
+    from mechlib.optimality.dominance import _highs_dominance, tail_profile
 
     return _highs_dominance(x.n, dp_level(x).alpha, tail_profile(x))
 

@@ -6,9 +6,8 @@ mechanisms, users, remaps and privacy levels, decided in exact rational arithmet
 
 __version__ = "0.1.0"
 
-from mechlib.errors import InputError
-from mechlib.exact import format_fraction, to_fraction
-from mechlib.families import (
+from mechlib.core.exact import format_fraction, to_fraction
+from mechlib.core.families import (
     constant,
     exponential,
     geometric,
@@ -18,13 +17,13 @@ from mechlib.families import (
     rounded_laplace_bounds,
     truncated_geometric,
 )
-from mechlib.mechanism import Mechanism
-from mechlib.post_processing import expected_loss, optimal_remap, posterior
-from mechlib.privacy import DPLevel, DPWitness, dp_level, is_dp
-from mechlib.remap import Remap
-from mechlib.signature import Signature, signature
-from mechlib.stochastic import StochasticMatrix, compose
-from mechlib.users import (
+from mechlib.core.mechanism import Mechanism
+from mechlib.core.post_processing import expected_loss, optimal_remap, posterior
+from mechlib.core.privacy import DPLevel, DPWitness, dp_level, is_dp
+from mechlib.core.remap import Remap
+from mechlib.core.signature import Signature, signature
+from mechlib.core.stochastic import StochasticMatrix, compose
+from mechlib.core.users import (
     BayesUser,
     Loss,
     MinimaxUser,
@@ -34,6 +33,7 @@ from mechlib.users import (
     power_loss,
     squared_loss,
 )
+from mechlib.errors import InputError
 
 __all__ = [
     "BayesUser",

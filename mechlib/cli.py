@@ -161,7 +161,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _write_all(outputs: dict[Any, str]) -> None:
     """Write each file atomically; an OS error is bad input naming the file (exit 2)."""
-    from mechlib.loading import write_atomic
+    from mechlib.audit.loading import write_atomic
 
     for path, content in outputs.items():
         try:
@@ -171,10 +171,10 @@ def _write_all(outputs: dict[Any, str]) -> None:
 
 
 def _audit(args: argparse.Namespace) -> int:
-    from mechlib.audit import audit, render_text
-    from mechlib.audit_report import render_html, render_markdown
-    from mechlib.loading import load_matrix, load_source, load_vector
-    from mechlib.users import BayesUser, Loss, Prior
+    from mechlib.audit.loading import load_matrix, load_source, load_vector
+    from mechlib.audit.report import render_html, render_markdown
+    from mechlib.audit.whitebox import audit, render_text
+    from mechlib.core.users import BayesUser, Loss, Prior
 
     loaded = load_source(args.file, from_float=args.from_float, normalize_rows=args.normalize_rows)
     if (args.prior is None) != (args.loss is None):
@@ -249,8 +249,9 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _school_planning(args: argparse.Namespace) -> int:
-    from mechlib.exact import to_fraction
-    from mechlib.school_planning import render_markdown, study
+    from mechlib.checkers.bracket_certificate import check_certificate as check_bracket
+    from mechlib.core.exact import to_fraction
+    from mechlib.infodesign.school_planning import render_markdown, study
 
     step = to_fraction(args.step)
     try:
@@ -264,7 +265,7 @@ def _school_planning(args: argparse.Namespace) -> int:
     if not 0 < step <= 1:
         raise InputError(f"--step {args.step}", field="--step", hint="expected 0 < h ≤ 1, e.g. 1/6")
     say = None if args.no_progress or args.json else (lambda msg: print(f"… {msg}", file=sys.stderr))
-    report, cert = study(step=step, box=(box[0], box[1]), progress=say)
+    report, cert = study(step=step, box=(box[0], box[1]), progress=say, check_certificate=check_bracket)
     out = Path(args.reports)
     _write_all(
         {
@@ -282,11 +283,11 @@ def _blackbox(args: argparse.Namespace) -> int:
     import time
     from fractions import Fraction
 
-    from mechlib.adapters import sampler as make_sampler
-    from mechlib.audit import tool_versions
-    from mechlib.blackbox import conformance_test, dp_test, sample_counts
-    from mechlib.exact import to_fraction
-    from mechlib.loading import load_mechanism
+    from mechlib.audit.adapters import sampler as make_sampler
+    from mechlib.audit.blackbox import conformance_test, dp_test, sample_counts
+    from mechlib.audit.loading import load_mechanism
+    from mechlib.audit.whitebox import tool_versions
+    from mechlib.core.exact import to_fraction
 
     epsilon = to_fraction(args.epsilon)
     if epsilon <= 0 or args.n < 1 or args.samples < 1 or not 0 < args.alpha_fa < 1:
@@ -333,7 +334,7 @@ def _blackbox(args: argparse.Namespace) -> int:
     text = json.dumps(result, indent=2, ensure_ascii=False)
     outputs = {args.output: text + "\n"} if args.output else {}
     if args.report_dir:
-        from mechlib.audit_report import render_blackbox_html, render_blackbox_markdown
+        from mechlib.audit.report import render_blackbox_html, render_blackbox_markdown
 
         base = Path(args.report_dir) / (args.sampler.replace(":", "_") + ".blackbox")
         outputs |= {
@@ -369,7 +370,7 @@ def _blackbox(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from mechlib import blackbox_check, bracket_check, certificate_check
+    from mechlib.checkers import audit_certificate, blackbox_result, bracket_certificate
 
     try:
         cert = json.loads(Path(args.certificate).read_text(encoding="utf-8"))
@@ -378,7 +379,7 @@ def _check(args: argparse.Namespace) -> int:
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise InputError(f"not JSON ({err})", source=args.certificate, hint="is the file truncated?") from None
     found = cert.get("schema") if isinstance(cert, dict) else type(cert).__name__
-    known = (certificate_check.SCHEMA, bracket_check.SCHEMA, blackbox_check.SCHEMA)
+    known = (audit_certificate.SCHEMA, bracket_certificate.SCHEMA, blackbox_result.SCHEMA)
     if found not in known:
         raise InputError(
             f"schema {found!r}",
@@ -393,12 +394,12 @@ def _check(args: argparse.Namespace) -> int:
         except OSError as err:
             raise InputError(f"cannot read: {err.strerror or err}", source=args.source) from None
     try:
-        if found == certificate_check.SCHEMA:
-            failures = certificate_check.check_certificate(cert, source)
-        elif found == blackbox_check.SCHEMA:
-            failures = blackbox_check.check_result(cert)
+        if found == audit_certificate.SCHEMA:
+            failures = audit_certificate.check_certificate(cert, source)
+        elif found == blackbox_result.SCHEMA:
+            failures = blackbox_result.check_result(cert)
         else:
-            failures = bracket_check.check_certificate(cert)
+            failures = bracket_certificate.check_certificate(cert)
     except (KeyError, ValueError, TypeError, IndexError, ZeroDivisionError) as err:
         raise InputError(f"malformed certificate: {type(err).__name__}: {err}", source=args.certificate) from None
     for failure in failures:

@@ -22,10 +22,10 @@ from fractions import Fraction
 
 from hypothesis import strategies as st
 
-from mechlib.families import truncated_geometric
-from mechlib.mechanism import Mechanism
-from mechlib.remap import Remap
-from mechlib.users import BayesUser, Loss, MinimaxUser, Prior
+from mechlib.core.families import truncated_geometric
+from mechlib.core.mechanism import Mechanism
+from mechlib.core.remap import Remap
+from mechlib.core.users import BayesUser, Loss, MinimaxUser, Prior
 
 
 @st.composite
@@ -68,7 +68,7 @@ def dp_mechanisms(draw: st.DrawFn, max_n: int = 5) -> tuple[Fraction, Mechanism]
     alpha = draw(alphas())
     n = draw(st.integers(1, max_n))
     t = truncated_geometric(alpha, n)
-    from mechlib.stochastic import compose
+    from mechlib.core.stochastic import compose
 
     return alpha, compose(draw(remaps(t.outputs, draw(st.integers(1, n + 2)))), t)
 
@@ -112,8 +112,8 @@ def minimax_users(draw: st.DrawFn, max_n: int = 5) -> MinimaxUser:
 def dp_mixtures(draw: st.DrawFn, max_n: int = 6) -> tuple[Fraction, Mechanism]:
     """(α, λ·RR + (1−λ)·Y∘T): α-DP (a mixture of α-DP mechanisms), derivable from T or not
     depending on λ (randomized response is not derivable for k ≥ 3)."""
-    from mechlib.families import randomized_response
-    from mechlib.stochastic import compose
+    from mechlib.core.families import randomized_response
+    from mechlib.core.stochastic import compose
 
     alpha = draw(alphas(max_denominator=6))
     n = draw(st.integers(2, max_n))
@@ -197,7 +197,7 @@ def refinements_of_t(draw: st.DrawFn, max_n: int = 8) -> tuple[Fraction, Mechani
 def dp_vertices(draw: st.DrawFn, max_n: int = 5) -> tuple[Fraction, Mechanism]:
     """(α, X): X a certified optimal vertex of the α-DP polytope for a random objective — a random
     prior and an arbitrary (usually illegal) loss, so X is often *not* derivable from T."""
-    from mechlib.optimal import optimal_bayes_mechanism
+    from mechlib.optimality.optimal import optimal_bayes_mechanism
 
     alpha = draw(alphas(max_denominator=6))
     n = draw(st.integers(1, max_n))

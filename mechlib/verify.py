@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import json
-import platform
 import subprocess
 from collections.abc import Iterable
 from datetime import UTC, datetime
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
 from mechlib import __version__
-from mechlib.loading import write_atomic
+from mechlib.audit.loading import write_atomic
+from mechlib.provenance import package_versions
 
 SCHEMA = "mechlib.verify/1"
 
@@ -180,17 +179,6 @@ def markdown(doc: dict[str, Any]) -> str:
 def _brief(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= 80 else text[:77] + "…"
-
-
-def package_versions(*dists: str) -> dict[str, str]:
-    """Python's version and each distribution's ("not installed" if absent): for reports."""
-    result = {"python": platform.python_version()}
-    for dist in dists:
-        try:
-            result[dist] = version(dist)
-        except PackageNotFoundError:
-            result[dist] = "not installed"
-    return result
 
 
 def _git_commit() -> str | None:

@@ -11,19 +11,19 @@ from typing import Any
 
 import flint
 
-from mechlib.derivability import derivation_witness
-from mechlib.dominance import check_dominance, dominance_certificate
-from mechlib.exact import format_fraction
-from mechlib.exact_linear import to_fmpq
-from mechlib.families import exponential, randomized_response, truncated_geometric
-from mechlib.mechanism import Mechanism
-from mechlib.minimax import derived_minimax_loss, optimal_interaction, optimal_minimax_mechanism
-from mechlib.multilevel import joint_release
-from mechlib.optimal import optimal_bayes_mechanism
-from mechlib.post_processing import expected_loss, optimal_remap
-from mechlib.privacy import dp_level
-from mechlib.stochastic import compose
-from mechlib.users import BayesUser, Loss, MinimaxUser, Prior, absolute_loss
+from mechlib.core.exact import format_fraction
+from mechlib.core.exact_linear import to_fmpq
+from mechlib.core.families import exponential, randomized_response, truncated_geometric
+from mechlib.core.mechanism import Mechanism
+from mechlib.core.post_processing import expected_loss, optimal_remap
+from mechlib.core.privacy import dp_level
+from mechlib.core.stochastic import compose
+from mechlib.core.users import BayesUser, Loss, MinimaxUser, Prior, absolute_loss
+from mechlib.optimality.derivability import derivation_witness
+from mechlib.optimality.dominance import check_dominance, dominance_certificate
+from mechlib.optimality.minimax import derived_minimax_loss, optimal_interaction, optimal_minimax_mechanism
+from mechlib.optimality.multilevel import joint_release
+from mechlib.optimality.optimal import optimal_bayes_mechanism
 from proofs.registry import Outcome, check, decide
 
 GS_APPENDIX_B = Mechanism(
@@ -200,7 +200,7 @@ def exact_two_term_conditions() -> Outcome:
 @check("GS-LP", kind="EXACT")
 def exact_gs_lps_certified() -> Outcome:
     """Both GS LPs solved and exactly certified (λ-certificates re-checked) on instances."""
-    from mechlib.minimax import check_interaction_certificate, check_minimax_certificate
+    from mechlib.optimality.minimax import check_interaction_certificate, check_minimax_certificate
 
     failures: list[dict[str, Any]] = []
     cases = []

@@ -13,11 +13,11 @@ from fractions import Fraction
 from itertools import product
 from typing import Any
 
-from mechlib.exact import format_fraction
-from mechlib.mechanism import Mechanism
-from mechlib.post_processing import expected_loss
-from mechlib.privacy import dp_level
-from mechlib.users import MinimaxUser, absolute_loss, binary_loss, squared_loss
+from mechlib.core.exact import format_fraction
+from mechlib.core.mechanism import Mechanism
+from mechlib.core.post_processing import expected_loss
+from mechlib.core.privacy import dp_level
+from mechlib.core.users import MinimaxUser, absolute_loss, binary_loss, squared_loss
 from proofs.catalogue import EXACT
 from proofs.registry import Outcome, check, decide
 

@@ -17,10 +17,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mechlib.exact import format_fraction
-from mechlib.loading import write_atomic
-from mechlib.stochastic import StochasticMatrix
-from mechlib.users import BayesUser, Loss, MinimaxUser, Prior
+from mechlib.audit.loading import write_atomic
+from mechlib.core.exact import format_fraction
+from mechlib.core.stochastic import StochasticMatrix
+from mechlib.core.users import BayesUser, Loss, MinimaxUser, Prior
 from proofs.registry import Outcome, Verdict
 
 

@@ -13,15 +13,15 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from mechlib.families import geometric, truncated_geometric
-from mechlib.mechanism import Mechanism
-from mechlib.optimal import optimal_bayes_mechanism
-from mechlib.post_processing import expected_loss, optimal_remap
-from mechlib.privacy import dp_level
-from mechlib.signature import DOWN, UP, ZERO, Signature, remap_from_signature, signature
-from mechlib.stochastic import compose
+from mechlib.core.families import geometric, truncated_geometric
+from mechlib.core.mechanism import Mechanism
+from mechlib.core.post_processing import expected_loss, optimal_remap
+from mechlib.core.privacy import dp_level
+from mechlib.core.signature import DOWN, UP, ZERO, Signature, remap_from_signature, signature
+from mechlib.core.stochastic import compose
+from mechlib.core.users import BayesUser, Loss
+from mechlib.optimality.optimal import optimal_bayes_mechanism
 from mechlib.strategies import alphas, bayes_users, dp_mixtures, legal_losses, priors, remaps, stochastic_rows
-from mechlib.users import BayesUser, Loss
 from proofs.catalogue import FUZZ
 from proofs.fuzz import fuzz
 from proofs.registry import Outcome, check
@@ -243,8 +243,8 @@ def derivability_agrees(case: tuple[Fraction, Mechanism]) -> dict[str, Any] | No
     """GS-T2: the closed-form three-term verdict equals G⁻¹M ≥ 0 by flint's general solve."""
     import flint
 
-    from mechlib.derivability import derivation_witness
-    from mechlib.exact_linear import from_fmpq, to_fmpq
+    from mechlib.core.exact_linear import from_fmpq, to_fmpq
+    from mechlib.optimality.derivability import derivation_witness
 
     alpha, m = case
     t = flint.fmpq_mat([[to_fmpq(v) for v in row] for row in truncated_geometric(alpha, m.n).rows])
@@ -261,7 +261,7 @@ def fuzz_derivability() -> Outcome:
 
 def dominated(case: tuple[Fraction, Mechanism]) -> dict[str, Any] | None:
     """DOM: a remap of T whose error tails are nowhere above X's, found and re-checked exactly."""
-    from mechlib.dominance import check_dominance, dominance_certificate
+    from mechlib.optimality.dominance import check_dominance, dominance_certificate
 
     alpha, x = case
     certificate = dominance_certificate(x, alpha)
@@ -276,7 +276,7 @@ def fuzz_dominance() -> Outcome:
 
 def minimax_from_g(case: tuple[Any, Fraction]) -> dict[str, Any] | None:
     """GS-T1b: G with the optimal randomized remap reaches the certified minimax optimum."""
-    from mechlib.minimax import derived_minimax_loss, optimal_minimax_mechanism
+    from mechlib.optimality.minimax import derived_minimax_loss, optimal_minimax_mechanism
 
     user, alpha = case
     best, mine = optimal_minimax_mechanism(user, alpha).value, derived_minimax_loss(user, alpha)

@@ -14,13 +14,13 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from mechlib.families import rounded_laplace, truncated_geometric
-from mechlib.mechanism import Mechanism
-from mechlib.optimal import optimal_bayes_mechanism
-from mechlib.remap import Remap
-from mechlib.stochastic import compose
+from mechlib.core.families import rounded_laplace, truncated_geometric
+from mechlib.core.mechanism import Mechanism
+from mechlib.core.remap import Remap
+from mechlib.core.stochastic import compose
+from mechlib.core.users import BayesUser
+from mechlib.optimality.optimal import optimal_bayes_mechanism
 from mechlib.strategies import legal_losses, priors, refinements_of_t
-from mechlib.users import BayesUser
 from proofs.catalogue import FUZZ
 from proofs.fuzz import fuzz
 from proofs.fuzz_claims import best_remap_loss

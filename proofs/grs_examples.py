@@ -10,15 +10,15 @@ from fractions import Fraction
 from itertools import product
 from typing import Any
 
-from mechlib.exact import format_fraction
-from mechlib.families import geometric, rational_sqrt, sqrt_bounds, truncated_geometric
-from mechlib.mechanism import Mechanism
-from mechlib.optimal import certify_given
-from mechlib.post_processing import expected_loss, optimal_remap
-from mechlib.privacy import dp_level
-from mechlib.remap import Remap
-from mechlib.signature import DOWN, UP, signature
-from mechlib.users import BayesUser, Loss, Prior, binary_loss
+from mechlib.core.exact import format_fraction
+from mechlib.core.families import geometric, rational_sqrt, sqrt_bounds, truncated_geometric
+from mechlib.core.mechanism import Mechanism
+from mechlib.core.post_processing import expected_loss, optimal_remap
+from mechlib.core.privacy import dp_level
+from mechlib.core.remap import Remap
+from mechlib.core.signature import DOWN, UP, signature
+from mechlib.core.users import BayesUser, Loss, Prior, binary_loss
+from mechlib.optimality.optimal import certify_given
 from proofs.registry import Outcome, check, decide
 
 ALPHAS = (Fraction(1, 2), Fraction(1, 3), Fraction(2, 3), Fraction(1, 10), Fraction(99, 100))

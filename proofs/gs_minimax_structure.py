@@ -4,7 +4,7 @@ GS: for every monotone minimax loss there is an optimal α-DP mechanism x such t
 adjacent rows i, i + 1 there are columns c₁ < c₂ ≤ c₁ + 2 with α·x[i][j] = x[i+1][j] for
 j ≤ c₁ and x[i][j] = α·x[i+1][j] for j ≥ c₂ — at most one column is free. Their proof takes the
 optimum that also minimises L₀(x) = Σ x[i][r]·|i − r|. We do the same: the certified minimax
-value v* (:func:`mechlib.minimax.optimal_minimax_mechanism`), then HiGHS minimises L₀ subject to
+value v* (:func:`mechlib.optimality.minimax.optimal_minimax_mechanism`), then HiGHS minimises L₀ subject to
 the DP constraints and loss ≤ v* on S, and the vertex is rebuilt in rationals from its
 signature. An instance counts when that exact x is α-DP, has minimax loss exactly v*, and has
 the structure. This is an existence claim, so failing to exhibit such an x is UNKNOWN, never
@@ -17,12 +17,18 @@ import random
 from fractions import Fraction
 from typing import Any
 
-from mechlib.exact_linear import solve
-from mechlib.mechanism import Mechanism
-from mechlib.minimax import optimal_minimax_mechanism
-from mechlib.optimal import HIGHS, dp_lp_constraints, mechanism_from_pieces, row_sum_constraints, segment_pieces
-from mechlib.privacy import is_dp
-from mechlib.users import Loss, MinimaxUser
+from mechlib.core.exact_linear import solve
+from mechlib.core.mechanism import Mechanism
+from mechlib.core.privacy import is_dp
+from mechlib.core.users import Loss, MinimaxUser
+from mechlib.optimality.minimax import optimal_minimax_mechanism
+from mechlib.optimality.optimal import (
+    HIGHS,
+    dp_lp_constraints,
+    mechanism_from_pieces,
+    row_sum_constraints,
+    segment_pieces,
+)
 from proofs.catalogue import FUZZ
 from proofs.fuzz import examples
 from proofs.registry import Outcome, Verdict, check

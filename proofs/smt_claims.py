@@ -11,11 +11,11 @@ from typing import Any
 
 import z3
 
-from mechlib.exact import format_fraction
-from mechlib.families import randomized_response, truncated_geometric
-from mechlib.mechanism import Mechanism
-from mechlib.privacy import dp_level
-from mechlib.smt import dp_matrix, exact, q
+from mechlib.core.exact import format_fraction
+from mechlib.core.families import randomized_response, truncated_geometric
+from mechlib.core.mechanism import Mechanism
+from mechlib.core.privacy import dp_level
+from mechlib.optimality.smt import dp_matrix, exact, q
 from proofs.catalogue import SMT
 from proofs.certified_examples import GS_APPENDIX_B
 from proofs.registry import Outcome, Verdict, check
@@ -301,7 +301,7 @@ def unique_optimum(x: Mechanism, user: Any, alpha: Fraction) -> tuple[z3.CheckSa
 
 def lemma_5_12_user(n: int, gamma: Fraction) -> Any:
     """Uniform prior; loss 0 if i = j else 1 + γ|j − i| (GRS Lemma 5.12)."""
-    from mechlib.users import BayesUser, Loss, Prior
+    from mechlib.core.users import BayesUser, Loss, Prior
 
     return BayesUser(Prior.uniform(n), Loss.from_function(n, lambda i, j: 0 if i == j else 1 + gamma * abs(i - j)))
 
@@ -328,8 +328,8 @@ def smt_uniqueness_up_to_permutation() -> Outcome:
     (Y∘π⁻¹)∘(π∘T) = Y∘T, so π∘T has every remap of T (exact, every π for n ≤ 3)."""
     from itertools import permutations
 
-    from mechlib.remap import Remap
-    from mechlib.stochastic import compose
+    from mechlib.core.remap import Remap
+    from mechlib.core.stochastic import compose
     from proofs.symbolic_claims import _det_at
 
     gamma = Fraction(1, 100)

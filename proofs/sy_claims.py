@@ -17,9 +17,9 @@ from typing import Any
 
 import z3
 
-from mechlib.databases import DatabaseSpace, Theta, iid_prior
-from mechlib.exact import format_fraction
-from mechlib.smt import exact, q
+from mechlib.core.exact import format_fraction
+from mechlib.infodesign.databases import DatabaseSpace, Theta, iid_prior
+from mechlib.optimality.smt import exact, q
 from proofs.catalogue import SMT
 from proofs.registry import Outcome, Verdict, check, decide
 from proofs.smt_claims import proved_if_unsat, run

@@ -1,4 +1,4 @@
-"""SY Example 1 (school planning), decided with exact certificates (:mod:`mechlib.school_planning`).
+"""SY Example 1 (school planning), decided with exact certificates (:mod:`mechlib.infodesign.school_planning`).
 
 SY print: the geometric mechanism (ε/Δ = 1/2) gives expected squared error ≈ 3.22 and the best
 mechanism ≈ 2.48 (23% better). With the prior as printed (0.89/0.09/0.02) the geometric
@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from mechlib.school_planning import PAPER_GEOMETRIC, PAPER_OPTIMUM, study
+from mechlib.checkers.bracket_certificate import check_certificate
+from mechlib.infodesign.school_planning import PAPER_GEOMETRIC, PAPER_OPTIMUM, study
 from proofs.catalogue import EXACT
 from proofs.registry import Outcome, Verdict, check
 
@@ -23,7 +24,7 @@ from proofs.registry import Outcome, Verdict, check
 def school_planning() -> Outcome:
     """REFUTED (as printed) when the geometric loss does not round to 3.22 or a certified
     mechanism beats 2.48 by more than the rounding; PROVED if both figures are reproduced."""
-    report, _ = study()
+    report, _ = study(check_certificate=check_certificate)
     best = report["optimum (permutation-invariant = all, SY Prop. 5)"]
     if best["certificate check"] != "passed":
         return Outcome(

@@ -1,7 +1,7 @@
 """EXACT parts of Schmutte–Yoder's claims on K(ε, π₀), K_Ω(ε, μ₀) and P (SY §3–4, App. C).
 
 Every instance is decided in exact arithmetic with α = e^(−ε) either rational or e^(−1) itself
-(:mod:`mechlib.alpha`). Inclusions between polytopes are decided on vertices: a convex set lies
+(:mod:`mechlib.infodesign.alpha`). Inclusions between polytopes are decided on vertices: a convex set lies
 in a polytope iff its extreme points do, and P is linear, so PK ⊆ K_Ω iff P(ext K) ⊆ K_Ω; and
 K_Ω ⊆ PK iff every vertex μ of K_Ω has a preimage in K — for an anonymous prior the oblivious
 lift π(θ) = μ(ω_θ)·π₀(θ)/μ₀(ω_θ).
@@ -13,13 +13,13 @@ import random
 from fractions import Fraction
 from typing import Any
 
-from mechlib.alpha import Alpha, Poly, X, const, poly_sum
-from mechlib.database_mechanisms import DatabaseMechanism
-from mechlib.databases import DatabaseSpace, Theta, exchangeable_prior, iid_prior, is_anonymous
-from mechlib.decision import DecisionProblem
-from mechlib.designer import optimal_design
-from mechlib.exact import format_fraction
-from mechlib.privacy_sets import binding_bounds, k_omega_vertices, k_omega_violation, k_vertices, k_violation
+from mechlib.core.exact import format_fraction
+from mechlib.infodesign.alpha import Alpha, Poly, X, const, poly_sum
+from mechlib.infodesign.database_mechanisms import DatabaseMechanism
+from mechlib.infodesign.databases import DatabaseSpace, Theta, exchangeable_prior, iid_prior, is_anonymous
+from mechlib.infodesign.decision import DecisionProblem
+from mechlib.infodesign.designer import optimal_design
+from mechlib.infodesign.privacy_sets import binding_bounds, k_omega_vertices, k_omega_violation, k_vertices, k_violation
 from proofs.catalogue import EXACT
 from proofs.registry import Outcome, Verdict, check, decide
 
@@ -100,7 +100,7 @@ def dp_iff_posteriors_in_k() -> Outcome:
 
 @check("SY-P2", kind=EXACT)
 def optimal_designs_use_vertices() -> Outcome:
-    """Random decision problems: the certified optimal design (:mod:`mechlib.designer`) has
+    """Random decision problems: the certified optimal design (:mod:`mechlib.infodesign.designer`) has
     (a) vertex posteriors, (b) each binding ≥ (T+1)^N − 1 bounds, (c) a linearly independent
     support, hence (d) unique weights; its mechanism m* is ε-DP and attains the optimum."""
     import flint

@@ -1,6 +1,6 @@
 """Schmutte–Yoder §5: the geometric mechanism's posteriors, the UPRR order, supermodular users.
 
-EXACT parts run over fixed instances with α ∈ {1/2, 1/3, e^−1} (exact: :mod:`mechlib.alpha`);
+EXACT parts run over fixed instances with α ∈ {1/2, 1/3, e^−1} (exact: :mod:`mechlib.infodesign.alpha`);
 FUZZ parts (Hypothesis, :mod:`proofs.fuzz`) over random priors μ₀, oblivious DP mechanisms
 (mixtures of remaps of T with randomized response) and payoffs. Lemma 2 against *every*
 oblivious DP posterior reduces to the vertices of K_Ω: the relative-risk conditions
@@ -16,15 +16,15 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from mechlib.alpha import Alpha, X, const
-from mechlib.decision import DecisionProblem, at_least
-from mechlib.designer import optimal_oblivious_value
-from mechlib.exact import format_fraction
-from mechlib.info_structure import InformationStructure, geometric_structure
-from mechlib.optimal import CertificationError
-from mechlib.privacy_sets import binding_bounds, k_omega_vertices, k_omega_violation, omega_edges
+from mechlib.core.exact import format_fraction
+from mechlib.infodesign.alpha import Alpha, X, const
+from mechlib.infodesign.decision import DecisionProblem, at_least
+from mechlib.infodesign.designer import optimal_oblivious_value
+from mechlib.infodesign.info_structure import InformationStructure, geometric_structure
+from mechlib.infodesign.privacy_sets import binding_bounds, k_omega_vertices, k_omega_violation, omega_edges
+from mechlib.infodesign.uprr import uprr_dominates, violated_peak
+from mechlib.optimality.optimal import CertificationError
 from mechlib.strategies import alphas, oblivious_dp_cases, payoffs, priors
-from mechlib.uprr import uprr_dominates, violated_peak
 from proofs.catalogue import EXACT, FUZZ
 from proofs.fuzz import fuzz, jsonable
 from proofs.registry import Outcome, check, decide

@@ -14,8 +14,8 @@ import flint
 import sympy as sp
 import z3
 
-from mechlib.exact import format_fraction
-from mechlib.families import sqrt_bounds
+from mechlib.core.exact import format_fraction
+from mechlib.core.families import sqrt_bounds
 from proofs.catalogue import SMT, SYM
 from proofs.registry import Outcome, Verdict, check, decide
 from proofs.smt_claims import proved_if_unsat, run

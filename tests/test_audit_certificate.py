@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from mechlib.audit import audit
-from mechlib.audit_report import render_html, render_markdown
-from mechlib.certificate_check import check_certificate
+from mechlib.audit.loading import load_mechanism
+from mechlib.audit.report import render_html, render_markdown
+from mechlib.audit.whitebox import audit
+from mechlib.checkers.audit_certificate import check_certificate
 from mechlib.cli import main
-from mechlib.loading import load_mechanism
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import flint
 import pytest
 
-from mechlib.blackbox import Sampler, conformance_test, cp_lower, cp_upper, dp_test, sample_counts
+from mechlib.audit.blackbox import Sampler, conformance_test, cp_lower, cp_upper, dp_test, sample_counts
 from mechlib.cli import main
 
 SAMPLERS = """
@@ -186,7 +186,7 @@ def test_a_missing_library_names_the_extra(monkeypatch: pytest.MonkeyPatch, caps
 
 def test_blackbox_result_rechecks_and_reports(samplers: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from mechlib import truncated_geometric
-    from mechlib.blackbox_check import check_result
+    from mechlib.checkers.blackbox_result import check_result
 
     out = samplers / "loose.json"
     base = ["--n", "3", "--epsilon", "1", "--samples", "3000", "-o", str(out), "--report-dir", str(samplers)]

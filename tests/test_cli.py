@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from mechlib.audit.loading import load_mechanism
 from mechlib.cli import main
 from mechlib.errors import InputError
-from mechlib.loading import load_mechanism
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -189,9 +189,9 @@ def test_progress_bar_path_runs_every_claim() -> None:
 
 
 def test_oversized_json_matrix_is_refused(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    import mechlib.stochastic
+    import mechlib.core.stochastic
 
-    monkeypatch.setattr(mechlib.stochastic, "MAX_CELLS", 3)
+    monkeypatch.setattr(mechlib.core.stochastic, "MAX_CELLS", 3)
     path = tmp_path / "big.json"
     path.write_text('{"matrix": [[1, 0], [0, 1]]}')
     with pytest.raises(InputError, match=r"field 'matrix': the matrix is 2×2 = 4 cells \(expected at most 3 cells\)"):
@@ -215,13 +215,13 @@ def test_audit_theory_findings(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_audit_reports_unknown_with_exit_1(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    import mechlib.audit
-    from mechlib.optimal import CertificationError
+    import mechlib.audit.whitebox
+    from mechlib.optimality.optimal import CertificationError
 
     def fail(*args: object) -> None:
         raise CertificationError("HiGHS could not be certified (test)")
 
-    monkeypatch.setattr(mechlib.audit, "dominance_certificate", fail)
+    monkeypatch.setattr(mechlib.audit.whitebox, "dominance_certificate", fail)
     status, out, _ = run(capsys, "audit", str(FIXTURES / "gs_appendix_b.json"), "--json")
     report = json.loads(out)
     assert status == 1 and report["unknown"] == ["dominance"]

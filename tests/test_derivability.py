@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mechlib import InputError, Mechanism, Remap, compose, is_dp, randomized_response, signature, truncated_geometric
-from mechlib.derivability import derivation_witness, inverse_t_rows, t_alpha_beta
-from mechlib.exact_linear import from_fmpq, to_fmpq
-from mechlib.signature import remap_from_signature
+from mechlib.core.exact_linear import from_fmpq, to_fmpq
+from mechlib.core.signature import remap_from_signature
+from mechlib.optimality.derivability import derivation_witness, inverse_t_rows, t_alpha_beta
 from mechlib.strategies import alphas, dp_mechanisms, dp_mixtures, remaps
 from proofs.certified_examples import GS_APPENDIX_B
 from proofs.grs_examples import FIGURE_3A

@@ -5,7 +5,7 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings
 
-import mechlib.dominance as dominance
+import mechlib.optimality.dominance as dominance
 from mechlib import (
     InputError,
     Mechanism,
@@ -14,8 +14,8 @@ from mechlib import (
     randomized_response,
     truncated_geometric,
 )
-from mechlib.dominance import check_dominance, dominance_certificate, tail_profile
-from mechlib.optimal import CertificationError
+from mechlib.optimality.dominance import check_dominance, dominance_certificate, tail_profile
+from mechlib.optimality.optimal import CertificationError
 from mechlib.strategies import dp_mixtures
 from proofs.certified_examples import GS_APPENDIX_B
 

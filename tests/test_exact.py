@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from mechlib.core.exact import format_fraction, parse_probability, to_fraction
 from mechlib.errors import InputError
-from mechlib.exact import format_fraction, parse_probability, to_fraction
 
 
 @pytest.mark.parametrize(
@@ -81,7 +81,7 @@ def test_decimal_strings_round_trip_exactly(value: Decimal) -> None:
 
 @given(st.fractions(), st.integers(0, 20))
 def test_format_decimal_bounds(value: Fraction, digits: int) -> None:
-    from mechlib.exact import format_decimal
+    from mechlib.core.exact import format_decimal
 
     lo, hi = Fraction(format_decimal(value, digits, up=False)), Fraction(format_decimal(value, digits, up=True))
     assert lo <= value <= hi and hi - lo <= Fraction(1, 10**digits)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from mechlib.certificate_check import check_certificate
-from mechlib.examples import generate, sources, stable
+from mechlib.audit.examples import generate, sources, stable
+from mechlib.checkers.audit_certificate import check_certificate
 
 COMMITTED = Path(__file__).resolve().parents[1] / "reports" / "examples"
 

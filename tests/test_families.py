@@ -16,7 +16,7 @@ from mechlib import (
     rounded_laplace_bounds,
     truncated_geometric,
 )
-from mechlib.families import rational_sqrt, sqrt_bounds
+from mechlib.core.families import rational_sqrt, sqrt_bounds
 from mechlib.strategies import alphas
 from proofs.grs_examples import FIGURE_1A, FIGURE_1B
 

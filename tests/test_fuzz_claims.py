@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import proofs.fuzz_claims as fc
 from mechlib import BayesUser, Loss, Mechanism, Prior, Remap, binary_loss, truncated_geometric
-from mechlib.signature import Signature
+from mechlib.core.signature import Signature
 from proofs.fuzz import fuzz
 from proofs.registry import Verdict
 
@@ -102,7 +102,7 @@ def test_issue5_fuzz_parts_fail_on_mutations(monkeypatch: pytest.MonkeyPatch) ->
     from functools import partial
 
     import proofs.fuzz_mechanisms as fm
-    from mechlib.signature import signature
+    from mechlib.core.signature import signature
     from mechlib.strategies import dp_mixtures
     from proofs.fuzz_claims import row_order_violation
 
@@ -112,7 +112,7 @@ def test_issue5_fuzz_parts_fail_on_mutations(monkeypatch: pytest.MonkeyPatch) ->
         fuzz("control-TA.2", fm.laplace_cases(), partial(fm.laplace_within_factor, factor=False), 40).verdict
         == Verdict.REFUTED
     )
-    from mechlib.families import truncated_geometric as real
+    from mechlib.core.families import truncated_geometric as real
 
     monkeypatch.setattr(fm, "truncated_geometric", lambda a, n: real(a * 99 / 100, n))
     assert fm.fuzz_refinements().verdict == Verdict.REFUTED

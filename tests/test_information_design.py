@@ -12,14 +12,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mechlib.alpha import Alpha, X, const
-from mechlib.database_mechanisms import DatabaseMechanism
-from mechlib.databases import DatabaseSpace, Theta, exchangeable_prior, iid_prior, is_anonymous
-from mechlib.decision import DecisionProblem, at_least
-from mechlib.designer import optimal_design, optimal_oblivious_value
 from mechlib.errors import InputError
-from mechlib.info_structure import InformationStructure, geometric_structure
-from mechlib.privacy_sets import (
+from mechlib.infodesign.alpha import Alpha, X, const
+from mechlib.infodesign.database_mechanisms import DatabaseMechanism
+from mechlib.infodesign.databases import DatabaseSpace, Theta, exchangeable_prior, iid_prior, is_anonymous
+from mechlib.infodesign.decision import DecisionProblem, at_least
+from mechlib.infodesign.designer import optimal_design, optimal_oblivious_value
+from mechlib.infodesign.info_structure import InformationStructure, geometric_structure
+from mechlib.infodesign.privacy_sets import (
     exponent_vertices,
     k_omega_vertices,
     k_omega_violation,
@@ -27,8 +27,8 @@ from mechlib.privacy_sets import (
     k_violation,
     ratio_violation,
 )
+from mechlib.infodesign.uprr import uprr_dominates
 from mechlib.strategies import alphas, payoffs
-from mechlib.uprr import uprr_dominates
 
 HALF = Alpha.of("1/2")
 E1 = Alpha.exp(1)

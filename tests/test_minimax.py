@@ -5,8 +5,8 @@ from fractions import Fraction
 from hypothesis import given, settings
 
 from mechlib import Loss, MinimaxUser, Remap, absolute_loss, compose, truncated_geometric
-from mechlib.derivability import derivation_witness
-from mechlib.minimax import (
+from mechlib.optimality.derivability import derivation_witness
+from mechlib.optimality.minimax import (
     check_interaction_certificate,
     check_minimax_certificate,
     derived_minimax_loss,

@@ -8,7 +8,7 @@ from itertools import combinations
 import pytest
 
 from mechlib import InputError, dp_level, truncated_geometric
-from mechlib.multilevel import joint_release, multilevel_release, release_chain, sample_row
+from mechlib.optimality.multilevel import joint_release, multilevel_release, release_chain, sample_row
 
 LEVELS = [Fraction(1, 4), Fraction(1, 2), Fraction(2, 3)]
 

@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import mechlib.optimal as optimal
+import mechlib.optimality.optimal as optimal
 from mechlib import BayesUser, Loss, Prior, compose, expected_loss, optimal_remap, signature, truncated_geometric
-from mechlib.optimal import check_bayes_certificate, cone_nonnegative, optimal_bayes_mechanism
-from mechlib.signature import remap_from_signature
+from mechlib.core.signature import remap_from_signature
+from mechlib.optimality.optimal import check_bayes_certificate, cone_nonnegative, optimal_bayes_mechanism
 from mechlib.strategies import alphas, bayes_users, legal_losses, priors
 
 

@@ -5,7 +5,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from mechlib import Mechanism, compose, dp_level, is_dp, randomized_response, truncated_geometric
-from mechlib.privacy import alpha_at_least_exp_minus, epsilon_bounds
+from mechlib.core.privacy import alpha_at_least_exp_minus, epsilon_bounds
 from mechlib.strategies import alphas, dp_mechanisms, mechanisms, remaps
 from tests.reference import dp_level_reference
 

@@ -11,7 +11,7 @@ import pytest
 
 import proofs.grs_examples as grs
 from mechlib import Mechanism, truncated_geometric
-from mechlib.remap import Remap
+from mechlib.core.remap import Remap
 from proofs import REGISTRY, Verdict
 from proofs.catalogue import CATALOGUE, ClaimInfo
 from proofs.registry import Claim, Outcome, run_claim

@@ -11,10 +11,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from mechlib.alpha import exp_bounds
-from mechlib.bracket_check import check_certificate
-from mechlib.cell_lp import Bracket, bracket, posterior_mean_loss
-from mechlib.school_planning import Example, certificate, geometric_loss, histogram_graph, oblivious_graph
+from mechlib.checkers.bracket_certificate import check_certificate
+from mechlib.infodesign.alpha import exp_bounds
+from mechlib.infodesign.cell_lp import Bracket, bracket, posterior_mean_loss
+from mechlib.infodesign.school_planning import Example, certificate, geometric_loss, histogram_graph, oblivious_graph
 
 SMALL = Example(households=6, probabilities=(Fraction("0.85"), Fraction("0.12"), Fraction("0.03")))
 BOX = (4, 2)
@@ -124,5 +124,5 @@ def test_sy_e1_verdict_logic(
             "certificate check": check,
         },
     }
-    monkeypatch.setattr(se, "study", lambda: (report, {}))
+    monkeypatch.setattr(se, "study", lambda **_: (report, {}))
     assert se.school_planning().verdict.value == verdict

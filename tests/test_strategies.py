@@ -8,11 +8,11 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mechlib.decision import DecisionProblem
-from mechlib.derivability import derivation_witness
-from mechlib.families import truncated_geometric
-from mechlib.privacy import is_dp
-from mechlib.stochastic import compose
+from mechlib.core.families import truncated_geometric
+from mechlib.core.privacy import is_dp
+from mechlib.core.stochastic import compose
+from mechlib.infodesign.decision import DecisionProblem
+from mechlib.optimality.derivability import derivation_witness
 from mechlib.strategies import (
     dp_vertices,
     extreme_alphas,

@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 
 import proofs.sy_privacy_sets as ps
 import proofs.sy_uprr as su
-from mechlib.alpha import Alpha, X, const
-from mechlib.databases import DatabaseSpace, iid_prior
-from mechlib.info_structure import InformationStructure, geometric_structure
-from mechlib.privacy_sets import k_omega_vertices, k_omega_violation, k_violation
+from mechlib.infodesign.alpha import Alpha, X, const
+from mechlib.infodesign.databases import DatabaseSpace, iid_prior
+from mechlib.infodesign.info_structure import InformationStructure, geometric_structure
+from mechlib.infodesign.privacy_sets import k_omega_vertices, k_omega_violation, k_violation
 from mechlib.strategies import oblivious_dp_cases, payoffs
 from proofs.fuzz import fuzz
 from proofs.registry import Verdict
@@ -73,7 +73,7 @@ def test_lemmas_1_and_2_fail_for_the_geometric_mechanism_at_the_wrong_alpha(monk
 
 
 def test_lemma2_fails_with_the_wrong_peak() -> None:
-    from mechlib.uprr import violated_peak
+    from mechlib.infodesign.uprr import violated_peak
 
     mu0 = [Fraction(1, 4)] * 4
     g = geometric_structure(mu0)
@@ -83,7 +83,7 @@ def test_lemma2_fails_with_the_wrong_peak() -> None:
 
 
 def test_uprr_fails_against_a_non_dp_structure() -> None:
-    from mechlib.uprr import uprr_dominates
+    from mechlib.infodesign.uprr import uprr_dominates
 
     mu0 = [Fraction(1, 3)] * 3
     revealing = InformationStructure.of([[Fraction(1, 3), 0, 0], [0, Fraction(1, 3), 0], [0, 0, Fraction(1, 3)]])
@@ -120,7 +120,7 @@ def test_non_supermodular_payoffs_refute_theorems_3_and_4() -> None:
 
     # Theorem 4's control: SY §5.1's "central vs extreme" user prefers τ_b (a DP mechanism that τ^g
     # UPRR-dominates) — supermodularity is what makes UPRR dominance pay.
-    from mechlib.mechanism import Mechanism
+    from mechlib.core.mechanism import Mechanism
 
     tau_b = Mechanism([["3/4", "1/4"], ["1/4", "3/4"], ["3/4", "1/4"]])  # α = 1/3: ∝ (1, α, 1), (α, 1, α)
     central = [[Fraction(0), Fraction(1), Fraction(0)], [Fraction(1), Fraction(0), Fraction(1)]]
@@ -133,7 +133,7 @@ def test_non_supermodular_payoffs_refute_theorems_3_and_4() -> None:
 def test_supermodular_strategy_is_supermodular_and_control_is_not() -> None:
     from hypothesis import given, settings
 
-    from mechlib.decision import DecisionProblem
+    from mechlib.infodesign.decision import DecisionProblem
 
     @settings(max_examples=50, database=None)
     @given(payoffs(4), payoffs(4, supermodular=False))

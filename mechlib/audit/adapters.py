@@ -1,0 +1,113 @@
+"""Samplers for the black-box audit: a Python callable, or an adapter to a DP library.
+
+``module:function`` — ``function(count, rng) -> int`` is called once per sample (rng is a
+``numpy.random.Generator``). Adapters, each configured for counts 0..n at the claimed ε
+(sensitivity 1), import their library lazily; without it the error names the extra to install
+(``pip install 'mechlib[adapters]'``):
+
+* ``mechlib:truncated_geometric`` — T at α = e^−ε (GRS), sampled from its exact pmf (reference);
+* ``diffprivlib:GeometricTruncated``, ``diffprivlib:GeometricFolded`` (bounds 0..n),
+  ``diffprivlib:Exponential`` (candidates 0..n, utility −|i − j|);
+* ``opendp:make_geometric`` (scale 1/ε, integer output; vectorised), ``opendp:make_randomized_response``
+  (categories 0..n, truth probability e^ε/(e^ε + n));
+* ``pydp:LaplaceMechanism`` (integer in, integer out; PyDP has no truncated geometric, and its
+  RNG is its own: results are not reproducible by ``--seed``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+from mechlib.audit.blackbox import Sampler
+from mechlib.audit.loading import import_callable
+from mechlib.errors import InputError
+
+EXTRA = "pip install -e '.[adapters]' (diffprivlib 0.6.6 needs scikit-learn < 1.9)"
+
+
+def _library(name: str) -> Any:
+    try:
+        return importlib.import_module(name)
+    except ImportError as err:
+        raise InputError(f"the adapter needs {name!r}, which is not installed ({err})", hint=EXTRA) from None
+
+
+def _per_call(one: Callable[[int, Any], Any]) -> Callable[[int, int, Any], list[Any]]:
+    return lambda count, size, rng: [one(count, rng) for _ in range(size)]
+
+
+def _mechlib_t(n: int, epsilon: Fraction) -> Callable[[int, int, Any], list[Any]]:
+    a = math.exp(-float(epsilon))
+    rows = [[(1 if r in (0, n) else 1 - a) / (1 + a) * a ** abs(i - r) for r in range(n + 1)] for i in range(n + 1)]
+    return lambda count, size, rng: [int(v) for v in rng.choice(n + 1, size=size, p=rows[count])]
+
+
+def _diffprivlib(kind: str, n: int, epsilon: Fraction) -> Callable[[int, int, Any], list[Any]]:
+    mechanisms = _library("diffprivlib.mechanisms")
+    eps = float(epsilon)
+
+    def draw(count: int, size: int, rng: Any) -> list[Any]:
+        seed = int(rng.integers(2**31))
+        if kind == "Exponential":
+            mech = mechanisms.Exponential(
+                epsilon=eps, sensitivity=1, utility=[-abs(count - j) for j in range(n + 1)], random_state=seed
+            )
+            return [mech.randomise() for _ in range(size)]
+        cls = getattr(mechanisms, kind)
+        mech = cls(epsilon=eps, sensitivity=1, lower=0, upper=n, random_state=seed)
+        return [mech.randomise(count) for _ in range(size)]
+
+    return draw
+
+
+def _opendp(kind: str, n: int, epsilon: Fraction) -> Callable[[int, int, Any], list[Any]]:
+    dp = _library("opendp.prelude")
+    dp.enable_features("contrib")
+    eps = float(epsilon)
+    if kind == "make_geometric":
+        # vectorised: one call adds independent noise to `size` copies of the count — each
+        # coordinate has exactly the scalar mechanism's distribution (10× the scalar rate)
+        vector = dp.m.make_geometric(dp.vector_domain(dp.atom_domain(T=int)), dp.l1_distance(T=int), scale=1 / eps)
+        return lambda count, size, _rng: list(vector([count] * size))
+    prob = math.exp(eps) / (math.exp(eps) + n)
+    meas = dp.m.make_randomized_response(categories=list(range(n + 1)), prob=prob)
+    return _per_call(lambda count, _rng: meas(count))
+
+
+def _pydp(n: int, epsilon: Fraction) -> Callable[[int, int, Any], list[Any]]:
+    """PyDP's LaplaceMechanism on an integer input (it returns an integer: discretised noise).
+    PyDP 1.1.5 has no GeometricTruncated and draws from its own unseeded RNG."""
+    mechanisms = _library("pydp.algorithms.numerical_mechanisms")
+    mech = mechanisms.LaplaceMechanism(float(epsilon), 1.0)
+    return _per_call(lambda count, _rng: mech.add_noise(count))
+
+
+ADAPTERS: dict[str, Callable[[int, Fraction], Callable[[int, int, Any], list[Any]]]] = {
+    "mechlib:truncated_geometric": _mechlib_t,
+    "diffprivlib:GeometricTruncated": lambda n, e: _diffprivlib("GeometricTruncated", n, e),
+    "diffprivlib:GeometricFolded": lambda n, e: _diffprivlib("GeometricFolded", n, e),
+    "diffprivlib:Exponential": lambda n, e: _diffprivlib("Exponential", n, e),
+    "opendp:make_geometric": lambda n, e: _opendp("make_geometric", n, e),
+    "opendp:make_randomized_response": lambda n, e: _opendp("make_randomized_response", n, e),
+    "pydp:LaplaceMechanism": _pydp,
+}
+LIBRARIES = ("mechlib", "diffprivlib", "opendp", "pydp")
+
+
+def sampler(spec: str, n: int, epsilon: Fraction) -> Sampler:
+    """The sampler named by ``spec`` (an adapter or ``module:function``)."""
+    if spec in ADAPTERS:
+        return Sampler(spec, ADAPTERS[spec](n, epsilon), spec.split(":")[0])
+    library = spec.split(":")[0]
+    if library in LIBRARIES:
+        raise InputError(f"unknown adapter {spec!r}", hint=f"known adapters: {', '.join(ADAPTERS)}")
+    if not spec.partition(":")[2]:
+        raise InputError(
+            f"sampler {spec!r}", hint="expected module:function or an adapter such as " + next(iter(ADAPTERS))
+        )
+    _, func = import_callable(spec)
+    return Sampler(spec, _per_call(func), "python")

@@ -1,0 +1,317 @@
+"""Reading mechanism files, exactly, with errors that name the file, row and column.
+
+Formats
+-------
+JSON  ``{"matrix": [["1/2", "1/2"], …], "outputs": [...], "claimed_alpha": "1/2"}``
+      (or ``"claimed_epsilon"``; also optional ``"inputs"``, ``"neighbours"``, ``"name"``).
+      Entries are ints, exact strings, or JSON number literals read as exact decimals
+      (``0.1`` is 1/10: the digits in the file, never a binary float).
+CSV   one row per input, exact strings (``1/3``, ``0.25``); ``#`` comment lines skipped.
+NPY   only with ``from_float=True``: each float is taken at its exact binary value.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from mechlib.core.exact import format_fraction, parse_probability, to_fraction
+from mechlib.core.mechanism import Mechanism
+from mechlib.core.stochastic import MAX_CELLS, parse_cells
+from mechlib.errors import InputError
+
+MAX_FILE_BYTES = 1 << 30
+_JSON_KEYS = {"matrix", "outputs", "inputs", "neighbours", "claimed_alpha", "claimed_epsilon", "name", "description"}
+
+
+@dataclass(frozen=True)
+class LoadedMechanism:
+    """A mechanism read from a file, with what the file claims about it."""
+
+    mechanism: Mechanism
+    path: str
+    format: str
+    sha256: str
+    claimed_alpha: Fraction | None = None
+    claimed_epsilon: Fraction | None = None
+    name: str | None = None
+    rows_normalized: bool = False
+
+
+def load_mechanism(
+    path: str | os.PathLike[str], *, from_float: bool = False, normalize_rows: bool = False
+) -> LoadedMechanism:
+    """Read a mechanism file (format from its suffix) exactly.
+
+    ``normalize_rows`` divides each row by its exact sum (an explicit opt-in for matrices
+    whose rows are only approximately stochastic, e.g. floats); it is recorded in the result.
+
+    Raises
+    ------
+    InputError
+        Naming the file and, where it applies, the row, column or field.
+    """
+    name = str(path)
+    p = Path(path)
+    try:
+        size = p.stat().st_size
+        if not p.is_file():
+            raise InputError("is not a file", source=name)
+        if size > MAX_FILE_BYTES:
+            raise InputError(f"is {size:,} bytes", source=name, hint=f"expected at most {MAX_FILE_BYTES:,} bytes")
+        data = p.read_bytes()
+    except OSError as err:
+        raise InputError(f"cannot be read: {err.strerror or err}", source=name) from None
+    suffix = p.suffix.lower()
+    try:
+        if suffix == ".json":
+            fields = _read_json(data)
+        elif suffix == ".csv":
+            fields = {"matrix": _read_csv(data)}
+        elif suffix == ".npy":
+            if not from_float:
+                raise InputError(
+                    ".npy files hold binary floats",
+                    hint="pass --from-float (from_float=True) to take each float at its exact binary value",
+                )
+            fields = {"matrix": _read_npy(data)}
+        else:
+            raise InputError(f"unknown file type {suffix or '(none)'!r}", hint="expected .json, .csv or .npy")
+        return _build(fields, name, suffix.lstrip("."), hashlib.sha256(data).hexdigest(), from_float, normalize_rows)
+    except InputError as err:
+        raise err.at(name) from None
+
+
+def _build(
+    fields: dict[str, Any], name: str, fmt: str, digest: str, from_float: bool, normalize_rows: bool
+) -> LoadedMechanism:
+    matrix = _exact_matrix(fields["matrix"], from_float)
+    if normalize_rows:
+        matrix = _normalized(matrix)
+    mechanism = Mechanism(
+        matrix, inputs=fields.get("inputs"), outputs=fields.get("outputs"), neighbours=fields.get("neighbours")
+    )
+    alpha = eps = None
+    if fields.get("claimed_alpha") is not None:
+        alpha = _field(fields, "claimed_alpha", lambda v: parse_probability(v))
+    if fields.get("claimed_epsilon") is not None:
+        eps = _field(fields, "claimed_epsilon", _nonnegative)
+    return LoadedMechanism(mechanism, name, fmt, digest, alpha, eps, fields.get("name"), normalize_rows)
+
+
+def _field(fields: dict[str, Any], key: str, parse: Any) -> Fraction:
+    try:
+        result: Fraction = parse(fields[key])
+        return result
+    except InputError as err:
+        raise replace(err, field=key) from None
+
+
+def _nonnegative(value: object) -> Fraction:
+    result = to_fraction(value)
+    if result < 0:
+        raise InputError(f"got {format_fraction(result)}", hint="ε must be ≥ 0")
+    return result
+
+
+def _exact_matrix(matrix: Any, from_float: bool) -> list[list[Fraction]]:
+    try:
+        return parse_cells(matrix, from_float=from_float)
+    except InputError as err:
+        raise replace(err, field="matrix") from None
+
+
+def _normalized(matrix: list[list[Fraction]]) -> list[list[Fraction]]:
+    result = []
+    for i, row in enumerate(matrix):
+        total = sum(row, Fraction(0))
+        if total <= 0 or min(row, default=Fraction(0)) < 0:
+            raise InputError("cannot be normalised (entries must be ≥ 0, not all 0)", row=i)
+        result.append([x / total for x in row])
+    return result
+
+
+def _read_json(data: bytes) -> dict[str, Any]:
+    def reject_constant(token: str) -> None:
+        raise InputError(f"contains {token}", hint="entries must be finite exact numbers")
+
+    try:
+        doc = json.loads(data.decode("utf-8-sig"), parse_float=Decimal, parse_constant=reject_constant)
+    except UnicodeDecodeError:
+        raise InputError("is not UTF-8 text") from None
+    except json.JSONDecodeError as err:
+        problem = (
+            "is empty" if not data.strip() else f"is not valid JSON: {err.msg} at line {err.lineno}, column {err.colno}"
+        )
+        raise InputError(problem) from None
+    if isinstance(doc, list):
+        return {"matrix": doc}
+    if not isinstance(doc, dict):
+        raise InputError(f"holds a JSON {type(doc).__name__}", hint='expected an object {"matrix": [[...], ...]}')
+    unknown = sorted(set(doc) - _JSON_KEYS)
+    if unknown:
+        raise InputError(f"has unknown field(s) {unknown}", hint=f"known fields: {sorted(_JSON_KEYS)}")
+    if "matrix" not in doc:
+        raise InputError('has no "matrix" field', hint='expected {"matrix": [["1/2", "1/2"], ...]}')
+    if doc.get("claimed_alpha") is not None and doc.get("claimed_epsilon") is not None:
+        raise InputError("gives both claimed_alpha and claimed_epsilon", hint="give one of them")
+    for key in ("outputs", "inputs"):
+        labels = doc.get(key)
+        if labels is not None and not (
+            isinstance(labels, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in labels)
+        ):
+            raise InputError("must be a list of integers", field=key)
+    if doc.get("neighbours") is not None:
+        doc["neighbours"] = [tuple(pair) if isinstance(pair, list) else pair for pair in doc["neighbours"]]
+    return doc
+
+
+def _read_csv(data: bytes) -> list[list[str]]:
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError("is not UTF-8 text") from None
+    rows = [
+        [cell.strip() for cell in row]
+        for row in csv.reader(io.StringIO(text))
+        if row and any(c.strip() for c in row) and not row[0].lstrip().startswith("#")
+    ]
+    if not rows:
+        raise InputError("is empty", hint="expected one line of exact numbers per input")
+    return rows
+
+
+def _read_npy(data: bytes) -> list[list[float]]:
+    import numpy as np
+
+    stream = io.BytesIO(data)
+    try:
+        version = np.lib.format.read_magic(stream)
+        read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        shape, _, dtype = read_header(stream)  # the header only: refuse absurd sizes before loading
+    except (ValueError, OSError) as err:
+        raise InputError(f"is not a readable .npy file: {err}") from None
+    if len(shape) != 2:
+        raise InputError(f"holds an array of shape {shape}", hint="expected a 2-D matrix (inputs × outputs)")
+    if shape[0] * shape[1] > MAX_CELLS:
+        raise InputError(f"holds a {shape[0]}×{shape[1]} matrix", hint=f"expected at most {MAX_CELLS:,} cells")
+    if dtype.kind not in "fiu":
+        raise InputError(f"holds dtype {dtype}", hint="expected a float or integer array")
+    array = np.load(io.BytesIO(data), allow_pickle=False)
+    values: list[list[float]] = array.tolist()
+    return values
+
+
+def write_atomic(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` to ``path`` so that it is either fully written or untouched."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 is wrong for a report meant to be shared
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def import_callable(spec: str) -> tuple[Any, Callable[..., Any]]:
+    """(module, function) for ``module:function``, importable from the current directory."""
+    import importlib
+    import sys
+
+    module_name, _, func_name = spec.partition(":")
+    if str(Path.cwd()) not in sys.path:
+        sys.path.insert(0, str(Path.cwd()))
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as err:
+        raise InputError(
+            f"cannot import module {module_name!r}: {type(err).__name__}: {err}",
+            source=spec,
+            hint="give a file that exists, or module:function importable from the current directory",
+        ) from None
+    func = getattr(module, func_name, None)
+    if not callable(func):
+        raise InputError(f"module {module_name!r} has no callable {func_name!r}", source=spec)
+    return module, func
+
+
+def load_source(spec: str, *, from_float: bool = False, normalize_rows: bool = False) -> LoadedMechanism:
+    """A mechanism file, or ``module:function`` — a Python callable (no arguments) returning a
+    ``Mechanism``, a matrix (list of rows) or a dict in the JSON file format. The SHA-256 is then
+    that of the module's source file."""
+    if Path(spec).exists() or ":" not in spec:
+        return load_mechanism(spec, from_float=from_float, normalize_rows=normalize_rows)
+    import inspect
+
+    module, func = import_callable(spec)
+    func_name = spec.partition(":")[2]
+    try:
+        value = func()
+    except Exception as err:
+        raise InputError(f"{func_name}() raised {type(err).__name__}: {err}", source=spec) from None
+    try:
+        data = Path(inspect.getsourcefile(module) or "").read_bytes()
+    except (OSError, TypeError):
+        data = spec.encode()
+    digest = hashlib.sha256(data).hexdigest()
+    try:
+        if isinstance(value, Mechanism):
+            return LoadedMechanism(value, spec, "python", digest)
+        fields = value if isinstance(value, dict) else {"matrix": value}
+        if not isinstance(fields, dict) or "matrix" not in fields:
+            raise InputError(
+                f"{func_name}() returned {type(value).__name__}", hint="expected a Mechanism, a matrix or a dict"
+            )
+        return _build(dict(fields), spec, "python", digest, from_float, normalize_rows)
+    except InputError as err:
+        raise err.at(spec) from None
+
+
+def load_vector(path: str) -> list[Fraction]:
+    """A prior: a JSON list or one CSV line of exact numbers."""
+    cells = _load_cells(path)
+    if len(cells) != 1:
+        raise InputError(f"has {len(cells)} rows", source=path, hint="expected one row of probabilities")
+    return cells[0]
+
+
+def load_matrix(path: str) -> list[list[Fraction]]:
+    """A loss matrix l(i, j): JSON list of rows or CSV of exact numbers."""
+    return _load_cells(path)
+
+
+def _load_cells(path: str) -> list[list[Fraction]]:
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as err:
+        raise InputError(f"cannot be read: {err.strerror or err}", source=path) from None
+    try:
+        if p.suffix.lower() == ".json":
+            doc = json.loads(data.decode("utf-8-sig"), parse_float=Decimal)
+            rows = doc if doc and isinstance(doc[0], list) else [doc]
+        else:
+            rows = _read_csv(data)
+        return [[to_fraction(v) for v in row] for row in rows]
+    except (json.JSONDecodeError, UnicodeDecodeError, TypeError, IndexError, KeyError) as err:
+        raise InputError(f"is not a JSON list or CSV of exact numbers ({type(err).__name__})", source=path) from None
+    except InputError as err:
+        raise err.at(path) from None

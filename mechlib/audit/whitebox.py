@@ -1,0 +1,212 @@
+"""White-box audit of one mechanism, every finding exact.
+
+At the mechanism's exact DP level α: its witness and the claimed level; derivability from T
+(GS Theorem 2, the exact remap or the violating entry); the dominance certificate (CLAIMS.md
+note 1); and, for standard users, its loss with the optimal remap beside the certified optimum
+(GRS LP (3)–(7)). A check that cannot be certified is UNKNOWN, never a pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+from typing import Any
+
+from mechlib import __version__
+from mechlib.audit.loading import LoadedMechanism
+from mechlib.core.exact import format_decimal, format_fraction
+from mechlib.core.families import truncated_geometric
+from mechlib.core.mechanism import Mechanism
+from mechlib.core.post_processing import expected_loss, optimal_remap
+from mechlib.core.privacy import alpha_at_least_exp_minus, dp_level
+from mechlib.core.users import BayesUser, Prior, absolute_loss, binary_loss, squared_loss
+from mechlib.errors import InputError
+from mechlib.optimality.derivability import derivation_witness, inverse_t_rows
+from mechlib.optimality.dominance import dominance_certificate
+from mechlib.optimality.optimal import CertificationError, optimal_bayes_mechanism
+from mechlib.provenance import package_versions
+
+SCHEMA = "mechlib.audit/2"  # /2: a certificate (matrix, witnesses, certified optima) for `mechlib check`
+
+#: The LP-based findings (dominance, certified optima) run up to this n; larger is "skipped".
+LP_MAX_N = 150
+
+
+def audit(loaded: LoadedMechanism, users: Sequence[tuple[str, str, BayesUser]] = ()) -> dict[str, Any]:
+    """The audit report — also its certificate — as a JSON-ready dict; ``report["verdict"]`` is
+    PASS, FAIL or NONE (no claimed level to check). ``users``: extra (prior name, loss name,
+    user) beside the standard ones (uniform prior; absolute, squared, binary loss)."""
+    mech = loaded.mechanism
+    level = dp_level(mech)
+    bounds = level.epsilon_bounds()
+    report: dict[str, Any] = {
+        "schema": SCHEMA,
+        "tool": tool_versions(),
+        "source": {"path": loaded.path, "format": loaded.format, "sha256": loaded.sha256, "name": loaded.name},
+        "rows_normalized": loaded.rows_normalized,
+        "n": mech.n,
+        "inputs": list(mech.inputs),
+        "outputs": list(mech.outputs),
+        "count_query": mech.is_count_query(),
+        "mechanism": {
+            "inputs": list(mech.inputs),
+            "outputs": list(mech.outputs),
+            "neighbours": [list(p) for p in mech.neighbours],
+            "matrix": mech.to_strings(),
+        },
+        "dp_level": format_fraction(level.alpha),
+        # exact bounds on ε = ln(1/α), rounded outward to 15 decimals; null when α = 0 (ε = ∞)
+        "epsilon_interval": None
+        if bounds is None
+        else [format_decimal(bounds[0], 15, up=False), format_decimal(bounds[1], 15, up=True)],
+        "witness": None if level.witness is None else level.witness.to_json(),
+        "claimed": None,
+        "verdict": "NONE",
+    }
+    if loaded.claimed_alpha is not None:
+        ok = level.alpha >= loaded.claimed_alpha
+        report["claimed"] = {"alpha": format_fraction(loaded.claimed_alpha), "holds": ok}
+    elif loaded.claimed_epsilon is not None:
+        ok = alpha_at_least_exp_minus(level.alpha, loaded.claimed_epsilon)
+        report["claimed"] = {"epsilon": format_fraction(loaded.claimed_epsilon), "holds": ok}
+    if report["claimed"] is not None:
+        report["verdict"] = "PASS" if report["claimed"]["holds"] else "FAIL"
+    report.update(theory_findings(mech, level.alpha, users))
+    report["unknown"] = [k for k in ("derivation", "dominance", "user_losses") if report[k]["status"] == "UNKNOWN"]
+    return report
+
+
+def tool_versions() -> dict[str, str]:
+    """The versions a certificate was produced with (mechlib, Python, the exact/LP libraries)."""
+    return {
+        "name": "mechlib",
+        "version": __version__,
+        **package_versions("python-flint", "scipy", "numpy", "z3-solver"),
+    }
+
+
+def _attempt(action: Callable[[], dict[str, Any]], *, skip: str | None = None) -> dict[str, Any]:
+    """Run one finding: ``skip`` reason, a result, or UNKNOWN with the reason it failed."""
+    if skip is not None:
+        return {"status": "skipped", "reason": skip}
+    try:
+        return action()
+    except (CertificationError, InputError) as err:
+        return {"status": "UNKNOWN", "reason": str(err)}
+
+
+def theory_findings(
+    mech: Mechanism, alpha: Fraction, extra: Sequence[tuple[str, str, BayesUser]] = ()
+) -> dict[str, Any]:
+    """Derivability, dominance and user losses at the exact DP level α."""
+    count_query = mech.is_count_query() and mech.n >= 1
+    inside = 0 < alpha < 1
+    lp_skip = (
+        "needs a count-query mechanism (inputs 0..n, path neighbours)"
+        if not count_query
+        else f"needs 0 < α < 1 (α = {format_fraction(alpha)})"
+        if not inside
+        else f"n = {mech.n} is above {LP_MAX_N}, the size the LP findings run to"
+        if mech.n > LP_MAX_N
+        else None
+    )
+
+    def derivation() -> dict[str, Any]:
+        found = derivation_witness(mech, alpha)
+        if found.remap is not None:
+            return {"status": "derivable", "alpha": format_fraction(alpha), "remap": found.remap.to_strings()}
+        assert found.violation is not None
+        violation = found.violation.to_json()
+        violation["inverse_row"] = [format_fraction(v) for v in inverse_t_rows(alpha, mech.n)[found.violation.row]]
+        return {"status": "not derivable", "alpha": format_fraction(alpha), "violation": violation}
+
+    def dominance() -> dict[str, Any]:
+        found = dominance_certificate(mech, alpha)
+        return {"status": "certified", "alpha": format_fraction(alpha), "remap": found.remap.to_strings()}
+
+    def user_losses() -> dict[str, Any]:
+        n = mech.n
+        standard = {"absolute": absolute_loss(n), "squared": squared_loss(n), "binary": binary_loss(n)}
+        users = [("uniform", name, BayesUser(Prior.uniform(n), loss)) for name, loss in standard.items()]
+        t = truncated_geometric(alpha, n)
+        rows = []
+        for prior_name, loss_name, user in [*users, *extra]:
+            if user.n != n:
+                raise InputError(f"the user {prior_name}/{loss_name} is on 0..{user.n}", hint=f"expected 0..{n}")
+            remap = optimal_remap(mech, user)
+            mine = expected_loss(mech, user, remap)
+            best = optimal_bayes_mechanism(user, alpha)
+            t_remap = optimal_remap(t, user)
+            rows.append(
+                {
+                    "prior_name": prior_name,
+                    "loss_name": loss_name,
+                    "prior": [format_fraction(p) for p in user.prior.probabilities],
+                    "loss": [[format_fraction(v) for v in row] for row in user.loss.matrix],
+                    "mechanism": format_fraction(mine),
+                    "optimal_remap": {str(r): g for r, g in remap.as_mapping().items()},
+                    "optimum": format_fraction(best.value),
+                    "ratio": format_fraction(mine / best.value) if best.value else None,
+                    "optimum_mechanism": best.mechanism.to_strings(),
+                    "dual": [format_fraction(u) for u in best.dual],
+                    "t_optimal_remap": {str(r): g for r, g in t_remap.as_mapping().items()},
+                }
+            )
+        return {"status": "certified", "alpha": format_fraction(alpha), "users": rows}
+
+    found = _attempt(derivation, skip=None if count_query and alpha < 1 else "needs a count-query mechanism, α < 1")
+    return {
+        "derivable": found.get("status") == "derivable" if found["status"] != "skipped" else None,
+        "derivation": found,
+        "dominance": _attempt(dominance, skip=lp_skip),
+        "user_losses": _attempt(user_losses, skip=lp_skip),
+    }
+
+
+def render_text(report: dict[str, Any]) -> str:
+    """A short human-readable account of an audit report."""
+    outs, src = report["outputs"], report["source"]
+    lines = [
+        f"mechanism  {src['path']} ({src['format']}, sha256 {src['sha256'][:12]}…)",
+        f"shape      {len(report['inputs'])} inputs × {len(outs)} outputs ({outs[0]}..{outs[-1]})"
+        + ("" if report["count_query"] else ", custom inputs/neighbours"),
+    ]
+    if report["rows_normalized"]:
+        lines.append("note       rows were normalised to sum to 1 (--normalize-rows)")
+    eps = report["epsilon_interval"]
+    eps_text = "ε = ∞" if eps is None else f"ε = ln(1/α) ∈ [{eps[0]}, {eps[1]}]"
+    lines.append(f"dp level   α = {report['dp_level']}  ({eps_text})")
+    w = report["witness"]
+    if w is not None:
+        (big, small), (pbig, psmall), r, ratio = w["inputs"], w["probabilities"], w["output"], w["ratio"]
+        lines.append(f"witness    x[{small}][{r}] = {psmall} = {ratio} · x[{big}][{r}] = {ratio} · {pbig}")
+    claimed = report["claimed"]
+    if claimed is not None:
+        what = f"α = {claimed['alpha']}" if "alpha" in claimed else f"ε = {claimed['epsilon']}"
+        lines.append(f"claimed    {what}: {report['verdict']}")
+    d = report["derivation"]
+    if d["status"] == "not derivable":
+        v = d["violation"]
+        lines.append(
+            f"derivable  no: row {v['row']} of T⁻¹M is {v['entry']} at output {v['output']} "
+            f"({v['condition']} = {v['value']}, GS Thm 2)"
+        )
+    else:
+        lines.append(
+            f"derivable  {'yes: M = Y∘T, Y in the JSON report' if d['status'] == 'derivable' else d['status']}"
+        )
+    dom = report["dominance"]
+    lines.append(
+        f"dominance  {dom['status']}"
+        + (f" ({dom['reason']})" if "reason" in dom else ": a remap of T at least as good for every legal user")
+    )
+    losses = report["user_losses"]
+    if losses["status"] == "certified":
+        for row in losses["users"]:
+            lines.append(
+                f"user       {row['prior_name']} prior, {row['loss_name']} loss: {row['mechanism']} "
+                f"(optimum {row['optimum']})"
+            )
+    else:
+        lines.append(f"users      {losses['status']} ({losses.get('reason', '')})")
+    return "\n".join(lines)

@@ -1,0 +1,186 @@
+"""Exact differential privacy of a mechanism (GRS §2.1, GS Definition 2).
+
+X is α-DP iff α·x[i][r] ≤ x[i'][r] for all neighbouring inputs i, i' (both orders) and every
+output r. ``dp_level`` finds the tightest α exactly: the smallest ratio min(u,v)/max(u,v) over
+neighbouring pairs and outputs, with 0/0 read as 1 and 0 beside a nonzero giving 0.
+
+Claims about ε (α = e^(−ε), irrational for rational ε ≠ 0) are decided with python-flint's
+``arb`` balls, whose comparisons are rigorous: precision rises until the answer is certain.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from itertools import count
+from typing import TYPE_CHECKING
+
+from mechlib.core.exact import format_fraction
+from mechlib.core.mechanism import Mechanism
+from mechlib.core.stochastic import Label
+
+if TYPE_CHECKING:
+    import flint
+
+
+@dataclass(frozen=True)
+class DPWitness:
+    """Where the DP level is attained: x[smaller][output] = α·x[larger][output]."""
+
+    larger: Label
+    smaller: Label
+    output: Label
+    larger_probability: Fraction
+    smaller_probability: Fraction
+
+    @property
+    def ratio(self) -> Fraction:
+        if self.larger_probability == 0:
+            return Fraction(1)
+        return self.smaller_probability / self.larger_probability
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "inputs": [self.larger, self.smaller],
+            "output": self.output,
+            "probabilities": [format_fraction(self.larger_probability), format_fraction(self.smaller_probability)],
+            "ratio": format_fraction(self.ratio),
+        }
+
+
+@dataclass(frozen=True)
+class DPLevel:
+    """The tightest α for which a mechanism is α-DP, and where it is attained.
+
+    ``witness`` is None only when the mechanism has no neighbouring inputs (α = 1, vacuous).
+    """
+
+    alpha: Fraction
+    witness: DPWitness | None
+
+    def epsilon_bounds(self, digits: int = 12) -> tuple[Fraction, Fraction] | None:
+        """Exact rationals lo ≤ ε = ln(1/α) ≤ hi, or None when α = 0 (ε = ∞)."""
+        return epsilon_bounds(self.alpha, digits)
+
+
+def dp_level(mechanism: Mechanism) -> DPLevel:
+    """The exact tightest α with ``mechanism`` α-DP, and a witness (i, i', r) attaining it.
+
+    Runs over every neighbouring pair and output once, on the integer numerators; the running
+    minimum is a reduced fraction, so against a mechanism like T each step is a product of a
+    big integer with a small one.
+    """
+    num, den = mechanism.scaled()
+    best_num, best_den = 1, 1
+    found: tuple[int, int, int] | None = None
+    for a, b in mechanism.neighbour_positions:
+        row_a, row_b = num[a], num[b]
+        if den[a] != den[b]:  # bring both rows over the denominator den[a]·den[b]
+            row_a = tuple(x * den[b] for x in row_a)
+            row_b = tuple(y * den[a] for y in row_b)
+        if found is None:
+            found = (a, b, 0)
+        for r, u, v in zip(count(), row_a, row_b):
+            lo, hi = (u, v) if u <= v else (v, u)
+            if lo * best_den < hi * best_num:
+                g = math.gcd(lo, hi)
+                best_num, best_den = lo // g, hi // g
+                found = (a, b, r)
+                if best_num == 0:
+                    return DPLevel(Fraction(0), _witness(mechanism, found))
+    if found is None:
+        return DPLevel(Fraction(1), None)
+    return DPLevel(Fraction(best_num, best_den), _witness(mechanism, found))
+
+
+def _witness(mechanism: Mechanism, found: tuple[int, int, int]) -> DPWitness:
+    a, b, r = found
+    num, den = mechanism.scaled()
+    pa, pb = Fraction(num[a][r], den[a]), Fraction(num[b][r], den[b])
+    if pa < pb:
+        a, b, pa, pb = b, a, pb, pa
+    return DPWitness(mechanism.inputs[a], mechanism.inputs[b], mechanism.outputs[r], pa, pb)
+
+
+def is_dp(mechanism: Mechanism, alpha: object) -> bool:
+    """True iff ``mechanism`` is α-DP (α exact in [0, 1])."""
+    from mechlib.core.exact import parse_probability
+
+    return dp_level(mechanism).alpha >= parse_probability(alpha)
+
+
+# -- ε = ln(1/α), decided rigorously --------------------------------------------------------
+
+
+def _arb_bounds(ball: object) -> tuple[Fraction, Fraction]:
+    lo_m, lo_e = ball.lower().man_exp()  # type: ignore[attr-defined]
+    hi_m, hi_e = ball.upper().man_exp()  # type: ignore[attr-defined]
+    return _dyadic(int(lo_m), int(lo_e)), _dyadic(int(hi_m), int(hi_e))
+
+
+def _dyadic(mantissa: int, exponent: int) -> Fraction:
+    return Fraction(mantissa * 2**exponent) if exponent >= 0 else Fraction(mantissa, 2**-exponent)
+
+
+def epsilon_bounds(alpha: Fraction, digits: int = 12) -> tuple[Fraction, Fraction] | None:
+    """Exact rationals lo ≤ ln(1/α) ≤ hi with hi − lo < 10^(−digits); None for α = 0."""
+
+    if alpha == 0:
+        return None
+    if alpha == 1:
+        return Fraction(0), Fraction(0)
+    prec = 64 + 4 * digits
+    while True:
+        with arb_precision(prec):
+            ball = -to_arb(alpha).log()
+            lo, hi = _arb_bounds(ball)
+        if hi - lo < Fraction(1, 10**digits):
+            return lo, hi
+        prec *= 2
+
+
+def alpha_at_least_exp_minus(alpha: Fraction, epsilon: Fraction) -> bool:
+    """Decide α ≥ e^(−ε) exactly, i.e. whether an α-DP mechanism is ε-DP (ε ≥ 0 rational).
+
+    e^(−ε) is irrational for rational ε ≠ 0 (Lindemann), so equality only happens at ε = 0,
+    and raising the precision always settles the comparison.
+    """
+
+    if epsilon == 0:
+        return alpha == 1
+    prec = 128
+    while True:
+        with arb_precision(prec):
+            target = (-to_arb(epsilon)).exp()
+            mine = to_arb(alpha)
+            if mine > target:
+                return True
+            if mine < target:
+                return False
+        prec *= 2
+
+
+def to_arb(value: Fraction) -> flint.arb:
+    """The exact rational as an (exact) arb ball."""
+    import flint
+
+    return flint.arb(flint.fmpq(value.numerator, value.denominator))
+
+
+class arb_precision:
+    """Set python-flint's working precision (bits) for a block, and restore it after."""
+
+    def __init__(self, bits: int) -> None:
+        self.bits = bits
+
+    def __enter__(self) -> None:
+        import flint
+
+        self.saved = flint.ctx.prec
+        flint.ctx.prec = self.bits
+
+    def __exit__(self, *exc: object) -> None:
+        import flint
+
+        flint.ctx.prec = self.saved

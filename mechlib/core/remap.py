@@ -1,0 +1,64 @@
+"""Remaps (GRS §2.3, GS §2.4.2): how a user reinterprets a mechanism's output.
+
+A remap Y is a stochastic matrix from the mechanism's outputs to guesses; y[r][j] is the
+probability of reading output r as j. Deterministic remaps map each output to one guess.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+from mechlib.core.stochastic import Label, StochasticMatrix
+from mechlib.errors import InputError
+
+
+class Remap(StochasticMatrix):
+    """A (possibly randomized) exact remap y[r][j] = P(guess j | output r)."""
+
+    __slots__ = ()
+
+    @classmethod
+    def deterministic(
+        cls,
+        mapping: Mapping[Label, Label] | Callable[[Label], Label],
+        inputs: Sequence[Label],
+        outputs: Sequence[Label] | None = None,
+    ) -> Remap:
+        """The remap sending each output r in ``inputs`` to ``mapping[r]`` with probability 1.
+
+        ``outputs`` (the guesses) defaults to the sorted distinct images; if given, every image
+        must be one of them.
+        """
+        func = mapping.__getitem__ if isinstance(mapping, Mapping) else mapping
+        images = []
+        for r in inputs:
+            try:
+                images.append(func(r))
+            except (KeyError, IndexError):
+                raise InputError(f"the mapping has no image for output {r!r}", field="mapping") from None
+        targets = tuple(outputs) if outputs is not None else tuple(sorted(set(images), key=_sort_key))
+        position = {label: k for k, label in enumerate(targets)}
+        rows = []
+        for r, j in zip(inputs, images):
+            if j not in position:
+                raise InputError(f"output {r!r} maps to {j!r}, which is not a listed guess", field="mapping")
+            row = [0] * len(targets)
+            row[position[j]] = 1
+            rows.append(row)
+        return cls.from_scaled(rows, [1] * len(rows), inputs=inputs, outputs=targets)
+
+    @classmethod
+    def identity(cls, labels: Sequence[Label]) -> Remap:
+        """Accept every output at face value."""
+        return cls.deterministic(lambda r: r, labels, labels)
+
+    def as_mapping(self) -> dict[Label, Label]:
+        """For a deterministic remap: output ↦ guess."""
+        if not self.is_deterministic():
+            raise InputError("the remap is randomized, so it is not a function of the output")
+        num, den = self.scaled()
+        return {r: self.outputs[row.index(d)] for r, row, d in zip(self.inputs, num, den)}
+
+
+def _sort_key(label: Label) -> tuple[str, object]:
+    return (type(label).__name__, label)

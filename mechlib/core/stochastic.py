@@ -1,0 +1,392 @@
+"""Immutable exact row-stochastic matrices with labelled rows and columns, and composition.
+
+A mechanism X (GRS §2.1) and a remap Y (GRS §2.3) are both row-stochastic matrices:
+x[i][r] = P(output r | input i). Composition is the matrix product (GRS §2.2):
+(Y∘X)[i][j] = Σ_r x[i][r]·y[r][j].
+
+Representation: row i is held as Python-int numerators over one exact row denominator,
+x[i][r] = num[i][r] / den[i]. Hot loops (DP checks, products) work on these integers;
+``rows`` gives the same entries as ``Fraction`` for the API.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Sequence
+from dataclasses import replace
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from mechlib.core.exact import format_fraction, to_fraction
+from mechlib.errors import InputError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+#: A row or column label: any hashable value (ints for count queries and windows of ℤ).
+Label = Any
+IntRows = tuple[tuple[int, ...], ...]
+
+#: Largest matrix accepted (cells). Larger inputs are refused before any exact work.
+MAX_CELLS = 1 << 24
+
+_S = TypeVar("_S", bound="StochasticMatrix")
+
+# Above this many multiply-adds an exact integer product goes through python-flint.
+_FLINT_PRODUCT_THRESHOLD = 200_000
+
+
+class StochasticMatrix:
+    """An immutable exact row-stochastic matrix with labelled inputs (rows) and outputs (columns).
+
+    Parameters
+    ----------
+    matrix
+        Rows of exact numbers (ints, ``Fraction``, ``"p/q"`` or decimal strings).
+    inputs, outputs
+        Row and column labels (default ``0..rows-1`` and ``0..columns-1``); unique, hashable.
+    from_float
+        Accept floats as their exact binary value (never rounded).
+
+    Raises
+    ------
+    InputError
+        Naming the row and column of a bad entry: not a number, negative, ragged rows,
+        or a row that does not sum to exactly 1.
+    """
+
+    __slots__ = ("_den", "_hash", "_input_pos", "_inputs", "_num", "_output_pos", "_outputs", "_rows")
+
+    _num: IntRows
+    _den: tuple[int, ...]
+    _inputs: tuple[Label, ...]
+    _outputs: tuple[Label, ...]
+    _input_pos: dict[Label, int]
+    _output_pos: dict[Label, int]
+    _rows: tuple[tuple[Fraction, ...], ...] | None
+    _hash: int | None
+
+    def __init__(
+        self,
+        matrix: Sequence[Sequence[Any]],
+        *,
+        inputs: Sequence[Label] | None = None,
+        outputs: Sequence[Label] | None = None,
+        from_float: bool = False,
+    ) -> None:
+        num, den = _parse_rows(matrix, from_float=from_float)
+        self._setup(num, den, inputs, outputs)
+
+    # -- construction ------------------------------------------------------------------
+
+    def _setup(
+        self,
+        num: IntRows,
+        den: tuple[int, ...],
+        inputs: Sequence[Label] | None,
+        outputs: Sequence[Label] | None,
+    ) -> None:
+        ins = _labels(inputs, len(num), "inputs", "rows")
+        outs = _labels(outputs, len(num[0]), "outputs", "columns")
+        _check_stochastic(num, den)
+        self._set(
+            _num=num,
+            _den=den,
+            _inputs=ins,
+            _outputs=outs,
+            _input_pos={label: k for k, label in enumerate(ins)},
+            _output_pos={label: k for k, label in enumerate(outs)},
+            _rows=None,
+            _hash=None,
+        )
+
+    def _set(self, **values: Any) -> None:
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable (tried to set {name!r})")
+
+    @classmethod
+    def from_scaled(
+        cls: type[_S],
+        num: Sequence[Sequence[int]],
+        den: Sequence[int],
+        *,
+        inputs: Sequence[Label] | None = None,
+        outputs: Sequence[Label] | None = None,
+        **extra: Any,
+    ) -> _S:
+        """Build from integer numerators and row denominators: x[i][r] = num[i][r] / den[i].
+
+        Still validated (nonnegative, each row sums to its denominator), but no parsing:
+        this is how families build large exact matrices fast.
+        """
+        num_t = tuple(tuple(row) for row in num)
+        _check_shape(num_t)
+        den_t = tuple(den)
+        if len(den_t) != len(num_t) or any(d <= 0 for d in den_t):
+            raise InputError(f"expected {len(num_t)} positive row denominators, got {den_t!r}")
+        obj = cls.__new__(cls)
+        obj._setup(num_t, den_t, inputs, outputs)
+        obj._setup_extra(**extra)
+        return obj
+
+    def _setup_extra(self) -> None:
+        """Hook for subclasses that carry more structure (a neighbour graph)."""
+
+    def _derive(self: _S, num: IntRows, den: tuple[int, ...], outputs: Sequence[Label]) -> _S:
+        """A matrix of the same kind and inputs as ``self`` with new entries and outputs."""
+        return type(self).from_scaled(num, den, inputs=self._inputs, outputs=outputs, **self._extra())
+
+    def _extra(self) -> dict[str, Any]:
+        return {}
+
+    # -- views ---------------------------------------------------------------------------
+
+    @property
+    def inputs(self) -> tuple[Label, ...]:
+        return self._inputs
+
+    @property
+    def outputs(self) -> tuple[Label, ...]:
+        return self._outputs
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (len(self._num), len(self._num[0]))
+
+    def scaled(self) -> tuple[IntRows, tuple[int, ...]]:
+        """Integer numerators and row denominators: x[i][r] = num[i][r] / den[i] (positions)."""
+        return self._num, self._den
+
+    @property
+    def rows(self) -> tuple[tuple[Fraction, ...], ...]:
+        """All entries as ``Fraction``, by position (computed once)."""
+        if self._rows is None:
+            self._set(_rows=tuple(tuple(Fraction(a, d) for a in row) for row, d in zip(self._num, self._den)))
+        assert self._rows is not None
+        return self._rows
+
+    def input_index(self, label: Label) -> int:
+        try:
+            return self._input_pos[label]
+        except KeyError:
+            raise InputError(f"no input labelled {label!r}", hint=f"inputs are {_short(self._inputs)}") from None
+
+    def output_index(self, label: Label) -> int:
+        try:
+            return self._output_pos[label]
+        except KeyError:
+            raise InputError(f"no output labelled {label!r}", hint=f"outputs are {_short(self._outputs)}") from None
+
+    def entry(self, input_label: Label, output_label: Label) -> Fraction:
+        """P(output | input), exactly."""
+        i = self.input_index(input_label)
+        return Fraction(self._num[i][self.output_index(output_label)], self._den[i])
+
+    def row(self, input_label: Label) -> tuple[Fraction, ...]:
+        return self.rows[self.input_index(input_label)]
+
+    def is_deterministic(self) -> bool:
+        """Every row puts all its mass on one output."""
+        return all(d in row for row, d in zip(self._num, self._den))
+
+    def to_numpy(self) -> np.ndarray:
+        """A float64 copy, for display and plotting only: never decide anything with it."""
+        import numpy as np
+
+        return np.array([[a / d for a in row] for row, d in zip(self._num, self._den)], dtype=float)
+
+    def to_strings(self) -> list[list[str]]:
+        """Entries as exact ``"p/q"`` strings (round-trips through the file formats)."""
+        return [[format_fraction(x) for x in row] for row in self.rows]
+
+    # -- value semantics ----------------------------------------------------------------
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        assert isinstance(other, StochasticMatrix)
+        if (self._inputs, self._outputs, self._extra()) != (other._inputs, other._outputs, other._extra()):
+            return False
+        for row, d, orow, od in zip(self._num, self._den, other._num, other._den):
+            if d == od:
+                if row != orow:
+                    return False
+            elif any(a * od != b * d for a, b in zip(row, orow)):
+                return False
+        return True
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            self._set(_hash=hash((type(self).__name__, self._inputs, self._outputs, self.rows)))
+        assert self._hash is not None
+        return self._hash
+
+    def __repr__(self) -> str:
+        rows, cols = self.shape
+        preview = ", ".join(format_fraction(x) for x in self.rows[0][:4])
+        more = ", …" if cols > 4 else ""
+        return f"{type(self).__name__}({rows}×{cols}, first row [{preview}{more}])"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild, (type(self), self._num, self._den, self._inputs, self._outputs, self._extra()))
+
+
+def _rebuild(cls: type[_S], num: IntRows, den: tuple[int, ...], inputs: Any, outputs: Any, extra: Any) -> _S:
+    return cls.from_scaled(num, den, inputs=inputs, outputs=outputs, **extra)
+
+
+def compose(remap: StochasticMatrix, mechanism: _S) -> _S:
+    """Y∘X: run ``mechanism`` X, then reinterpret its output with ``remap`` Y (GRS §2.2).
+
+    (Y∘X)[i][j] = Σ_r x[i][r]·y[r][j], exactly. The result keeps X's inputs (and neighbour
+    graph) and takes Y's outputs. Y's inputs must be exactly X's outputs (any order).
+    """
+    if set(remap.inputs) != set(mechanism.outputs) or len(remap.inputs) != len(mechanism.outputs):
+        missing = [r for r in mechanism.outputs if r not in remap._input_pos]
+        extra = [r for r in remap.inputs if r not in mechanism._output_pos]
+        raise InputError(
+            "the remap's inputs must be exactly the mechanism's outputs",
+            hint=f"missing rows for outputs {_short(missing)}; unexpected rows {_short(extra)}",
+        )
+    y_num, y_den = remap.scaled()
+    order = [remap._input_pos[r] for r in mechanism.outputs]
+    x_num, x_den = mechanism.scaled()
+    n_out = len(remap.outputs)
+    if remap.is_deterministic():
+        target = [y_num[k].index(y_den[k]) for k in order]
+        z_rows = []
+        for row in x_num:
+            lumped = [0] * n_out
+            for a, j in zip(row, target):
+                if a:
+                    lumped[j] += a
+            z_rows.append(tuple(lumped))
+        return mechanism._derive(tuple(z_rows), x_den, remap.outputs)
+    common = math.lcm(*y_den)
+    y_rows = [[b * (common // y_den[k]) for b in y_num[k]] for k in order]
+    z = integer_product(x_num, y_rows)
+    return mechanism._derive(z, tuple(d * common for d in x_den), remap.outputs)
+
+
+def integer_product(a: Sequence[Sequence[int]], b: Sequence[Sequence[int]]) -> IntRows:
+    """Exact integer matrix product, through python-flint's fmpz_mat when it is large."""
+    if len(a) * len(b) * len(b[0]) >= _FLINT_PRODUCT_THRESHOLD:
+        import flint
+
+        product = flint.fmpz_mat([list(r) for r in a]) * flint.fmpz_mat([list(r) for r in b])
+        return tuple(tuple(int(v) for v in row) for row in product.tolist())
+    columns = list(zip(*b))
+    return tuple(tuple(sum(x * y for x, y in zip(row, col) if x) for col in columns) for row in a)
+
+
+# -- parsing and validation -----------------------------------------------------------------
+
+
+def parse_cells(matrix: Sequence[Sequence[Any]], *, from_float: bool = False) -> list[list[Fraction]]:
+    """Every cell of a rectangular matrix as an exact ``Fraction``.
+
+    Raises
+    ------
+    InputError
+        Naming the row and column of the first bad cell, or the bad row (shape, size).
+    """
+    if isinstance(matrix, (str, bytes)) or not _is_sequence(matrix):
+        raise InputError(f"expected a matrix (a list of rows), got {type(matrix).__name__}")
+    rows = list(matrix)
+    for i, row in enumerate(rows):
+        if isinstance(row, (str, bytes)) or not _is_sequence(row):
+            raise InputError(f"expected a row (a list of numbers), got {type(row).__name__}", row=i)
+    _check_shape(rows)
+    result = []
+    for i, row in enumerate(rows):
+        values = []
+        for r, cell in enumerate(row):
+            try:
+                values.append(to_fraction(cell, from_float=from_float))
+            except InputError as err:
+                raise replace(err, row=i, column=r) from None
+        result.append(values)
+    return result
+
+
+def _parse_rows(matrix: Sequence[Sequence[Any]], *, from_float: bool) -> tuple[IntRows, tuple[int, ...]]:
+    num_rows = []
+    dens = []
+    for values in parse_cells(matrix, from_float=from_float):
+        d = math.lcm(*(v.denominator for v in values))
+        num_rows.append(tuple(v.numerator * (d // v.denominator) for v in values))
+        dens.append(d)
+    return tuple(num_rows), tuple(dens)
+
+
+def _is_sequence(obj: object) -> bool:
+    return hasattr(obj, "__len__") and hasattr(obj, "__getitem__")
+
+
+def _check_shape(rows: Sequence[Sequence[Any]]) -> None:
+    if len(rows) == 0:
+        raise InputError("the matrix has no rows", hint="expected at least one input row")
+    width = len(rows[0])
+    if width == 0:
+        raise InputError("the row is empty", row=0, hint="expected at least one output column")
+    if len(rows) * width > MAX_CELLS:
+        raise InputError(
+            f"the matrix is {len(rows)}×{width} = {len(rows) * width:,} cells",
+            hint=f"expected at most {MAX_CELLS:,} cells",
+        )
+    for i, row in enumerate(rows):
+        if len(row) != width:
+            raise InputError(
+                f"the row has {len(row)} entries but row 0 has {width}",
+                row=i,
+                hint="every row needs one entry per output",
+            )
+
+
+def _check_stochastic(num: IntRows, den: tuple[int, ...]) -> None:
+    for i, (row, d) in enumerate(zip(num, den)):
+        if min(row) < 0:
+            r = next(k for k, a in enumerate(row) if a < 0)
+            raise InputError(
+                f"the entry {format_fraction(Fraction(row[r], d))} is negative",
+                row=i,
+                column=r,
+                hint="probabilities must be ≥ 0",
+            )
+        total = sum(row)
+        if total != d:
+            s = Fraction(total, d)
+            raise InputError(
+                f"the row sums to {format_fraction(s)}, not exactly 1 (off by {format_fraction(s - 1)})",
+                row=i,
+                hint="each row is a probability distribution over the outputs",
+            )
+
+
+def _labels(labels: Sequence[Label] | None, count: int, what: str, unit: str) -> tuple[Label, ...]:
+    if labels is None:
+        return tuple(range(count))
+    result = tuple(labels)
+    if len(result) != count:
+        raise InputError(
+            f"{len(result)} {what} labels for {count} {unit}",
+            field=what,
+            hint=f"give exactly one label per {unit[:-1]}",
+        )
+    seen: set[Label] = set()
+    for k, label in enumerate(result):
+        if isinstance(label, bool) or not isinstance(label, Hashable):
+            raise InputError(f"label {label!r} at position {k} is not a valid label", field=what)
+        if label in seen:
+            raise InputError(f"label {label!r} appears twice", field=what, hint="labels must be unique")
+        seen.add(label)
+    return result
+
+
+def _short(items: Sequence[Any], limit: int = 8) -> str:
+    items = list(items)
+    text = ", ".join(repr(x) for x in items[:limit])
+    return f"[{text}{', …' if len(items) > limit else ''}]"
