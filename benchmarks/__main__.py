@@ -420,9 +420,10 @@ def _highs_only_bayes(user: BayesUser, alpha: Fraction) -> Any:
 
 
 def _highs_only_dominance(x: Any) -> Any:
+    from mechlib.optimality.derivability import TBasis
     from mechlib.optimality.dominance import _highs_dominance, tail_profile
 
-    return _highs_dominance(x.n, dp_level(x).alpha, tail_profile(x))
+    return _highs_dominance(TBasis(dp_level(x).alpha, x.n), tail_profile(x))
 
 
 def row(

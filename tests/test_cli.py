@@ -218,7 +218,7 @@ def test_audit_reports_unknown_with_exit_1(capsys: pytest.CaptureFixture[str], m
     import mechlib.audit.whitebox
     from mechlib.optimality.optimal import CertificationError
 
-    def fail(*args: object) -> None:
+    def fail(*args: object, **kwargs: object) -> None:
         raise CertificationError("HiGHS could not be certified (test)")
 
     monkeypatch.setattr(mechlib.audit.whitebox, "dominance_certificate", fail)

@@ -14,6 +14,7 @@ from mechlib import (
     randomized_response,
     truncated_geometric,
 )
+from mechlib.optimality.derivability import TBasis
 from mechlib.optimality.dominance import check_dominance, dominance_certificate, tail_profile
 from mechlib.optimality.optimal import CertificationError
 from mechlib.strategies import dp_mixtures
@@ -50,7 +51,7 @@ def test_a_less_accurate_t_cannot_dominate() -> None:
     """Negative control: T_{1/2} cannot dominate T_{1/3} (its zero-error mass is smaller)."""
     x = truncated_geometric("1/3", 4)
     with pytest.raises(CertificationError, match="infeasible"):
-        dominance._highs_dominance(4, Fraction(1, 2), tail_profile(x))
+        dominance._highs_dominance(TBasis(Fraction(1, 2), 4), tail_profile(x))
 
 
 def test_tail_profile() -> None:

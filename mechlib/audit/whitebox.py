@@ -9,19 +9,19 @@ note 1); and, for standard users, its loss with the optimal remap beside the cer
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 from mechlib import __version__
 from mechlib.audit.loading import LoadedMechanism
 from mechlib.core.exact import format_decimal, format_fraction
-from mechlib.core.families import truncated_geometric
 from mechlib.core.mechanism import Mechanism
 from mechlib.core.post_processing import expected_loss, optimal_remap
-from mechlib.core.privacy import alpha_at_least_exp_minus, dp_level
+from mechlib.core.privacy import DPLevel, alpha_at_least_exp_minus, dp_level
 from mechlib.core.users import BayesUser, Prior, absolute_loss, binary_loss, squared_loss
 from mechlib.errors import InputError
-from mechlib.optimality.derivability import derivation_witness, inverse_t_rows
+from mechlib.optimality.derivability import TBasis, derivation_witness
 from mechlib.optimality.dominance import dominance_certificate
 from mechlib.optimality.optimal import CertificationError, optimal_bayes_mechanism
 from mechlib.provenance import package_versions
@@ -32,12 +32,40 @@ SCHEMA = "mechlib.audit/2"  # /2: a certificate (matrix, witnesses, certified op
 LP_MAX_N = 150
 
 
+@dataclass(frozen=True)
+class AuditContext:
+    """What every analysis of one audit shares, each computed once: the mechanism, its exact DP
+    level (α, a ``Fraction``), and T with its closed-form inverse at that α (``basis``; None
+    when α ∉ [0, 1) or the mechanism is not a count query on 0..n, n ≥ 1)."""
+
+    mechanism: Mechanism
+    level: DPLevel
+    basis: TBasis | None = field(init=False)
+
+    def __post_init__(self) -> None:
+        basis = TBasis(self.alpha, self.mechanism.n) if self.count_query and self.alpha < 1 else None
+        object.__setattr__(self, "basis", basis)
+
+    @classmethod
+    def of(cls, mechanism: Mechanism) -> AuditContext:
+        return cls(mechanism, dp_level(mechanism))
+
+    @property
+    def alpha(self) -> Fraction:
+        return self.level.alpha
+
+    @property
+    def count_query(self) -> bool:
+        return self.mechanism.is_count_query() and self.mechanism.n >= 1
+
+
 def audit(loaded: LoadedMechanism, users: Sequence[tuple[str, str, BayesUser]] = ()) -> dict[str, Any]:
     """The audit report — also its certificate — as a JSON-ready dict; ``report["verdict"]`` is
     PASS, FAIL or NONE (no claimed level to check). ``users``: extra (prior name, loss name,
     user) beside the standard ones (uniform prior; absolute, squared, binary loss)."""
     mech = loaded.mechanism
-    level = dp_level(mech)
+    context = AuditContext.of(mech)
+    level = context.level
     bounds = level.epsilon_bounds()
     report: dict[str, Any] = {
         "schema": SCHEMA,
@@ -71,7 +99,7 @@ def audit(loaded: LoadedMechanism, users: Sequence[tuple[str, str, BayesUser]] =
         report["claimed"] = {"epsilon": format_fraction(loaded.claimed_epsilon), "holds": ok}
     if report["claimed"] is not None:
         report["verdict"] = "PASS" if report["claimed"]["holds"] else "FAIL"
-    report.update(theory_findings(mech, level.alpha, users))
+    report.update(theory_findings(context, users))
     report["unknown"] = [k for k in ("derivation", "dominance", "user_losses") if report[k]["status"] == "UNKNOWN"]
     return report
 
@@ -95,11 +123,10 @@ def _attempt(action: Callable[[], dict[str, Any]], *, skip: str | None = None) -
         return {"status": "UNKNOWN", "reason": str(err)}
 
 
-def theory_findings(
-    mech: Mechanism, alpha: Fraction, extra: Sequence[tuple[str, str, BayesUser]] = ()
-) -> dict[str, Any]:
-    """Derivability, dominance and user losses at the exact DP level α."""
-    count_query = mech.is_count_query() and mech.n >= 1
+def theory_findings(context: AuditContext, extra: Sequence[tuple[str, str, BayesUser]] = ()) -> dict[str, Any]:
+    """Derivability, dominance and user losses at the exact DP level α, sharing one T."""
+    mech, alpha, basis = context.mechanism, context.alpha, context.basis
+    count_query = context.count_query
     inside = 0 < alpha < 1
     lp_skip = (
         "needs a count-query mechanism (inputs 0..n, path neighbours)"
@@ -111,24 +138,29 @@ def theory_findings(
         else None
     )
 
+    derived: list[Any] = []  # the derivation remap, once found: dominance's first candidate
+
     def derivation() -> dict[str, Any]:
         found = derivation_witness(mech, alpha)
+        derived.append(found.remap)
         if found.remap is not None:
             return {"status": "derivable", "alpha": format_fraction(alpha), "remap": found.remap.to_strings()}
         assert found.violation is not None
         violation = found.violation.to_json()
-        violation["inverse_row"] = [format_fraction(v) for v in inverse_t_rows(alpha, mech.n)[found.violation.row]]
+        assert basis is not None
+        violation["inverse_row"] = [format_fraction(v) for v in basis.inverse[found.violation.row]]
         return {"status": "not derivable", "alpha": format_fraction(alpha), "violation": violation}
 
     def dominance() -> dict[str, Any]:
-        found = dominance_certificate(mech, alpha)
+        found = dominance_certificate(mech, alpha, level=alpha, basis=basis, derivation=derived[0] if derived else None)
         return {"status": "certified", "alpha": format_fraction(alpha), "remap": found.remap.to_strings()}
 
     def user_losses() -> dict[str, Any]:
         n = mech.n
         standard = {"absolute": absolute_loss(n), "squared": squared_loss(n), "binary": binary_loss(n)}
         users = [("uniform", name, BayesUser(Prior.uniform(n), loss)) for name, loss in standard.items()]
-        t = truncated_geometric(alpha, n)
+        assert basis is not None
+        t = basis.t
         rows = []
         for prior_name, loss_name, user in [*users, *extra]:
             if user.n != n:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property
 
 from mechlib.core.exact import format_fraction, parse_probability
 from mechlib.core.mechanism import Mechanism
@@ -61,6 +62,32 @@ class Derivation:
     @property
     def derivable(self) -> bool:
         return self.remap is not None
+
+
+@dataclass(frozen=True)
+class TBasis:
+    """T = G_{n,α} (GRS Example 2.2) and its closed-form inverse (GS Lemma 2), each built at most
+    once and shared by every analysis of one mechanism (derivation, dominance, users' remaps).
+
+    ``alpha`` is already an exact ``Fraction`` in [0, 1): it is parsed once, by the caller.
+    """
+
+    alpha: Fraction
+    n: int
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.alpha, Fraction) or not 0 <= self.alpha < 1:
+            raise InputError(f"alpha={self.alpha!r}", hint="T's basis needs an exact 0 ≤ α < 1")
+
+    @cached_property
+    def t(self) -> Mechanism:
+        from mechlib.core.families import truncated_geometric
+
+        return truncated_geometric(self.alpha, self.n)
+
+    @cached_property
+    def inverse(self) -> tuple[tuple[Fraction, ...], ...]:
+        return inverse_t_rows(self.alpha, self.n)
 
 
 def inverse_t_rows(alpha: object, n: int) -> tuple[tuple[Fraction, ...], ...]:

@@ -19,13 +19,12 @@ from fractions import Fraction
 
 from mechlib.core.exact import format_fraction, parse_probability
 from mechlib.core.exact_linear import first_accepted
-from mechlib.core.families import truncated_geometric
 from mechlib.core.mechanism import Mechanism
 from mechlib.core.privacy import dp_level
 from mechlib.core.remap import Remap
 from mechlib.core.stochastic import StochasticMatrix, compose
 from mechlib.errors import InputError
-from mechlib.optimality.derivability import inverse_t_rows
+from mechlib.optimality.derivability import TBasis
 from mechlib.optimality.optimal import HIGHS, CertificationError
 
 _TIGHT = 1e-9
@@ -77,10 +76,13 @@ def tail_profile(z: StochasticMatrix) -> list[list[Fraction]]:
     return result
 
 
-def check_dominance(mechanism: Mechanism, alpha: Fraction, remap: Remap) -> TailViolation | None:
-    """The first (i, k) where Y∘T's error tail exceeds X's, or None: the certificate holds."""
-    n = mechanism.n
-    ours = tail_profile(compose(remap, truncated_geometric(alpha, n)))
+def check_dominance(
+    mechanism: Mechanism, alpha: Fraction, remap: Remap, *, basis: TBasis | None = None
+) -> TailViolation | None:
+    """The first (i, k) where Y∘T's error tails exceed X's, or None: the certificate holds.
+    ``basis``: T at (α, n) if already built."""
+    basis = basis or TBasis(alpha, mechanism.n)
+    ours = tail_profile(compose(remap, basis.t))
     theirs = tail_profile(mechanism)
     for i, (a, b) in enumerate(zip(ours, theirs)):
         for k in range(1, len(a)):
@@ -90,8 +92,19 @@ def check_dominance(mechanism: Mechanism, alpha: Fraction, remap: Remap) -> Tail
     return None
 
 
-def dominance_certificate(mechanism: Mechanism, alpha: object | None = None) -> Dominance:
+def dominance_certificate(
+    mechanism: Mechanism,
+    alpha: object | None = None,
+    *,
+    level: Fraction | None = None,
+    basis: TBasis | None = None,
+    derivation: Remap | None = None,
+) -> Dominance:
     """Find and exactly certify a remap Y of T (at α, default X's DP level) dominating X.
+
+    ``level`` (X's exact DP level) and ``basis`` (T and T⁻¹ at α) are reused when the caller has
+    them. ``derivation``: a remap Y with Y∘T = X (GS Thm 2), tried first — its tails equal X's, so
+    it is a witness with no LP, whatever α and n (then checked exactly like any other).
 
     Raises
     ------
@@ -103,26 +116,32 @@ def dominance_certificate(mechanism: Mechanism, alpha: object | None = None) -> 
     """
     if not mechanism.is_count_query():
         raise InputError("the dominance certificate needs a count-query mechanism (inputs 0..n)")
-    level = dp_level(mechanism).alpha
-    a = level if alpha is None else parse_probability(alpha)
+    level = dp_level(mechanism).alpha if level is None else level
+    a = level if alpha is None else alpha if isinstance(alpha, Fraction) else parse_probability(alpha)
     if level < a:
         raise InputError(f"the mechanism is only {format_fraction(level)}-DP, not {format_fraction(a)}-DP")
     if a == 0 or a == 1:
         raise InputError(f"alpha={format_fraction(a)}", hint="the dominance LP needs 0 < α < 1")
-    n = mechanism.n
+    basis = basis if basis is not None and basis.alpha == a and basis.n == mechanism.n else TBasis(a, mechanism.n)
+    # the certificate records a remap onto the guesses 0..m−1, so the derivation serves when X's
+    # output labels are exactly those (a window of ℤ such as −2..7 goes through the LP)
+    labels_are_guesses = list(mechanism.outputs) == list(range(len(mechanism.outputs)))
+    if derivation is not None and labels_are_guesses and check_dominance(mechanism, a, derivation, basis=basis) is None:
+        return Dominance(a, derivation)
     bounds = tail_profile(mechanism)
-    zf = _highs_dominance(n, a, bounds)
-    remap = _rebuild(n, a, bounds, zf, mechanism)
+    zf = _highs_dominance(basis, bounds)
+    remap = _rebuild(basis, bounds, zf, mechanism)
     return Dominance(a, remap)
 
 
-def _highs_dominance(n: int, alpha: Fraction, bounds: list[list[Fraction]]) -> object:
+def _highs_dominance(basis: TBasis, bounds: list[list[Fraction]]) -> object:
     import numpy as np
     from scipy.optimize import linprog
     from scipy.sparse import coo_matrix
 
+    n = basis.n
     size = n + 1
-    inverse = [[float(v) for v in row] for row in inverse_t_rows(alpha, n)]
+    inverse = [[float(v) for v in row] for row in basis.inverse]
     rows, cols, vals = [], [], []
     rhs: list[float] = []
     k_row = 0
@@ -159,13 +178,14 @@ def _highs_dominance(n: int, alpha: Fraction, bounds: list[list[Fraction]]) -> o
     return result.x.reshape(size, size)
 
 
-def _rebuild(n: int, alpha: Fraction, bounds: list[list[Fraction]], zf: object, mechanism: Mechanism) -> Remap:
+def _rebuild(basis: TBasis, bounds: list[list[Fraction]], zf: object, mechanism: Mechanism) -> Remap:
     """Exact Y on the support of T⁻¹Z with the tight tails as equations; checked exactly."""
     import numpy as np
 
+    n, alpha = basis.n, basis.alpha
     size = n + 1
-    t = truncated_geometric(alpha, n).rows
-    inverse = np.array([[float(v) for v in row] for row in inverse_t_rows(alpha, n)])
+    t = basis.t.rows
+    inverse = np.array([[float(v) for v in row] for row in basis.inverse])
     z = np.asarray(zf)
     yf = inverse @ z
     support = [(r, j) for r in range(size) for j in range(size) if yf[r, j] > _TIGHT]
@@ -187,7 +207,7 @@ def _rebuild(n: int, alpha: Fraction, bounds: list[list[Fraction]], zf: object, 
         return Remap(table)
 
     def certifies(values: list[Fraction]) -> bool:
-        return all(v >= 0 for v in values) and check_dominance(mechanism, alpha, remap_of(values)) is None
+        return all(v >= 0 for v in values) and check_dominance(mechanism, alpha, remap_of(values), basis=basis) is None
 
     values = first_accepted(equations, rhs, [float(yf[r, j]) for r, j in support], certifies)
     if values is None:
