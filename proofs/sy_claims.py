@@ -22,7 +22,7 @@ from mechlib.infodesign.databases import DatabaseSpace, Theta, iid_prior
 from mechlib.optimality.smt import exact, q
 from proofs.catalogue import SMT
 from proofs.registry import Outcome, Verdict, check, decide
-from proofs.smt_claims import proved_if_unsat, run
+from proofs.smt import proved_if_unsat, run, smt_query
 
 
 def databases(n: int, t: int) -> list[Theta]:
@@ -70,7 +70,7 @@ def projection_leaves_k_omega(
     """z3: ∃ π ∈ K(α, π₀) with Pπ ∉ K_Ω(α, Pπ₀)? (SAT: PK ⊄ K_Ω.)"""
     n = len(next(iter(prior)))
     pi = {theta: z3.Real("p" + "".join(map(str, theta))) for theta in prior}
-    solver = z3.SolverFor("QF_LRA")
+    solver = smt_query("QF_LRA")
     solver.add(z3.Sum(list(pi.values())) == 1, *[v >= 0 for v in pi.values()], *k_constraints(pi, prior, alpha))
     mu = [z3.Sum([pi[s] for s in prior if sum(s) == w]) for w in range(n * t + 1)]
     solver.add(z3.Not(z3.And(k_omega_constraints(mu, projected(prior, n * t), alpha, t))))
@@ -91,7 +91,7 @@ def k_omega_not_covered(prior: dict[Theta, Fraction], t: int, alpha: Fraction) -
     total = n * t
     mu = [z3.Real(f"m{w}") for w in range(total + 1)]
     pi = {theta: z3.Real("p" + "".join(map(str, theta))) for theta in prior}
-    solver = z3.Tactic("qsat").solver()
+    solver = smt_query("LRA")
     solver.add(z3.Sum(mu) == 1, *[v >= 0 for v in mu], *k_omega_constraints(mu, projected(prior, total), alpha, t))
     inner = [z3.Sum(list(pi.values())) == 1, *[v >= 0 for v in pi.values()], *k_constraints(pi, prior, alpha)]
     inner += [z3.Sum([pi[s] for s in prior if sum(s) == w]) == mu[w] for w in range(total + 1)]
@@ -257,7 +257,8 @@ def smt_married_respondents_all_small_delta() -> Outcome:
         delta = z3.Real("delta")
         mu = projected(posterior_a(q(alpha), delta), 3)
         mu0 = projected(married_prior(delta), 3)
-        solver = z3.SolverFor("QF_NRA")
-        solver.add(delta > 0, delta <= z3.Q(1, 100), *k_omega_constraints(mu, mu0, alpha, 1))
+        solver = smt_query("QF_NRA")
+        solver.add(delta > 0, delta <= z3.Q(1, 100))
+        solver.add(z3.And(k_omega_constraints(mu, mu0, alpha, 1)))  # negated goal: Pπ̂ ∈ K_Ω
         parts[f"α={format_fraction(alpha)}, 0 < δ ≤ 1/100"] = run(solver)
     return proved_if_unsat(parts)

@@ -18,7 +18,7 @@ from mechlib.core.exact import format_fraction
 from mechlib.core.families import sqrt_bounds
 from proofs.catalogue import SMT, SYM
 from proofs.registry import Outcome, Verdict, check, decide
-from proofs.smt_claims import proved_if_unsat, run
+from proofs.smt import proved_if_unsat, run, smt_query
 
 ALPHA = sp.Symbol("alpha", positive=True)
 BETA = sp.Symbol("beta", positive=True)
@@ -58,8 +58,9 @@ def smt_kms_determinant_positive() -> Outcome:
     a = z3.Real("alpha")
     parts = {}
     for n in (2, 5, 10, 20):
-        solver = z3.SolverFor("QF_NRA")
-        solver.add(a > 0, a < 1, (1 - a * a) ** (n - 1) <= 0)
+        solver = smt_query("QF_NRA")
+        solver.add(a > 0, a < 1)
+        solver.add((1 - a * a) ** (n - 1) <= 0)
         parts[f"n={n}"] = run(solver)
     return proved_if_unsat(parts)
 
@@ -118,7 +119,7 @@ def negative_entry_query(t: sp.Matrix, *, ordered: bool) -> z3.Solver:
     """z3: can an entry of T_{α,β} be negative for 0 < α ≤ β < 1 (or, negative control, for
     0 < β < α < 1)? An entry is negative iff its numerator and denominator differ in sign."""
     a, b = z3.Real("alpha"), z3.Real("beta")
-    solver = z3.SolverFor("QF_NRA")
+    solver = smt_query("QF_NRA")
     solver.add(a > 0, b > 0, a < 1, b < 1, a <= b if ordered else a > b)
     negatives = []
     for entry in t:
@@ -188,8 +189,9 @@ def sym_rounded_laplace() -> Outcome:
     ratio = sp.simplify(rounded / geometric - (1 + alpha) / (2 * sp.sqrt(alpha)))
     zero = sp.integrate(eps * sp.exp(-eps * t), (t, 0, sp.Rational(1, 2)))  # both halves
     s = z3.Real("s")  # s = √α ∈ (0,1): 1 − s < (1 − s²)/(1 + s²) ⇔ P[Δ'=0] < P[Δ=0]
-    solver = z3.SolverFor("QF_NRA")
-    solver.add(s > 0, s < 1, (1 - s) * (1 + s * s) >= 1 - s * s)
+    solver = smt_query("QF_NRA")
+    solver.add(s > 0, s < 1)
+    solver.add((1 - s) * (1 + s * s) >= 1 - s * s)
     answer, ev = run(solver)
     lo, hi = sqrt_bounds(Fraction(1, 2), 8)  # factor (1+α)/(2√α) at α = 1/2, rigorously
     factor = (Fraction(3, 2) / (2 * hi), Fraction(3, 2) / (2 * lo))

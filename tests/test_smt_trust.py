@@ -1,0 +1,62 @@
+"""What an SMT part needs before it proves anything: non-vacuous hypotheses and cvc5's agreement."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import z3
+
+from proofs import smt
+from proofs.registry import Verdict
+
+
+def _query(hypotheses: list[Any], negated_goal: Any, logic: str = "QF_NRA") -> z3.Solver:
+    query = smt.smt_query(logic)
+    query.add(*hypotheses)
+    query.add(negated_goal)
+    return query
+
+
+def test_a_proof_is_confirmed_by_both_solvers_and_is_not_vacuous() -> None:
+    a = z3.Real("alpha")
+    answer, evidence = smt.run(_query([a > 0, a < 1], a * a >= a))  # α² < α on (0, 1)
+    assert answer == z3.unsat
+    assert evidence["z3"]["answer"] == "unsat" and evidence["cvc5"]["answer"] == "unsat"
+    assert evidence["vacuity"] == {**evidence["vacuity"], "satisfiable": True, "model_rechecked": True}
+
+
+def test_unsatisfiable_hypotheses_make_the_part_unknown_not_proved() -> None:
+    a = z3.Real("alpha")
+    answer, evidence = smt.run(_query([a > 1, a < 0], a * a < 0))  # anything follows from a > 1 > 0 > a
+    assert answer == z3.unknown and "vacuous" in evidence["reason_unknown"]
+    assert smt.proved_if_unsat({"q": (answer, evidence)}).verdict == Verdict.UNKNOWN
+
+
+def test_cvc5_disagreeing_or_failing_makes_the_part_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
+    a = z3.Real("alpha")
+    for other in ({"answer": "sat"}, {"answer": "unknown", "reason": "TIMEOUT"}, {"answer": "error", "reason": "x"}):
+        monkeypatch.setattr(smt, "_cvc5", lambda *_args, other=other, **_kw: {**other, "seconds": 0})
+        answer, evidence = smt.run(_query([a > 0, a < 1], a * a >= a))
+        assert answer == z3.unknown, other
+        assert evidence["z3"]["answer"] == "unsat" and "cvc5" in evidence["reason_unknown"]
+
+
+def test_a_sat_answer_contradicted_by_cvc5_is_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
+    a = z3.Real("alpha")
+    monkeypatch.setattr(smt, "_cvc5", lambda *_args, **_kw: {"answer": "unsat", "seconds": 0})
+    answer, _ = smt.run(_query([a > 0], a < 1))
+    assert answer == z3.unknown
+
+
+def test_queries_must_record_their_logic() -> None:
+    with pytest.raises(ValueError, match="smt_query"):
+        smt.run(z3.Solver())
+
+
+def test_unary_sums_are_rewritten_for_smt_lib() -> None:
+    x = z3.Real("x")
+    query = _query([z3.Sum([x]) >= 0], x < 0, "QF_LRA")
+    text = smt._without_unary_sums(query.to_smt2())
+    assert "(+ x)" not in text and "(>= x 0.0)" in text
+    assert smt._cvc5(query.to_smt2(), "QF_LRA")["answer"] == "unsat"
