@@ -223,7 +223,21 @@ def _verify(args: argparse.Namespace) -> int:
             json.dumps(
                 {
                     "claims": [
-                        {k: c[k] for k in ("id", "verdict", "expected", "implemented", "seconds", "evidence", "reason")}
+                        {
+                            k: c[k]
+                            for k in (
+                                "id",
+                                "verdict",
+                                "strength",
+                                "shortfall",
+                                "scope",
+                                "expected",
+                                "implemented",
+                                "seconds",
+                                "evidence",
+                                "reason",
+                            )
+                        }
                         for c in doc["claims"]
                     ]
                 },
@@ -232,18 +246,21 @@ def _verify(args: argparse.Namespace) -> int:
             )
         )
     else:
+        from mechlib.verify import summary_line
+
         for r in results:
             mark = "   " if not r.claim.implemented else "ok " if r.as_expected else "BAD"
             kinds = "+".join(k for k, _ in r.claim.parts) or "-"
             why = f"  ({r.outcome.reason})" if r.outcome.reason and r.claim.implemented else ""
-            line = f"{mark} {r.claim.id:<10} {r.outcome.verdict.value:<8} {kinds:<10} {r.seconds:7.3f}s  "
-            print(line + f"{r.claim.statement[:60]}{why}")
+            strength = "" if r.strength is None else r.strength.value
+            short = f"  [short: {'; '.join(r.shortfall)}]" if r.shortfall else ""
+            line = (
+                f"{mark} {r.claim.id:<10} {r.outcome.verdict.value:<17} {strength:<9} {kinds:<14} {r.seconds:7.3f}s  "
+            )
+            print(line + f"{r.claim.statement}{why}{short}")
         s = doc["summary"]
         pending = s["claims"] - s["implemented"]
-        print(
-            f"{s['claims']} claims: {s['PROVED']} PROVED, {s['REFUTED']} REFUTED, {s['UNKNOWN']} UNKNOWN "
-            f"({pending} not implemented yet). Reports: {json_path}, {md_path}"
-        )
+        print(f"{summary_line(s)} ({pending} not implemented yet). Reports: {json_path}, {md_path}")
     implemented = [r for r in results if r.claim.implemented]
     return EXIT_OK if all(r.as_expected for r in implemented) else EXIT_FAILED
 

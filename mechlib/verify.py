@@ -127,23 +127,40 @@ def _parallel(claims: list[Any], jobs: int, timeout: float | None, done: Any) ->
                 done(Result(c, Outcome(Verdict.UNKNOWN, reason=f"timed out after {timeout:g} s"), now - start))
 
 
+VERDICTS = ("PROVED", "NO COUNTEREXAMPLE", "REFUTED", "UNKNOWN")
+STRENGTHS = ("ALL-n", "BOUNDED", "INSTANCES", "SAMPLED")
+
+
 def report(results: list[Any]) -> dict[str, Any]:
     verdicts = [r.outcome.verdict.value for r in results]
+    strengths = [None if r.strength is None else r.strength.value for r in results]
     return {
         "schema": SCHEMA,
         "tool": {"name": "mechlib", "version": __version__},
-        "versions": package_versions("z3-solver", "sympy", "python-flint", "hypothesis"),
+        "versions": package_versions("z3-solver", "cvc5", "sympy", "python-flint", "hypothesis"),
         "git_commit": _git_commit(),
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "summary": {
             "claims": len(results),
             "implemented": sum(r.claim.implemented for r in results),
             "as_expected": sum(r.as_expected for r in results if r.claim.implemented),
-            **{v: verdicts.count(v) for v in ("PROVED", "REFUTED", "UNKNOWN")},
+            **{v: verdicts.count(v) for v in VERDICTS},
+            "strength": {s: strengths.count(s) for s in STRENGTHS},
+            "shortfall": sum(bool(r.shortfall) for r in results),
             "seconds": round(sum(r.seconds for r in results), 3),
         },
         "claims": [r.to_json() for r in results],
     }
+
+
+def summary_line(summary: dict[str, Any]) -> str:
+    """'53 claims: 30 PROVED (…), 14 NO COUNTEREXAMPLE, …; strength …; 12 with a shortfall'."""
+    verdicts = ", ".join(f"{summary[v]} {v}" for v in VERDICTS)
+    strength = ", ".join(f"{summary['strength'][s]} {s}" for s in STRENGTHS)
+    return (
+        f"{summary['claims']} claims: {verdicts}; strength: {strength}; "
+        f"{summary['shortfall']} short of what the catalogue asks"
+    )
 
 
 def write_reports(doc: dict[str, Any], directory: Path) -> tuple[Path, Path]:
@@ -159,19 +176,23 @@ def markdown(doc: dict[str, Any]) -> str:
         "# mechlib verify",
         "",
         f"mechlib {doc['tool']['version']}, commit `{doc['git_commit'] or 'unknown'}`, {doc['created']}.",
-        f"{s['claims']} claims, {s['implemented']} with checks: {s['PROVED']} PROVED, {s['REFUTED']} REFUTED, "
-        f"{s['UNKNOWN']} UNKNOWN; {s['as_expected']} implemented claims as the papers predict; {s['seconds']} s.",
+        f"{summary_line(s)}; {s['as_expected']} of {s['implemented']} implemented claims go the way the papers "
+        f"predict; {s['seconds']} s.",
         "",
-        "| claim | paper | kind | verdict | expected | seconds | evidence |",
-        "|---|---|---|---|---|---|---|",
+        "Strength: ALL-n (a parametric proof for every n), BOUNDED (every n up to a bound), INSTANCES",
+        "(the listed instances), SAMPLED (random examples, no counterexample found). A claim whose every",
+        "part only sampled reads NO COUNTEREXAMPLE, never PROVED.",
+        "",
+        "| claim | paper | kind | verdict | strength | expected | seconds | shortfall | evidence |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for c in doc["claims"]:
         note = c["reason"] or ", ".join(f"{k}: {_brief(v)}" for k, v in c["evidence"].items())
-        if c["pending"] and c["implemented"]:
-            note += f" (pending: {'+'.join(c['pending'])})"
+        scope = "; ".join(f"{k}: {v['strength']} (n {v['n']}; α {v['alpha']})" for k, v in c["scope"].items())
         lines.append(
-            f"| {c['id']} | {c['paper']} {c['location']} | {c['kind']} | {c['verdict']} | {c['expected']} "
-            f"| {c['seconds']:.3f} | {note.replace('|', '/')} |"
+            f"| {c['id']} | {c['paper']} {c['location']} | {c['kind']} | {c['verdict']} "
+            f"| {c['strength'] or '—'} ({scope}) | {c['expected']} | {c['seconds']:.3f} "
+            f"| {'; '.join(c['shortfall']) or '—'} | {note.replace('|', '/')} |"
         )
     return "\n".join(lines) + "\n"
 

@@ -7,6 +7,19 @@ The single source of claim metadata; checks attach to an ID with ``proofs.regist
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Strength(StrEnum):
+    """How much a passing check shows, weakest last."""
+
+    ALL_N = "ALL-n"  # a parametric proof: every n (and the α range stated)
+    BOUNDED = "BOUNDED"  # every n up to a bound
+    INSTANCES = "INSTANCES"  # the listed instances, exactly
+    SAMPLED = "SAMPLED"  # random examples: no counterexample found
+
+
+RANK = {Strength.SAMPLED: 0, Strength.INSTANCES: 1, Strength.BOUNDED: 2, Strength.ALL_N: 3}
 
 SMT, SYM, EXACT, FUZZ = "SMT", "SYM", "EXACT", "FUZZ"
 PROOFS, FUZZING, INFO_DESIGN = "the SMT/symbolic proofs", "the fuzzing work", "the information-design work"
@@ -20,11 +33,28 @@ class ClaimInfo:
     statement: str
     kinds: tuple[str, ...]
     owner: str
+    target: Strength
+
+
+#: Claims that can be proved for every n (GRS Example 2.1–2.3, GS Lemmas 1 and 3, Theorem 2: local
+#: identities on a tridiagonal T⁻¹); the parametric proofs are the "proofs for every n" work.
+ALL_N_TARGETS = {"GRS-E2.1", "GRS-E2.2", "GRS-E2.3", "GS-L1", "GS-T2", "GS-L3"}
+#: ∀X∃Y statements decided up to a bound on n (CLAIMS.md note 1).
+BOUNDED_TARGETS = {"GRS-T3.2", "DOM", "GS-T1b"}
+
+
+def _target(id: str, kinds: tuple[str, ...]) -> Strength:
+    if id in ALL_N_TARGETS:
+        return Strength.ALL_N
+    if id in BOUNDED_TARGETS:
+        return Strength.BOUNDED
+    return Strength.SAMPLED if kinds == (FUZZ,) else Strength.INSTANCES
 
 
 def _c(id: str, location: str, statement: str, kinds: str, owner: str = PROOFS) -> ClaimInfo:
     paper = id.split("-")[0] if "-" in id and id.split("-")[0] in {"GRS", "GS", "SY"} else "other"
-    return ClaimInfo(id, paper, location, statement, tuple(kinds.split("+")), owner)
+    kind_list = tuple(kinds.split("+"))
+    return ClaimInfo(id, paper, location, statement, kind_list, owner, _target(id, kind_list))
 
 
 CATALOGUE: dict[str, ClaimInfo] = {

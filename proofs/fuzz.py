@@ -21,7 +21,7 @@ from mechlib.audit.loading import write_atomic
 from mechlib.core.exact import format_fraction
 from mechlib.core.stochastic import StochasticMatrix
 from mechlib.core.users import BayesUser, Loss, MinimaxUser, Prior
-from proofs.registry import Outcome, Verdict
+from proofs.registry import Outcome, Verdict, sampled
 
 
 def jsonable(value: Any) -> Any:
@@ -54,9 +54,16 @@ def examples(base: int) -> int:
 
 
 def fuzz(
-    claim_id: str, strategy: st.SearchStrategy[Any], prop: Callable[[Any], dict[str, Any] | None], base: int
+    claim_id: str,
+    strategy: st.SearchStrategy[Any],
+    prop: Callable[[Any], dict[str, Any] | None],
+    base: int,
+    *,
+    n: str = "as the strategy draws",
+    alpha: str = "as drawn",
 ) -> Outcome:
-    """PROVED on every generated example, or REFUTED with the shrunk counterexample (saved)."""
+    """The property held on every generated example (scope SAMPLED, with the number of examples and
+    the generator's ranges ``n``, ``alpha``), or REFUTED with the shrunk counterexample (saved)."""
     found: list[tuple[Any, dict[str, Any]]] = []
     count = examples(base)
 
@@ -82,7 +89,7 @@ def fuzz(
         case = {"claim": claim_id, "example": jsonable(example), "violation": jsonable(problem)}
         path = _save(claim_id, case)
         return Outcome(Verdict.REFUTED, {"examples": count, "counterexample": case, "saved": str(path)})
-    return Outcome(Verdict.PROVED, {"examples": count, "derandomized": True})
+    return Outcome(Verdict.PROVED, {"examples": count, "derandomized": True}, scopes=(sampled(count, n, alpha),))
 
 
 def _save(claim_id: str, case: dict[str, Any]) -> Path:

@@ -31,7 +31,7 @@ from mechlib.optimality.optimal import (
 )
 from proofs.catalogue import FUZZ
 from proofs.fuzz import examples
-from proofs.registry import Outcome, Verdict, check
+from proofs.registry import Outcome, Verdict, check, sampled
 
 
 def free_columns(x: Mechanism, alpha: Fraction) -> list[int]:
@@ -120,4 +120,5 @@ def fuzz_adjacent_row_structure() -> Outcome:
                 Verdict.UNKNOWN, {"exhibited": len(shown)}, f"{name}: no structured optimum found (free columns {free})"
             )
         shown.append({"instance": name, "value": str(value)})
-    return Outcome(Verdict.PROVED, {"exhibited": len(shown), "first": shown[:3]})
+    scope = sampled(len(shown), n="n ≤ 4, random monotone S", alpha="k/6, k = 1..5")
+    return Outcome(Verdict.PROVED, {"exhibited": len(shown), "first": shown[:3]}, scopes=(scope,))

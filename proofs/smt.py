@@ -35,6 +35,9 @@ SAT_CONFIRM_SECONDS = 10
 
 _LOGIC = "_mechlib_logic"
 
+#: The method of an SMT part, as its scope states it.
+TWO_SOLVERS = "z3 + cvc5: UNSAT of the negation"
+
 
 def smt_query(logic: str) -> z3.Solver:
     """A z3 solver for ``logic`` (SMT-LIB name); "LRA" (quantified linear real arithmetic) uses

@@ -15,10 +15,10 @@ from mechlib.core.families import randomized_response, truncated_geometric
 from mechlib.core.mechanism import Mechanism
 from mechlib.core.privacy import dp_level
 from mechlib.optimality.smt import dp_matrix, exact, q
-from proofs.catalogue import SMT
+from proofs.catalogue import SMT, Strength
 from proofs.certified_examples import GS_APPENDIX_B
-from proofs.registry import Outcome, Verdict, check
-from proofs.smt import proved_if_unsat, run, smt_query
+from proofs.registry import Outcome, Scope, Verdict, bounded, check, instances
+from proofs.smt import TWO_SOLVERS, proved_if_unsat, run, smt_query
 
 # -- T is α-DP for symbolic α (GRS-E2.2, GRS-E2.1) ---------------------------------------------
 
@@ -44,12 +44,20 @@ def geometric_window_is_dp(n: int, lo: int, hi: int, claimed: Any = None) -> tup
     return run(solver)
 
 
-@check("GRS-E2.2", kind=SMT)
+@check(
+    "GRS-E2.2",
+    kind=SMT,
+    scope=instances("n ∈ {1, 2, 5, 10, 20}", "symbolic, 0 < α < 1", TWO_SOLVERS),
+)
 def smt_truncated_geometric_is_dp() -> Outcome:
     return proved_if_unsat({f"n={n}": geometric_window_is_dp(n, 0, n) for n in (1, 2, 5, 10, 20)})
 
 
-@check("GRS-E2.1", kind=SMT)
+@check(
+    "GRS-E2.1",
+    kind=SMT,
+    scope=instances("n ∈ {1, 3, 10}, window −n..2n", "symbolic, 0 < α < 1", TWO_SOLVERS),
+)
 def smt_geometric_is_dp() -> Outcome:
     return proved_if_unsat({f"n={n}, window -{n}..{2 * n}": geometric_window_is_dp(n, -n, 2 * n) for n in (1, 3, 10)})
 
@@ -82,7 +90,11 @@ def derivability_equivalence(
     return run(solver)
 
 
-@check("GS-T2", kind=SMT)
+@check(
+    "GS-T2",
+    kind=SMT,
+    scope=instances("n ∈ {2, 5, 10, 20}", "α ∈ {1/2, 1/3, 2/3}", TWO_SOLVERS + " (symbolic columns)"),
+)
 def smt_gs_theorem_2() -> Outcome:
     return proved_if_unsat(
         {
@@ -169,12 +181,12 @@ def dominance_proofs(alphas: tuple[Fraction, ...], largest: int | None = None) -
     return Outcome(outcome.verdict, evidence, outcome.reason)
 
 
-@check("GRS-T3.2", kind=SMT)
+@check("GRS-T3.2", kind=SMT, scope=bounded(2, "α ∈ {1/2, 1/3, 2/3}", "z3 qsat + cvc5: ∀X∃Y (the if direction)"))
 def smt_grs_theorem_3_2() -> Outcome:
     return dominance_proofs((Fraction(1, 2), Fraction(1, 3), Fraction(2, 3)))
 
 
-@check("DOM", kind=SMT)
+@check("DOM", kind=SMT, scope=bounded(2, "α = 1/2", "z3 qsat + cvc5: ∀X∃Y"))
 def smt_dominance() -> Outcome:
     return dominance_proofs((Fraction(1, 2),))
 
@@ -182,7 +194,11 @@ def smt_dominance() -> Outcome:
 # -- GS Definition 2; non-derivability of the appendix matrices ----------------------------------
 
 
-@check("GS-D2", kind=SMT)
+@check(
+    "GS-D2",
+    kind=SMT,
+    scope=Scope(Strength.ALL_N, "any (one pair of entries)", "symbolic, 0 < α ≤ 1", TWO_SOLVERS),
+)
 def smt_dp_as_two_term_conditions() -> Outcome:
     """For u, v ≥ 0 and α ∈ (0,1]: the ratio definition (u = v = 0, or both positive with
     α ≤ u/v ≤ 1/α; GRS §2.1 reads 0/0 as 1) ⇔ GS's linear conditions αu ≤ v and αv ≤ u."""
@@ -246,7 +262,7 @@ def smt_grs_appendix_b() -> Outcome:
     )
 
 
-@check("GS-T1b", kind=SMT)
+@check("GS-T1b", kind=SMT, scope=bounded(2, "α = 1/2", "z3 qsat + cvc5: ∀X∃Y tail dominance"))
 def smt_minimax_users() -> Outcome:
     """Bounded: T dominates every α-DP mechanism in every error tail at every input (the
     ∀X∃Y query above), so for every side information S and legal loss the worst case over S
@@ -280,7 +296,7 @@ def lemma_5_12_user(n: int, gamma: Fraction) -> Any:
     return BayesUser(Prior.uniform(n), Loss.from_function(n, lambda i, j: 0 if i == j else 1 + gamma * abs(i - j)))
 
 
-@check("GRS-L5.12", kind=SMT)
+@check("GRS-L5.12", kind=SMT, scope=bounded(6, "α ∈ {1/2, 1/3, 4/5}, γ = 1/100", TWO_SOLVERS))
 def smt_t_is_the_unique_optimum() -> Outcome:
     gamma = Fraction(1, 100)
     return proved_if_unsat(
@@ -294,7 +310,11 @@ def smt_t_is_the_unique_optimum() -> Outcome:
     )
 
 
-@check("GRS-C3.4", kind=SMT)
+@check(
+    "GRS-C3.4",
+    kind=SMT,
+    scope=bounded(3, "α ∈ {1/2, 1/3}", TWO_SOLVERS + "; every permutation, exactly"),
+)
 def smt_uniqueness_up_to_permutation() -> Outcome:
     """GRS §5.8, bounded. "Only if": a universally optimal X with range N is optimal for Lemma
     5.12's user, so Y∘X is that user's unique optimum T for a deterministic Y: N → N (the z3 part);

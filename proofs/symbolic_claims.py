@@ -16,9 +16,9 @@ import z3
 
 from mechlib.core.exact import format_fraction
 from mechlib.core.families import sqrt_bounds
-from proofs.catalogue import SMT, SYM
-from proofs.registry import Outcome, Verdict, check, decide
-from proofs.smt import proved_if_unsat, run, smt_query
+from proofs.catalogue import SMT, SYM, Strength
+from proofs.registry import Outcome, Scope, Verdict, bounded, check, decide, instances
+from proofs.smt import TWO_SOLVERS, proved_if_unsat, run, smt_query
 
 ALPHA = sp.Symbol("alpha", positive=True)
 BETA = sp.Symbol("beta", positive=True)
@@ -40,7 +40,7 @@ def identity_by_evaluation(m: int, build: Any, target: Any, degree: int) -> bool
     return all(_det_at(build(Fraction(1, k + 2))) == target(Fraction(1, k + 2)) for k in range(degree + 1))
 
 
-@check("GS-L1", kind=SYM)
+@check("GS-L1", kind=SYM, scope=bounded(21, "symbolic α", "sympy (m ≤ 6), exact evaluation at deg+1 points", n_min=2))
 def sym_kms_determinant() -> Outcome:
     failures: list[dict[str, Any]] = []
     for m in range(2, 7):  # sympy, symbolic α
@@ -53,7 +53,7 @@ def sym_kms_determinant() -> Outcome:
     return decide(failures, {"sympy": "m = 2..6", "evaluation": "m = 2..21 (n up to 20), m(m−1)+1 points each"})
 
 
-@check("GS-L1", kind=SMT)
+@check("GS-L1", kind=SMT, scope=instances("n ∈ {2, 5, 10, 20}", "symbolic, 0 < α < 1", TWO_SOLVERS))
 def smt_kms_determinant_positive() -> Outcome:
     a = z3.Real("alpha")
     parts = {}
@@ -65,7 +65,7 @@ def smt_kms_determinant_positive() -> Outcome:
     return proved_if_unsat(parts)
 
 
-@check("GS-L2", kind=SYM)
+@check("GS-L2", kind=SYM, scope=bounded(8, "symbolic α", "sympy", n_min=3))
 def sym_cramer_determinants() -> Outcome:
     """det G′(i, x) = (1−α²)^(m−2)·(x₁ − αx₂), (x_m − αx_{m−1}) or ((1+α²)x_i − α(x_{i−1}+x_{i+1}))
     (GS Lemma 2, indices 1..m). Linear in x, so checked on each basis vector x = e_k."""
@@ -129,7 +129,7 @@ def negative_entry_query(t: sp.Matrix, *, ordered: bool) -> z3.Solver:
     return solver
 
 
-@check("GS-L3", kind=SYM)
+@check("GS-L3", kind=SYM, scope=bounded(4, "symbolic 0 < α ≤ β < 1", "sympy row sums; z3 + cvc5 signs"))
 def sym_t_alpha_beta() -> Outcome:
     """Rows of T_{α,β} sum to 1 (sympy) and, for 0 < α ≤ β < 1, every entry is ≥ 0 (z3: the
     numerator and denominator of each entry never have opposite signs)."""
@@ -147,7 +147,7 @@ def sym_t_alpha_beta() -> Outcome:
     return outcome
 
 
-@check("GRS-E2.1", kind=SYM)
+@check("GRS-E2.1", kind=SYM, scope=Scope(Strength.ALL_N, "any (noise on ℤ)", "symbolic, |α| < 1", "sympy series"))
 def sym_geometric_noise_sums_to_one() -> Outcome:
     d = sp.Symbol("d", integer=True, positive=True)
     tail = sp.summation(ALPHA**d, (d, 1, sp.oo))
@@ -176,7 +176,11 @@ def sym_laplace_example() -> Outcome:
     return decide([{k: False} for k, ok in facts.items() if not ok], {"laplace": str(laplace), "checked": list(facts)})
 
 
-@check("GRS-TA.2", kind=SYM)
+@check(
+    "GRS-TA.2",
+    kind=SYM,
+    scope=Scope(Strength.ALL_N, "every integer i ≥ 1", "symbolic ε > 0", "sympy; " + TWO_SOLVERS),
+)
 def sym_rounded_laplace() -> Outcome:
     """P[Δ'=i] = ∫_{i−1/2}^{i+1/2} ε/2·e^(−ε|t|) dt = (1+α)/(2√α)·P[Δ=i] for integers i ≥ 1
     (symbolic ε, i; by symmetry for i ≤ −1); P[Δ'=0] < P[Δ=0]; the factor at α = 1/2 is 1.06."""

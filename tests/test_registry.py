@@ -13,10 +13,10 @@ import proofs.grs_examples as grs
 from mechlib import Mechanism, truncated_geometric
 from mechlib.core.remap import Remap
 from proofs import REGISTRY, Verdict
-from proofs.catalogue import CATALOGUE, ClaimInfo
+from proofs.catalogue import CATALOGUE, ClaimInfo, Strength
 from proofs.registry import Claim, Outcome, run_claim
 
-INFO = ClaimInfo("X-1", "GRS", "nowhere", "a test claim", ("EXACT",), "nobody")
+INFO = ClaimInfo("X-1", "GRS", "nowhere", "a test claim", ("EXACT",), "nobody", Strength.INSTANCES)
 
 #: Every claim of CLAIMS.md has a check now (the guard: a lost registration fails here).
 EXPECTED_IDS = {
@@ -95,8 +95,12 @@ def test_every_registered_id_is_in_claims_md() -> None:
 def test_claim_has_its_expected_verdict(claim_id: str) -> None:
     claim = REGISTRY[claim_id]
     result = run_claim(claim)
-    assert result.outcome.verdict == claim.expected, result.outcome.reason
+    assert result.as_expected, (result.outcome.verdict, result.outcome.reason)
     assert result.outcome.evidence
+    assert len(result.scopes) == len(claim.parts)  # every part states what it established
+    sampled_only = all(s.strength == Strength.SAMPLED for s in result.scopes)
+    if result.outcome.verdict != Verdict.REFUTED:  # a claim only sampled never reads PROVED
+        assert (result.outcome.verdict == Verdict.NO_COUNTEREXAMPLE) == sampled_only
 
 
 def test_a_wrong_t_refutes_e2_2(monkeypatch: pytest.MonkeyPatch) -> None:
