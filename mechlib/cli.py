@@ -125,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
         "check",
         help="re-verify a certificate with the independent checker",
         description="Re-verify every witness of a certificate (schemas mechlib.audit/2, "
-        "mechlib.blackbox/1 and mechlib.bracket/1) without trusting the code that produced it. "
+        "mechlib.blackbox/2 and mechlib.bracket/1) without trusting the code that produced it. "
         "Exit 0 if it holds, 1 if any check fails, 2 if the file is not a certificate.",
     )
     check.add_argument(
@@ -337,7 +337,7 @@ def _blackbox(args: argparse.Namespace) -> int:
             counts = sample_counts(chosen, args.n, args.samples, args.seed, lambda _: bar.advance(task), declared)
     seconds = time.perf_counter() - start
     result = {
-        "schema": "mechlib.blackbox/1",
+        "schema": "mechlib.blackbox/2",
         "tool": tool_versions(),
         "sampler": {"spec": args.sampler, "library": chosen.library},
         "n": args.n,
@@ -380,10 +380,42 @@ def _blackbox(args: argparse.Namespace) -> int:
             )
         conformance = result["conformance"]
         if conformance:
-            cell = f": {conformance['cell']}" if "cell" in conformance else ""
+            cell = f": {conformance['cell']}" if conformance["cell"] else ""
             print(f"pmf        {conformance['verdict']}{cell}")
     bad = result["dp"]["verdict"] == "violation" or (result["conformance"] or {}).get("verdict") == "nonconformant"
     return EXIT_FAILED if bad else EXIT_OK
+
+
+def _certificate_source(spec: str | None, cert: dict[str, Any]) -> tuple[bytes | str | None, dict[str, Any] | None]:
+    """SOURCE (a file or ``module:function``) read as the audit read it: its bytes when it is a
+    file, and the mechanism in the certificate's own form, for a field-by-field comparison."""
+    if spec is None:
+        return None, None
+    from mechlib.audit.loading import load_source
+    from mechlib.core.exact import format_fraction
+
+    src: dict[str, Any] = cert["source"] if isinstance(cert.get("source"), dict) else {}
+    loaded = load_source(
+        spec, from_float=src.get("format") == "npy", normalize_rows=cert.get("rows_normalized") is True
+    )
+    # a file's bytes are hashed by the checker; a module's source file was hashed by the loader
+    data: bytes | str = Path(spec).read_bytes() if Path(spec).is_file() else loaded.sha256
+    mech = loaded.mechanism
+    claimed = (
+        {"alpha": format_fraction(loaded.claimed_alpha)}
+        if loaded.claimed_alpha is not None
+        else {"epsilon": format_fraction(loaded.claimed_epsilon)}
+        if loaded.claimed_epsilon is not None
+        else None
+    )
+    parsed = {
+        "matrix": mech.to_strings(),
+        "inputs": list(mech.inputs),
+        "outputs": list(mech.outputs),
+        "neighbours": [list(pair) for pair in mech.neighbours],
+        "claimed": claimed,
+    }
+    return data, parsed
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -404,21 +436,22 @@ def _check(args: argparse.Namespace) -> int:
             field="schema",
             hint=f"expected {' or '.join(map(repr, known))}",
         )
-    source = None
-    if args.source is not None:
-        try:
-            source = Path(args.source).read_bytes()
-        except OSError as err:
-            raise InputError(f"cannot read: {err.strerror or err}", source=args.source) from None
+    provenance: tuple[str, ...] = ()
     try:
         if found == audit_certificate.SCHEMA:
-            failures = audit_certificate.check_certificate(cert, source)
+            source, parsed = _certificate_source(args.source, cert)
+            failures = audit_certificate.check_certificate(cert, source, parsed)
+            provenance = audit_certificate.PROVENANCE
+        elif args.source is not None:
+            raise InputError("SOURCE is only for audit certificates", field="SOURCE", hint=f"drop {args.source}")
         elif found == blackbox_result.SCHEMA:
-            failures = blackbox_result.check_result(cert)
+            failures, provenance = blackbox_result.check_result(cert), blackbox_result.PROVENANCE
         else:
             failures = bracket_certificate.check_certificate(cert)
-    except (KeyError, ValueError, TypeError, IndexError, ZeroDivisionError) as err:
+    except (KeyError, ValueError, TypeError, IndexError, ZeroDivisionError, AttributeError) as err:
         raise InputError(f"malformed certificate: {type(err).__name__}: {err}", source=args.certificate) from None
+    if provenance and not failures:
+        print("unverified provenance (recorded, not re-checkable): " + "; ".join(provenance))
     for failure in failures:
         print(f"FAIL {failure}")
     print(f"{args.certificate}: {'holds' if not failures else f'{len(failures)} check(s) failed'}")

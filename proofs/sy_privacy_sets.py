@@ -295,19 +295,51 @@ def _poly_text(p: Poly) -> str:
     return str(p).replace("x", "α")
 
 
+#: SY Figure 1 (N = 2, π₀ = (1/3, 1/6, 1/6, 1/3)): each vertex is π₀·α^g, g read off the figure as
+#: exponents over (00, 01, 10, 11) — around the 4-cycle 00–01–11–10 every edge is tight, two up and
+#: two down: the six corners drawn. K_Ω's four (Corollary 4): μ₀·(1, α^±1, α^(±1±1)) over ω = 0, 1, 2.
+#: Exponents are shifted so the smallest is 0. The check computes from SY_F1_PRIOR and compares
+#: with the figure's own data (a separate object, so a mutated instance cannot rewrite the figure).
+FIGURE_1_PRIOR = (Fraction(1, 3), Fraction(1, 6), Fraction(1, 6), Fraction(1, 3))  # as printed
+FIGURE_1_K = {(0, 1, 1, 2), (2, 1, 1, 0), (1, 0, 2, 1), (1, 2, 0, 1), (0, 1, 1, 0), (1, 0, 0, 1)}
+FIGURE_1_K_OMEGA = {(0, 1, 2), (2, 1, 0), (0, 1, 0), (1, 0, 1)}
+
+
+SY_F1_PRIOR = tuple(Fraction(x) for x in ("1/3", "1/6", "1/6", "1/3"))
+SY_F1_EPSILON = Fraction(1)
+
+
+def _exponents_of(vertex: list[Poly], weights: list[Fraction]) -> tuple[int, ...] | None:
+    """g with vertex = weights·α^g exactly (shifted to min 0), or None if some entry is not such a
+    monomial."""
+    powers = []
+    for p, w in zip(vertex, weights):
+        k = p.degree()
+        if k < 0 or p != const(w) * X**k:
+            return None
+        powers.append(k)
+    low = min(powers)
+    return tuple(k - low for k in powers)
+
+
 @check("SY-F1", kind=EXACT)
 def figure_one_sets() -> Outcome:
     """N = 2, ε = 1 exactly (α = e^−1), π₀ = (1/3, 1/6, 1/6, 1/3): K has 6 vertices and K_Ω the 4
     of Corollary 4, ∝ (1, α^±1, α^(±1±1)); PK = K_Ω (Figure 4); no bound links (0,0) and (1,1)."""
     space = DatabaseSpace(2, 1)
-    prior = dict(zip(space.thetas, (Fraction(1, 3), Fraction(1, 6), Fraction(1, 6), Fraction(1, 3))))
-    alpha = Alpha.exp(1)
+    prior = dict(zip(space.thetas, SY_F1_PRIOR))
+    alpha = Alpha.exp(SY_F1_EPSILON)
     k_ext = k_vertices(space, prior)
     mu0 = space.project(prior, Fraction(0))
     omega_ext = k_omega_vertices(mu0, 1)
     failures: list[dict[str, Any]] = []
-    if len(k_ext) != 6 or len(omega_ext) != 4:
-        failures.append({"vertices": [len(k_ext), len(omega_ext)]})
+    drawn_mu0 = [FIGURE_1_PRIOR[0], FIGURE_1_PRIOR[1] + FIGURE_1_PRIOR[2], FIGURE_1_PRIOR[3]]
+    k_drawn = {_exponents_of([v[t] for t in space.thetas], list(FIGURE_1_PRIOR)) for v in k_ext}
+    omega_drawn = {_exponents_of(v, drawn_mu0) for v in omega_ext}
+    if k_drawn != FIGURE_1_K or len(k_ext) != len(FIGURE_1_K):
+        failures.append({"ext K": sorted(map(str, k_drawn)), "figure": sorted(map(str, FIGURE_1_K))})
+    if omega_drawn != FIGURE_1_K_OMEGA or len(omega_ext) != len(FIGURE_1_K_OMEGA):
+        failures.append({"ext K_Ω": sorted(map(str, omega_drawn)), "figure": sorted(map(str, FIGURE_1_K_OMEGA))})
     if projection_escapes(space, prior, alpha) or lifts_fail(space, prior, alpha):
         failures.append({"problem": "PK ≠ K_Ω"})
     if ((0, 0), (1, 1)) in space.adjacent_pairs:

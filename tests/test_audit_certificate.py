@@ -35,7 +35,7 @@ def test_every_fixture_certificate_rechecks(name: str) -> None:
 @pytest.mark.parametrize(
     ("path", "value", "message"),
     [
-        (["dp_level"], "2/3", "DP between"),
+        (["dp_level"], "2/3", "dp_level"),
         (["mechanism", "matrix", 0, 0], "0", "not row-stochastic"),
         (["witness", "inputs"], [3, 0], "witness"),
         (["derivation", "violation", "inverse_row", 0], "5", "non-derivability"),

@@ -196,6 +196,12 @@ def conformance_test(
     outputs = sorted({s for h in counts for s in h} | {s for row in pmf for s in row})
     cells = len(counts) * len(outputs)
     delta = alpha_fa / (2 * cells)
+    recorded = {  # everything the checker needs to redo the test
+        "alpha_fa": alpha_fa,
+        "cells": cells,
+        "per_bound_level": delta,
+        "pmf": [{str(s): format_fraction(p) for s, p in sorted(row.items())} for row in pmf],
+    }
     for i, (h, row) in enumerate(zip(counts, pmf)):
         n = sum(h.values())
         for s in outputs:
@@ -203,10 +209,9 @@ def conformance_test(
             low, up = cp_lower(k, n, delta), cp_upper(k, n, delta)
             if not low <= p <= up:
                 return {
+                    **recorded,
                     "verdict": "nonconformant",
                     "cell": {"input": i, "output": s, "count": k, "samples": n, "claimed": format_fraction(p)},
                     "interval": [format_fraction(low), format_fraction(up)],
-                    "cells": cells,
-                    "per_bound_level": delta,
                 }
-    return {"verdict": "conformant", "cells": cells, "alpha_fa": alpha_fa}
+    return {**recorded, "verdict": "conformant", "cell": None, "interval": None}

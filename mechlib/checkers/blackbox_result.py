@@ -1,67 +1,303 @@
-"""Independent re-check of a black-box audit result (schema ``mechlib.blackbox/1``).
+"""Independent re-check of a black-box audit result (schema ``mechlib.blackbox/2``).
 
-From the recorded counts alone, with arb's rigorous regularised incomplete beta:
-* every count histogram has the recorded number of samples;
-* a reported violation holds: its counts are the histograms' counts of the event, the lower
-  bound L satisfies P(Bin(N, L) ≥ k) ≤ δ, the upper bound U satisfies P(Bin(N, U) ≤ k) ≤ δ at the
-  recorded per-bound level δ = α_FA/(2H), and L > E·U with a rational E ≥ e^ε proved by arb;
-* a nonconformant cell's claimed probability lies outside its verified interval.
-"No violation found" is a statement about power, not a witness: nothing beyond the counts to
-re-check.
+Everything is recomputed from the recorded counts alone, with arb's rigorous regularised
+incomplete beta (scipy's Beta quantile only suggests a candidate bound, which arb then proves):
+
+* the shape: n + 1 histograms over integer outputs, each with ``samples_per_count`` samples;
+* the test's parameters: the events (single outputs seen, both tails), the ordered neighbour pairs
+  (i, i ± 1), H = pairs × events hypotheses, the per-bound level δ = α_FA / (2H);
+* a reported violation: inputs a neighbour pair, its event one of the test's, its counts and sample
+  sizes the histograms', L a verified lower bound (P(Bin(N, L) ≥ k) ≤ δ), U a verified upper bound
+  (P(Bin(N, U) ≤ k) ≤ δ), L/U as recorded, and L > e^ε·U proved by arb;
+* the verdict: "no violation found" is accepted only if no (pair, event) has verified bounds with
+  L > e^ε·U (the checker's own bounds), and "violation" only with a violation that checks;
+* conformance: the verdict recomputed cell by cell against the recorded claimed pmf at
+  α_FA/(2·cells); a nonconformant cell's claimed probability outside its verified interval.
+
+``PROVENANCE`` lists what cannot be re-checked from the counts (that they came from the named
+sampler with this seed, the speed). The smallest detectable excess ε is a display figure.
 """
 
 from __future__ import annotations
 
+import functools
+import math
 from fractions import Fraction
 from typing import Any
 
 import flint
 
-SCHEMA = "mechlib.blackbox/1"
+SCHEMA = "mechlib.blackbox/2"
+
+#: Recorded, not re-checkable from the counts.
+PROVENANCE = (
+    "tool (versions)",
+    "sampler and seed (that these counts came from that sampler with that seed)",
+    "samples_per_second",
+    "dp.smallest_detectable_excess_epsilon (a float for display; it decides nothing)",
+)
+
+TOP = {
+    "schema", "tool", "sampler", "n", "samples_per_count", "seed", "samples_per_second", "counts", "dp",
+    "conformance",
+}  # fmt: skip
+DP = {
+    "epsilon", "alpha_fa", "hypotheses", "per_bound_level", "verdict", "violation",
+    "smallest_detectable_excess_epsilon",
+}  # fmt: skip
+VIOLATION = {"inputs", "event", "counts", "samples", "lower_bound", "upper_bound", "ratio_lower_bound"}
 
 
-def _q(text: str) -> flint.arb:
-    f = Fraction(text)
-    return flint.arb(flint.fmpq(f.numerator, f.denominator))
+class Malformed(ValueError):
+    pass
 
 
-def _in_event(s: int, event: str) -> bool:
-    op, value = event.split()[1], int(event.split()[2])
-    return s == value if op == "=" else s <= value if op == "≤" else s >= value
+def _arb(value: Fraction) -> flint.arb:
+    return flint.arb(flint.fmpq(value.numerator, value.denominator))
 
 
-def check_result(result: dict[str, Any]) -> list[str]:
-    """The failed checks (empty: the recorded findings hold)."""
-    if result.get("schema") != SCHEMA:
-        return [f"schema {result.get('schema')!r} is not {SCHEMA!r}"]
+def _exact(text: Any, where: str) -> Fraction:
+    if not isinstance(text, str):
+        raise Malformed(f"{where}: expected an exact number as a string, got {text!r}")
+    try:
+        return Fraction(text)
+    except (ValueError, ZeroDivisionError):
+        raise Malformed(f"{where}: {text!r} is not an exact number") from None
+
+
+def _int(value: Any, where: str, low: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or (low is not None and value < low):
+        raise Malformed(f"{where}: expected an integer" + (f" ≥ {low}" if low is not None else "") + f", got {value!r}")
+    return value
+
+
+def _keys(obj: Any, where: str, fields: set[str]) -> dict[str, Any]:
+    if not isinstance(obj, dict) or obj.keys() != fields:
+        have = sorted(obj) if isinstance(obj, dict) else type(obj).__name__
+        raise Malformed(f"{where}: expected the fields {sorted(fields)}, got {have}")
+    return obj
+
+
+def _at_least(k: int, n: int, p: Fraction) -> flint.arb:
+    """P(Bin(n, p) ≥ k) = I_p(k, n − k + 1) for k ≥ 1."""
+    return _arb(p).beta_lower(k, n - k + 1, regularized=True)
+
+
+def lower_ok(k: int, n: int, low: Fraction, delta: Fraction) -> bool:
+    """L is a Clopper–Pearson lower bound at level δ: P(Bin(N, L) ≥ k) ≤ δ (L = 0 if k = 0)."""
+    if not 0 <= low <= 1:
+        return False
+    return low == 0 if k == 0 else bool(_at_least(k, n, low) <= _arb(delta))
+
+
+def upper_ok(k: int, n: int, up: Fraction, delta: Fraction) -> bool:
+    """U is a Clopper–Pearson upper bound at level δ: P(Bin(N, U) ≤ k) ≤ δ (U = 1 if k = N)."""
+    if not 0 <= up <= 1:
+        return False
+    return up == 1 if k == n else bool(1 - _at_least(k + 1, n, up) <= _arb(delta))
+
+
+@functools.lru_cache(maxsize=65536)
+def _bound(k: int, n: int, delta: Fraction, lower: bool) -> Fraction:
+    """The checker's own verified bound: scipy's quantile, moved outward until arb proves it (a
+    pure function of its arguments, so cached)."""
+    from scipy.stats import beta
+
+    if lower and k == 0:
+        return Fraction(0)
+    if not lower and k == n:
+        return Fraction(1)
+    level = float(delta)
+    guess = beta.ppf(level, k, n - k + 1) if lower else beta.ppf(1 - level, k + 1, n - k)
+    step = 1e-12
+    while True:
+        value = min(max(float(guess) + (-step if lower else step), 0.0), 1.0)
+        bound = Fraction(value)
+        if (lower_ok if lower else upper_ok)(k, n, bound, delta):
+            return bound
+        if value in (0.0, 1.0):
+            return Fraction(int(value))
+        step *= 16
+
+
+def _events(counts: list[dict[int, int]]) -> list[tuple[str, str, int]]:
+    seen = sorted({s for h in counts for s in h})
+    events = [(f"s = {t}", "=", t) for t in seen]
+    events += [(f"s ≤ {t}", "≤", t) for t in seen[:-1]]
+    return events + [(f"s ≥ {t}", "≥", t) for t in seen[1:]]
+
+
+def _hits(h: dict[int, int], op: str, t: int) -> int:
+    return sum(c for s, c in h.items() if (s == t if op == "=" else s <= t if op == "≤" else s >= t))
+
+
+def check_result(result: Any) -> list[str]:
+    """The failed checks (empty: every recorded finding holds, or is listed provenance)."""
+    if not isinstance(result, dict) or result.get("schema") != SCHEMA:
+        found = result.get("schema") if isinstance(result, dict) else type(result).__name__
+        return [f"schema {found!r} is not {SCHEMA!r}"]
     flint.ctx.prec = 256
+    try:
+        return _check(result)
+    except Malformed as err:
+        return [f"malformed result: {err}"]
+    except (KeyError, TypeError, IndexError, ValueError, ZeroDivisionError, AttributeError) as err:
+        return [f"malformed result: {type(err).__name__}: {err}"]
+
+
+def _check(result: dict[str, Any]) -> list[str]:
+    _keys(result, "result", TOP)
+    n = _int(result["n"], "n", 1)
+    per_count = _int(result["samples_per_count"], "samples_per_count", 1)
+    raw = result["counts"]
+    if not isinstance(raw, list) or len(raw) != n + 1:
+        raise Malformed(f"counts: expected {n + 1} histograms (inputs 0..{n})")
+    counts: list[dict[int, int]] = []
+    for i, h in enumerate(raw):
+        if not isinstance(h, dict):
+            raise Malformed(f"counts[{i}]: expected an object of output → count")
+        try:
+            hist = {int(k): _int(v, f"counts[{i}][{k}]", 1) for k, v in h.items()}
+        except ValueError:
+            raise Malformed(f"counts[{i}]: outputs must be integers") from None
+        counts.append(hist)
     failures = []
-    counts = [{int(k): int(v) for k, v in h.items()} for h in result["counts"]]
-    if any(sum(h.values()) != result["samples_per_count"] for h in counts):
+    if any(sum(h.values()) != per_count for h in counts):
         failures.append("a histogram does not have samples_per_count samples")
-    dp = result["dp"]
-    v = dp.get("violation")
-    if v is not None:
-        delta = dp["per_bound_level"]
-        (i, j), (ki, kj), (ni, nj) = v["inputs"], v["counts"], v["samples"]
-        if [sum(c for s, c in counts[x].items() if _in_event(s, v["event"])) for x in (i, j)] != [ki, kj]:
-            failures.append("the violation's counts are not the histograms' counts of its event")
-        low, up = _q(v["lower_bound"]), _q(v["upper_bound"])
-        if ki == 0 or not low.beta_lower(ki, ni - ki + 1, regularized=True) <= delta:
-            failures.append("the lower bound is not a verified Clopper–Pearson bound")
-        if kj < nj and not 1 - up.beta_lower(kj + 1, nj - kj, regularized=True) <= delta:
-            failures.append("the upper bound is not a verified Clopper–Pearson bound")
-        eps = Fraction(dp["epsilon"])
-        e = flint.arb(flint.fmpq(eps.numerator, eps.denominator)).exp()
-        if not low > e * up:
-            failures.append("L > e^ε·U does not hold")
-        if abs(i - j) != 1:
-            failures.append("the violation's inputs are not neighbours")
-    conformance = result.get("conformance") or {}
-    cell = conformance.get("cell")
-    if cell is not None:
-        low, up = (_q(x) for x in conformance["interval"])
-        claimed = _q(cell["claimed"])
-        if counts[cell["input"]].get(cell["output"], 0) != cell["count"] or (low <= claimed and claimed <= up):
-            failures.append("the nonconformant cell does not lie outside its interval")
+    failures += _check_dp(_keys(result["dp"], "dp", DP), counts)
+    if result["conformance"] is not None:
+        failures += _check_conformance(result["conformance"], counts)
     return failures
+
+
+def _check_dp(dp: dict[str, Any], counts: list[dict[int, int]]) -> list[str]:
+    eps = _exact(dp["epsilon"], "dp.epsilon")
+    alpha_fa = dp["alpha_fa"]
+    if isinstance(alpha_fa, bool) or not isinstance(alpha_fa, int | float) or not 0 < alpha_fa < 1 or eps < 0:
+        raise Malformed("dp: expected 0 < alpha_fa < 1 and epsilon ≥ 0")
+    events = _events(counts)
+    pairs = [(i, i + d) for i in range(len(counts)) for d in (-1, 1) if 0 <= i + d < len(counts)]
+    hypotheses = len(pairs) * len(events)
+    failures = []
+    if dp["hypotheses"] != hypotheses:
+        failures.append(f"dp.hypotheses is {dp['hypotheses']}, the counts give {hypotheses}")
+    delta = Fraction(alpha_fa) / (2 * hypotheses)
+    recorded = dp["per_bound_level"]
+    if not isinstance(recorded, float) or not math.isclose(recorded, float(delta), rel_tol=1e-12, abs_tol=0):
+        failures.append(f"dp.per_bound_level is {recorded}, α_FA/(2H) = {float(delta)}")
+    e_eps = _arb(eps).exp()
+    violation = dp["violation"]
+    if dp["verdict"] not in ("violation", "no violation found"):
+        raise Malformed(f"dp.verdict: {dp['verdict']!r}")
+    if (dp["verdict"] == "violation") != (violation is not None):
+        return [*failures, f"dp.verdict {dp['verdict']!r} does not match the violation recorded"]
+    if violation is not None:
+        return failures + _check_violation(_keys(violation, "dp.violation", VIOLATION), counts, events, delta, e_eps)
+    for name, op, t in events:  # "no violation found": no (pair, event) with verified L > e^ε·U
+        hits = [_hits(h, op, t) for h in counts]
+        totals = [sum(h.values()) for h in counts]
+        for i, j in pairs:
+            low = _bound(hits[i], totals[i], delta, lower=True)
+            if low == 0:
+                continue
+            up = _bound(hits[j], totals[j], delta, lower=False)
+            if _arb(low) > e_eps * _arb(up):
+                return [*failures, f"dp.verdict says no violation, but inputs {i}, {j} at event {name} violate"]
+    return failures
+
+
+def _check_violation(
+    v: dict[str, Any], counts: list[dict[int, int]], events: list[tuple[str, str, int]], delta: Fraction, e_eps: Any
+) -> list[str]:
+    i, j = (_int(x, "dp.violation.inputs", 0) for x in _list2(v["inputs"], "dp.violation.inputs"))
+    if i >= len(counts) or j >= len(counts) or abs(i - j) != 1:
+        return ["the violation's inputs are not neighbouring counts 0..n"]
+    by_name = {name: (op, t) for name, op, t in events}
+    if v["event"] not in by_name:
+        return [f"the violation's event {v['event']!r} is not one of the test's"]
+    op, t = by_name[v["event"]]
+    ki, kj = (_int(x, "dp.violation.counts", 0) for x in _list2(v["counts"], "dp.violation.counts"))
+    ni, nj = (_int(x, "dp.violation.samples", 1) for x in _list2(v["samples"], "dp.violation.samples"))
+    out = []
+    if [_hits(counts[i], op, t), _hits(counts[j], op, t)] != [ki, kj]:
+        out.append("the violation's counts are not the histograms' counts of its event")
+    if [sum(counts[i].values()), sum(counts[j].values())] != [ni, nj]:
+        out.append("the violation's sample sizes are not the histograms'")
+    low = _exact(v["lower_bound"], "dp.violation.lower_bound")
+    up = _exact(v["upper_bound"], "dp.violation.upper_bound")
+    if not lower_ok(ki, ni, low, delta):
+        out.append("the lower bound is not a verified Clopper–Pearson bound")
+    if not upper_ok(kj, nj, up, delta):
+        out.append("the upper bound is not a verified Clopper–Pearson bound")
+    if up == 0 or _exact(v["ratio_lower_bound"], "dp.violation.ratio_lower_bound") != low / up:
+        out.append("ratio_lower_bound is not L/U")
+    if not _arb(low) > e_eps * _arb(up):
+        out.append("L > e^ε·U does not hold")
+    return out
+
+
+def _list2(value: Any, where: str) -> list[Any]:
+    if not isinstance(value, list) or len(value) != 2:
+        raise Malformed(f"{where}: expected a pair")
+    return value
+
+
+CONFORMANCE = {"verdict", "alpha_fa", "cells", "per_bound_level", "pmf", "cell", "interval"}
+
+
+def _check_conformance(c: Any, counts: list[dict[int, int]]) -> list[str]:
+    """Redo the conformance test from the recorded claimed pmf: every cell, at α_FA/(2·cells)."""
+    _keys(c, "conformance", CONFORMANCE)
+    if c["verdict"] not in ("conformant", "nonconformant"):
+        raise Malformed(f"conformance.verdict: {c['verdict']!r}")
+    alpha_fa = c["alpha_fa"]
+    if isinstance(alpha_fa, bool) or not isinstance(alpha_fa, int | float) or not 0 < alpha_fa < 1:
+        raise Malformed("conformance.alpha_fa: expected 0 < alpha_fa < 1")
+    if not isinstance(c["pmf"], list) or len(c["pmf"]) != len(counts):
+        raise Malformed(f"conformance.pmf: expected {len(counts)} rows")
+    pmf: list[dict[int, Fraction]] = []
+    for i, row in enumerate(c["pmf"]):
+        if not isinstance(row, dict):
+            raise Malformed(f"conformance.pmf[{i}]: expected an object of output → probability")
+        try:
+            pmf.append({int(s): _exact(p, f"conformance.pmf[{i}]") for s, p in row.items()})
+        except ValueError as err:
+            raise Malformed(f"conformance.pmf[{i}]: {err}") from None
+    out = []
+    if any(min(row.values(), default=Fraction(0)) < 0 or sum(row.values()) != 1 for row in pmf):
+        out.append("conformance.pmf: a row is not a probability distribution")
+    outputs = sorted({s for h in counts for s in h} | {s for row in pmf for s in row})
+    cells = len(counts) * len(outputs)
+    delta = Fraction(alpha_fa) / (2 * cells)
+    if (
+        c["cells"] != cells
+        or not isinstance(c["per_bound_level"], float)
+        or not math.isclose(c["per_bound_level"], float(delta), rel_tol=1e-12, abs_tol=0)
+    ):
+        out.append(f"conformance.cells/per_bound_level are not {cells} and α_FA/(2·cells)")
+    if c["verdict"] == "conformant":
+        if c["cell"] is not None or c["interval"] is not None:
+            return [*out, "conformance says conformant but records a failing cell"]
+        for i, (h, row) in enumerate(zip(counts, pmf)):
+            total = sum(h.values())
+            for s in outputs:
+                k, p = h.get(s, 0), row.get(s, Fraction(0))
+                if not _bound(k, total, delta, lower=True) <= p <= _bound(k, total, delta, lower=False):
+                    return [*out, f"conformance says conformant, but the cell ({i}, {s}) is outside its interval"]
+        return out
+    cell = _keys(c["cell"], "conformance.cell", {"input", "output", "count", "samples", "claimed"})
+    i, s = _int(cell["input"], "conformance.cell.input", 0), _int(cell["output"], "conformance.cell.output")
+    if i >= len(counts):
+        return [*out, "the nonconformant cell's input is not a count 0..n"]
+    low, up = (_exact(x, "conformance.interval") for x in _list2(c["interval"], "conformance.interval"))
+    claimed = _exact(cell["claimed"], "conformance.cell.claimed")
+    k, total = counts[i].get(s, 0), sum(counts[i].values())
+    if cell["count"] != k or cell["samples"] != total:
+        out.append("the nonconformant cell's count is not the histogram's")
+    if claimed != pmf[i].get(s, Fraction(0)):
+        out.append("the nonconformant cell's claimed probability is not the recorded pmf's")
+    if not (lower_ok(k, total, low, delta) and upper_ok(k, total, up, delta)):
+        out.append("the nonconformant cell's interval is not a verified Clopper–Pearson interval")
+    if low <= claimed <= up:
+        out.append("the nonconformant cell's claimed probability lies inside its interval")
+    return out

@@ -1,0 +1,252 @@
+"""Certificates that cannot lie: every leaf of every certificate kind, mutated semantically (seeded),
+is rejected by its independent checker — unless the test's own oracle shows the change keeps the
+meaning (a provenance field, a free-text reason, a tie between equally good guesses).
+
+The generator walks the whole JSON tree; each leaf gets the mutations of its type (a number moved
+by a small rational or doubled or negated, an integer ±1, a boolean flipped, a label swapped for a
+sibling value of the same field, null replaced), so a run makes several hundred tamperings."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from collections.abc import Callable, Iterator
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import pytest
+
+from mechlib import randomized_response, truncated_geometric
+from mechlib.audit.blackbox import Sampler, conformance_test, dp_test, sample_counts
+from mechlib.audit.loading import LoadedMechanism
+from mechlib.audit.whitebox import audit
+from mechlib.checkers import audit_certificate, blackbox_result
+from mechlib.core.families import exponential
+from mechlib.core.mechanism import Mechanism
+
+Path = tuple[Any, ...]
+
+#: Fields recorded for the reader, not re-checkable (the checkers list them as provenance).
+PROVENANCE = (
+    ("tool",),
+    ("source", "path"),
+    ("source", "format"),
+    ("source", "name"),
+    ("rows_normalized",),
+    ("sampler",),
+    ("seed",),
+    ("samples_per_second",),
+    ("dp", "smallest_detectable_excess_epsilon"),
+)
+#: Labels a field can take, for swaps that keep the form but change the meaning.
+LABELS = {
+    "verdict": ["PASS", "FAIL", "NONE", "violation", "no violation found", "conformant", "nonconformant"],
+    "status": ["derivable", "not derivable", "certified", "skipped", "UNKNOWN"],
+    "loss_name": ["absolute", "squared", "binary"],
+    "prior_name": ["uniform", "skewed"],
+    "condition": ["x_r - a*x_nb", "(1+a^2)*x_r - a*(x_(r-1) + x_(r+1))"],
+    "schema": ["mechlib.audit/1", "mechlib.blackbox/1", "mechlib.bracket/1"],
+}
+
+
+def leaves(node: Any, path: Path = ()) -> Iterator[tuple[Path, Any]]:
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from leaves(v, (*path, k))
+    elif isinstance(node, list) and node:
+        for i, v in enumerate(node):
+            yield from leaves(v, (*path, i))
+    else:
+        yield path, node
+
+
+def mutations(path: Path, value: Any, rng: random.Random) -> list[Any]:
+    """Semantic changes of one leaf (never a rewrite of the same value)."""
+    key = next((p for p in reversed(path) if isinstance(p, str)), "")
+    if isinstance(value, bool):
+        return [not value]
+    if value is None:
+        return [0, "0", "1/2"]
+    if isinstance(value, int):
+        return [value + 1, value - 1]
+    if isinstance(value, float):
+        return [value * 2, value / 3]
+    if isinstance(value, str):
+        if key in LABELS:
+            return [v for v in LABELS[key] if v != value][:2]
+        try:
+            x = Fraction(value)
+        except (ValueError, ZeroDivisionError):
+            return [value + "x"]
+        step = Fraction(1, rng.choice([3, 7, 10**6]))
+        out = [x + step, -x if x else Fraction(1, 2), x * 2 if x else Fraction(-1, 9)]
+        return [str(v) for v in out]
+    return []
+
+
+def _set(doc: Any, path: Path, value: Any) -> Any:
+    out = copy.deepcopy(doc)
+    node = out
+    for p in path[:-1]:
+        node = node[p]
+    node[path[-1]] = value
+    return out
+
+
+def _provenance(path: Path) -> bool:
+    return any(path[: len(p)] == p for p in PROVENANCE) or path[-1] == "reason"
+
+
+def tamper_all(
+    doc: dict[str, Any], check: Callable[[Any], list[str]], oracle: Callable[[Path, Any, Any], bool], seed: int
+) -> tuple[int, int, list[str]]:
+    """(tamperings, rejected, accepted-but-meaningful): every leaf × its mutations."""
+    assert check(doc) == [], check(doc)
+    rng = random.Random(seed)
+    total = rejected = 0
+    wrong = []
+    for path, value in leaves(doc):
+        for new in mutations(path, value, rng):
+            if _provenance(path):
+                continue
+            total += 1
+            tampered = _set(doc, path, new)
+            if check(tampered):
+                rejected += 1
+            elif not oracle(path, value, new):
+                wrong.append(f"{'/'.join(map(str, path))}: {value!r} → {new!r}")
+    return total, rejected, wrong
+
+
+def _tie(doc: dict[str, Any]) -> Callable[[Path, Any, Any], bool]:
+    """Meaning-preserving: a recorded optimal guess replaced by another guess with the same
+    posterior expected loss (the checker recomputes the loss, which is unchanged)."""
+
+    def oracle(path: Path, old: Any, new: Any) -> bool:
+        if len(path) >= 2 and path[-2] in ("optimal_remap", "t_optimal_remap"):
+            return True
+        # another claimed level with the same verdict: still a true statement (with SOURCE given,
+        # `mechlib check` also compares the claim with the file's)
+        return path[0] == "claimed" and path[-1] in ("alpha", "epsilon")
+
+    return oracle
+
+
+def _audit_doc(mech: Mechanism, claimed: str | None) -> dict[str, Any]:
+    loaded = LoadedMechanism(
+        mech, "test", "json", "0" * 64, claimed_alpha=None if claimed is None else Fraction(claimed)
+    )
+    doc: dict[str, Any] = json.loads(json.dumps(audit(loaded)))
+    return doc
+
+
+GS_APPENDIX_B = Mechanism(
+    [
+        ["5/12", "1/6", "1/4", "1/6"],
+        ["5/24", "1/3", "1/8", "1/3"],
+        ["5/48", "1/6", "1/4", "23/48"],
+        ["5/96", "1/12", "1/8", "71/96"],
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "mech", "claimed"),
+    [
+        ("T, α = 1/2, n = 3", truncated_geometric("1/2", 3), "1/2"),
+        ("randomized response", randomized_response("1/3", 3), "1/2"),
+        ("exponential", exponential("1/2", 3), None),
+    ],
+)
+def test_every_audit_certificate_field_is_checked(name: str, mech: Mechanism, claimed: str | None) -> None:
+    doc = _audit_doc(mech, claimed)
+    total, rejected, wrong = tamper_all(doc, audit_certificate.check_certificate, _tie(doc), seed=len(name))
+    assert total > 150, total
+    assert wrong == [], f"{len(wrong)} harmful tamperings accepted: {wrong[:10]}"
+    print(f"{name}: {rejected}/{total} tamperings rejected, the rest meaning-preserving")
+
+
+def _blackbox_doc(pmf_of: Mechanism | None, seed: int, samples: int, epsilon: str) -> dict[str, Any]:
+    t = truncated_geometric("1/2", 3)
+
+    def draw(i: int, size: int, rng: Any) -> list[int]:
+        return [int(v) for v in rng.choice(4, size=size, p=[float(p) for p in t.rows[i]])]
+
+    counts = sample_counts(Sampler("t", draw), 3, samples, seed)
+    pmf = None if pmf_of is None else [dict(enumerate(row)) for row in pmf_of.rows]
+    doc = {
+        "schema": blackbox_result.SCHEMA,
+        "tool": {"name": "mechlib"},
+        "sampler": {"spec": "test", "library": "mechlib"},
+        "n": 3,
+        "samples_per_count": samples,
+        "seed": seed,
+        "samples_per_second": 1.0,
+        "counts": [{str(k): v for k, v in sorted(h.items())} for h in counts],
+        "dp": dp_test(counts, Fraction(epsilon)),
+        "conformance": None if pmf is None else conformance_test(counts, pmf),
+    }
+    out: dict[str, Any] = json.loads(json.dumps(doc))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("name", "pmf", "epsilon"),
+    [
+        ("violation (ε claimed 0.3), conformant", truncated_geometric("1/2", 3), "0.3"),
+        ("no violation, nonconformant pmf", randomized_response("1/2", 4), "1"),
+    ],
+)
+def test_every_blackbox_result_field_is_checked(name: str, pmf: Mechanism, epsilon: str) -> None:
+    doc = _blackbox_doc(pmf, seed=3, samples=2000, epsilon=epsilon)
+    assert (doc["dp"]["verdict"] == "violation") == (epsilon == "0.3")
+
+    counts = [{int(k): v for k, v in h.items()} for h in doc["counts"]]
+
+    def oracle(path: Path, old: Any, new: Any) -> bool:
+        """Still true: the producer's own test on the same counts gives the recorded verdict at the
+        changed ε or against the changed (valid) pmf."""
+        if path == ("dp", "epsilon"):
+            return bool(dp_test(counts, Fraction(new))["verdict"] == doc["dp"]["verdict"])
+        if path[:2] == ("conformance", "pmf"):
+            rows = [{int(s): Fraction(p) for s, p in row.items()} for row in _set(doc, path, new)["conformance"]["pmf"]]
+            valid = all(min(r.values()) >= 0 and sum(r.values()) == 1 for r in rows)
+            return valid and bool(conformance_test(counts, rows)["verdict"] == doc["conformance"]["verdict"])
+        return False
+
+    total, rejected, wrong = tamper_all(doc, blackbox_result.check_result, oracle, seed=7)
+    assert total > 50, total
+    assert wrong == [], f"{len(wrong)} harmful tamperings accepted: {wrong[:10]}"
+    print(f"{name}: {rejected}/{total} tamperings rejected")
+
+
+def test_forged_blackbox_violations_are_rejected() -> None:
+    """The adversary's cases from the issue: a fabricated violation with a negative index, faked
+    sample sizes, a real violation deleted with the verdict set clean, a verdict with no object."""
+    doc = _blackbox_doc(None, seed=3, samples=2000, epsilon="0.3")
+    real = doc["dp"]["violation"]
+    assert real is not None
+    forged = copy.deepcopy(doc)
+    forged["dp"]["violation"]["inputs"] = [0, -1]
+    assert blackbox_result.check_result(forged)
+    forged = copy.deepcopy(doc)
+    forged["dp"]["violation"]["samples"] = [real["samples"][0], 10**9]
+    assert blackbox_result.check_result(forged)
+    forged = copy.deepcopy(doc)
+    forged["dp"]["violation"], forged["dp"]["verdict"] = None, "no violation found"
+    assert any("no violation" in f for f in blackbox_result.check_result(forged))
+    forged = copy.deepcopy(doc)
+    forged["dp"]["violation"] = None
+    assert blackbox_result.check_result(forged)
+    clean = _blackbox_doc(None, seed=3, samples=2000, epsilon="1")
+    assert clean["dp"]["verdict"] == "no violation found" and blackbox_result.check_result(clean) == []
+    glaring = copy.deepcopy(clean)
+    glaring["counts"][0] = {"0": 2000}
+    glaring["counts"][1] = {"3": 2000}
+    assert blackbox_result.check_result(glaring)  # counts with a glaring violation, verdict kept
+
+
+def test_rng_is_numpy() -> None:  # the samplers above draw with numpy's Generator, as sample_counts does
+    assert isinstance(np.random.default_rng(0), np.random.Generator)
