@@ -68,6 +68,12 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--no-progress", action="store_true", help="no progress bar")
     verify.add_argument("--deep", action="store_true", help="fuzz claims with 20× the examples (the deep profile)")
     verify.add_argument(
+        "--mutants",
+        action="store_true",
+        help="run the registered falsifying mutants of the selected claims instead: each must come back "
+        "REFUTED or UNKNOWN (killed); writes mutants.json; exit 1 if any survives",
+    )
+    verify.add_argument(
         "-j",
         "--jobs",
         type=int,
@@ -212,6 +218,8 @@ def _verify(args: argparse.Namespace) -> int:
         os.environ["MECHLIB_FUZZ_SCALE"] = "20"
     if args.jobs < 1 or args.timeout <= 0:
         raise InputError(f"-j {args.jobs} --timeout {args.timeout:g}", hint="expected -j ≥ 1 and --timeout > 0")
+    if args.mutants:
+        return _verify_mutants(args, claims, show_progress)
     results = verify.run(claims, jobs=args.jobs, timeout=args.timeout, progress=show_progress)
     doc = verify.report(results)
     try:
@@ -384,6 +392,34 @@ def _blackbox(args: argparse.Namespace) -> int:
             print(f"pmf        {conformance['verdict']}{cell}")
     bad = result["dp"]["verdict"] == "violation" or (result["conformance"] or {}).get("verdict") == "nonconformant"
     return EXIT_FAILED if bad else EXIT_OK
+
+
+def _verify_mutants(args: argparse.Namespace, claims: list[Any], progress: bool) -> int:
+    """``verify --mutants``: the mutation score per claim and overall; survivors fail the run."""
+    from mechlib import verify
+    from mechlib.audit.loading import write_atomic
+    from proofs.mutants import score
+
+    results = verify.run_mutants(claims, jobs=args.jobs, timeout=args.timeout, progress=progress)
+    doc: dict[str, Any] = {
+        "schema": "mechlib.mutants/1",
+        "score": score(results),
+        "runs": [r.to_json() for r in results],
+    }
+    path = Path(args.reports) / "mutants.json"
+    try:
+        write_atomic(path, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    except OSError as err:
+        raise InputError(f"cannot write reports: {err.strerror or err}", source=args.reports) from None
+    if args.json:
+        print(json.dumps(doc, indent=2, ensure_ascii=False))
+    else:
+        for r in results:
+            mark = "killed  " if r.killed else "SURVIVED"
+            print(f"{mark} {r.claim:<10} {r.result.outcome.verdict.value:<17} {r.mutant.name} ({r.mutant.kind})")
+        s = doc["score"]
+        print(f"mutation score {s['score']} ({s['mutants']} mutants); per claim: {s['per_claim']}. Report: {path}")
+    return EXIT_OK if all(r.killed for r in results) else EXIT_FAILED
 
 
 def _certificate_source(spec: str | None, cert: dict[str, Any]) -> tuple[bytes | str | None, dict[str, Any] | None]:

@@ -76,17 +76,46 @@ class _Reporter:
             self.bar.update(self.task, advance=1, description=result.claim.id)
 
 
-def _child(claim_id: str, conn: Any) -> None:
-    """Worker process: run one claim and send back its outcome and time."""
+def _child(claim_id: str, conn: Any, mutant: str | None = None) -> None:
+    """Worker process: run one claim (in a mutant's world, if named) and send back its outcome
+    and time."""
     from proofs import REGISTRY
     from proofs.registry import run_claim
 
-    result = run_claim(REGISTRY[claim_id])
+    if mutant is None:
+        result = run_claim(REGISTRY[claim_id])
+    else:
+        import proofs.falsifications  # noqa: F401  (registers the mutants)
+        from proofs.mutants import run_mutant
+
+        result = run_mutant(mutant, claim_id).result
     conn.send((result.outcome, result.seconds))
     conn.close()
 
 
-def _parallel(claims: list[Any], jobs: int, timeout: float | None, done: Any) -> None:
+def run_mutants(claims: list[Any], *, jobs: int = 1, timeout: float | None = None, progress: bool = False) -> list[Any]:
+    """Every registered mutant of the selected claims, each (mutant, claim) in its own process
+    (stopped at ``timeout``: UNKNOWN, which kills the mutant). MutantResults in a stable order."""
+    import proofs.falsifications  # noqa: F401  (registers the mutants)
+    from proofs.mutants import MUTANTS, MutantResult, pairs
+
+    wanted = {c.id: c for c in claims}
+    found: list[Any] = []
+    chosen = pairs(list(wanted))
+    with _Reporter(len(chosen), progress) as reporter:
+        for name in sorted({m for m, _ in chosen}):
+            batch = [wanted[c] for m, c in chosen if m == name]
+
+            def done(result: Any, name: str = name) -> None:
+                found.append(MutantResult(MUTANTS[name], result.claim.id, result))
+                reporter.done(result)
+
+            _parallel(batch, jobs, timeout, done, mutant=name)
+    order = {pair: k for k, pair in enumerate(chosen)}
+    return sorted(found, key=lambda r: order[(r.mutant.name, r.claim)])
+
+
+def _parallel(claims: list[Any], jobs: int, timeout: float | None, done: Any, mutant: str | None = None) -> None:
     """One spawned process per implemented claim, at most ``jobs`` at once; kill on timeout."""
     import multiprocessing
     import time
@@ -97,14 +126,14 @@ def _parallel(claims: list[Any], jobs: int, timeout: float | None, done: Any) ->
     context = multiprocessing.get_context("spawn")
     queue = [c for c in claims if c.implemented]
     for c in claims:
-        if not c.implemented:
+        if not c.implemented and mutant is None:
             done(run_claim(c))  # answers at once: "not implemented yet"
     running: dict[Any, tuple[Any, Any, float]] = {}  # connection -> (claim, process, start)
     while queue or running:
         while queue and len(running) < jobs:
             c = queue.pop(0)
             receive, send = context.Pipe(duplex=False)
-            process = context.Process(target=_child, args=(c.id, send), daemon=True)
+            process = context.Process(target=_child, args=(c.id, send, mutant), daemon=True)
             process.start()
             send.close()
             running[receive] = (c, process, time.monotonic())

@@ -6,6 +6,7 @@ it really falsifies (the mutation run shows each of them killed).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -15,7 +16,7 @@ from mechlib.core.exact import parse_probability
 from mechlib.infodesign import alpha as alpha_module
 from mechlib.infodesign import info_structure, privacy_sets
 from mechlib.optimality import optimal
-from proofs.mutants import Swap
+from proofs.mutants import Attr, Swap, register
 
 _REAL_T = families.truncated_geometric
 
@@ -80,29 +81,81 @@ def _flipped_at_least(self: Any, p: Any, q: Any) -> bool:
     return bool(self.sign(q - p) >= 0)
 
 
-_REAL_LEGAL = strategies.legal_losses.__wrapped__ if hasattr(strategies.legal_losses, "__wrapped__") else None
+def _illegal_losses_strategy() -> list[Swap]:
+    """Legal losses replaced by illegal ones (some row cheaper farther from the truth, GRS §2.2),
+    drawn from the real legal strategy (so the replacement does not call itself)."""
+    from hypothesis import strategies as st
+
+    real = strategies.legal_losses
+
+    @st.composite
+    def illegal(draw: st.DrawFn, n: int, strict: bool = False) -> Any:
+        rows = [list(r) for r in draw(real(n, strict)).matrix]
+        i = draw(st.integers(0, n))
+        j = draw(st.sampled_from([k for k in range(n + 1) if k != i]))
+        nearer = j - 1 if j > i else j + 1
+        rows[i][nearer] = rows[i][j] + draw(st.integers(1, 3))
+        from mechlib.core.users import Loss
+
+        return Loss(rows)
+
+    return [(real, illegal)]
 
 
-def _swap_legal_for_illegal() -> list[Swap]:
-    def illegal(n: int, strict: bool = False) -> Any:
-        return strategies.illegal_losses(n)
+def _perturbed(matrix: Any, row: int = 1) -> Any:
+    """The printed matrix with one row's first two entries moved by 1/36 (still stochastic)."""
+    from mechlib.core.mechanism import Mechanism
 
-    return [(strategies.legal_losses, illegal)]
+    rows = [list(r) for r in matrix.rows]
+    rows[row][0] += Fraction(1, 36)
+    rows[row][1] -= Fraction(1, 36)
+    return Mechanism(rows)
 
 
+def _module_constant(module: str, name: str, replacement: Callable[[Any], Any]) -> Callable[[], list[Swap]]:
+    def swap() -> list[Swap]:
+        import importlib
+
+        original = getattr(importlib.import_module(module), name)
+        return [(original, replacement(original))]
+
+    return swap
+
+
+T_RR_KILLS = (
+    "GRS-B", "GRS-C3.4", "GRS-E2.2", "GRS-F4", "GRS-L5.10", "GRS-L5.12", "GRS-LP", "DOM", "GS-T1a",
+    "GRS-T3.2", "GS-T2", "GS-Tab1", "GS-T1b",
+)  # fmt: skip
+T_NOISIER_KILLS = (*T_RR_KILLS, "GRS-EA.1")
+
+register("T → randomized response", "non-universal mechanism in place of T", T_RR_KILLS,
+         lambda: [(_REAL_T, _rr_in_place_of_t)])  # fmt: skip
+register("T → T at (1+α)/2", "noisier mechanism in place of T", T_NOISIER_KILLS,
+         lambda: [(_REAL_T, _noisier_t)])  # fmt: skip
+register("optimal vertex → randomized response", "non-universal mechanism in place of T",
+         ("GRS-L5.5", "GRS-L5.8", "GRS-L5.9", "GRS-L5.10"), lambda: [(_REAL_OPTIMUM, _optimum_is_rr)])  # fmt: skip
+register("signature read upside down", "changed statement",
+         ("GRS-L5.5", "GRS-L5.6", "GRS-L5.9", "GRS-L5.10", "GRS-F3"),
+         lambda: [(_REAL_SIGNATURE, _upside_down_signature)])  # fmt: skip
+register("privacy sets without their inequality", "flipped inequality", ("SY-P3", "SY-T1", "SY-P4"),
+         lambda: [(_REAL_RATIO, _never_violated)])  # fmt: skip
+register("τ^g → randomized response on Ω", "non-universal mechanism in place of T",
+         ("SY-L1", "SY-L2", "SY-E2", "SY-T3", "SY-T4"),
+         lambda: [(_REAL_GEOMETRIC_STRUCTURE, _uniform_rr_structure)])  # fmt: skip
+
+register("legal losses → illegal losses", "illegal loss", ("GRS-L5.5", "GRS-TA.2", "GRS-L5.10", "GRS-LP"),
+         _illegal_losses_strategy)  # fmt: skip
+register("GS App. B perturbed", "perturbed figure", ("GS-AB",),
+         _module_constant("proofs.certified_examples", "GS_APPENDIX_B", _perturbed))  # fmt: skip
+register("GRS Figure 5(a) perturbed", "perturbed figure", ("GRS-B",),
+         _module_constant("proofs.certified_examples", "GRS_FIGURE_5A", _perturbed))  # fmt: skip
+UNIFORM_4 = tuple(Fraction(1, 4) for _ in range(4))
+register("SY Figure 1's prior → uniform", "perturbed figure", ("SY-F1",),
+         _module_constant("proofs.sy_privacy_sets", "SY_F1_PRIOR", lambda _: UNIFORM_4))  # fmt: skip
+register("the triangle → the path (Brenner–Nissim)", "changed statement", ("BN-path",),
+         _module_constant("proofs.smt_claims", "TRIANGLE", lambda _: [(0, 1), (1, 2)]))  # fmt: skip
+
+#: Candidates measured and not (yet) killing any claim check: kept for the next round.
 CANDIDATES: dict[str, tuple[str, Any]] = {
-    "T → randomized response": ("non-universal mechanism in place of T", lambda: [(_REAL_T, _rr_in_place_of_t)]),
-    "T → T at (1+α)/2": ("noisier mechanism in place of T", lambda: [(_REAL_T, _noisier_t)]),
-    "optimum → randomized response": (
-        "non-universal mechanism in place of T",
-        lambda: [(_REAL_OPTIMUM, _optimum_is_rr)],
-    ),
-    "signature upside down": ("changed statement", lambda: [(_REAL_SIGNATURE, _upside_down_signature)]),
-    "privacy sets without their inequality": ("flipped inequality", lambda: [(_REAL_RATIO, _never_violated)]),
-    "τ^g → randomized response on Ω": (
-        "non-universal mechanism in place of T",
-        lambda: [(_REAL_GEOMETRIC_STRUCTURE, _uniform_rr_structure)],
-    ),
-    "≥ at α flipped": ("flipped inequality", lambda: [((alpha_module.Alpha, "at_least"), _flipped_at_least)]),
-    "legal losses → illegal losses": ("illegal loss", _swap_legal_for_illegal),
+    "≥ at α flipped": ("flipped inequality", lambda: [(Attr(alpha_module.Alpha, "at_least"), _flipped_at_least)]),
 }

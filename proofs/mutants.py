@@ -35,8 +35,16 @@ KINDS = (
 )
 
 
+@dataclass(frozen=True)
+class Attr:
+    """One named attribute to swap (a method of a class, say), rather than every holder of a value."""
+
+    owner: Any
+    name: str
+
+
 #: (original object, replacement): every module attribute bound to the original is rebound; or
-#: ((owner, attribute name), replacement): that one attribute (a method of a class, say).
+#: (Attr(owner, name), replacement): that one attribute.
 Swap = tuple[Any, Any]
 
 
@@ -85,10 +93,9 @@ def applied(mutant: Mutant) -> Iterator[None]:
     undo: list[tuple[Any, str, Any]] = []
     try:
         for original, replacement in mutant.swap():
-            if isinstance(original, tuple):
-                owner, attribute = original
-                undo.append((owner, attribute, getattr(owner, attribute)))
-                setattr(owner, attribute, replacement)
+            if isinstance(original, Attr):
+                undo.append((original.owner, original.name, getattr(original.owner, original.name)))
+                setattr(original.owner, original.name, replacement)
                 continue
             holders = list(_holders(original))
             if not holders:

@@ -1,0 +1,64 @@
+"""Every check is shown to fail: the registered falsifying mutants are killed (REFUTED or UNKNOWN).
+
+A bounded set runs here in CI; ``mechlib verify --mutants`` (and the slow test) runs them all."""
+
+from __future__ import annotations
+
+import pytest
+
+import proofs.falsifications  # noqa: F401  (registers the mutants)
+from proofs.mutants import KINDS, MUTANTS, pairs, run_mutant, score
+
+#: The guard: a lost registration (or a mutant quietly dropped) changes these numbers.
+EXPECTED_MUTANTS = 11
+EXPECTED_PAIRS = 52
+
+#: Fast (mutant, claim) pairs run on every CI run, among them the survivors the "What PROVED
+#: means" review found: T's loss hard-coded in GRS-EA.1, GRS-LP's illegal losses, SY-F1's prior.
+CI_PAIRS = [
+    ("T → T at (1+α)/2", "GRS-EA.1"),
+    ("T → T at (1+α)/2", "GRS-E2.2"),
+    ("T → randomized response", "GRS-F4"),
+    ("T → randomized response", "GS-Tab1"),
+    ("legal losses → illegal losses", "GRS-LP"),
+    ("SY Figure 1's prior → uniform", "SY-F1"),
+    ("GS App. B perturbed", "GS-AB"),
+    ("GRS Figure 5(a) perturbed", "GRS-B"),
+    ("the triangle → the path (Brenner–Nissim)", "BN-path"),
+    ("signature read upside down", "GRS-F3"),
+    ("optimal vertex → randomized response", "GRS-L5.8"),
+    ("τ^g → randomized response on Ω", "SY-L1"),
+    ("privacy sets without their inequality", "SY-P4"),
+]
+
+
+def test_the_expected_mutants_are_registered() -> None:
+    assert len(MUTANTS) == EXPECTED_MUTANTS
+    assert len(pairs()) == EXPECTED_PAIRS
+    assert all(m.kind in KINDS and m.claims for m in MUTANTS.values())
+    assert set(CI_PAIRS) <= set(pairs())
+
+
+@pytest.mark.parametrize(("mutant", "claim"), CI_PAIRS)
+def test_mutant_is_killed(mutant: str, claim: str) -> None:
+    result = run_mutant(mutant, claim)
+    assert result.killed, (result.result.outcome.verdict, result.result.outcome.reason)
+
+
+def test_a_surviving_mutant_is_reported() -> None:
+    """The score names survivors: a mutant that does not falsify its claim's check is visible."""
+    from proofs.mutants import register
+
+    register("identity (test)", "changed statement", ("GS-D2",), lambda: [])
+    try:
+        result = run_mutant("identity (test)", "GS-D2")
+        assert not result.killed and score([result])["survivors"] == ["identity (test) on GS-D2"]
+    finally:
+        del MUTANTS["identity (test)"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("mutant", "claim"), [p for p in pairs() if p not in CI_PAIRS])
+def test_every_mutant_is_killed(mutant: str, claim: str) -> None:
+    result = run_mutant(mutant, claim)
+    assert result.killed, (result.result.outcome.verdict, result.result.outcome.reason)
