@@ -34,13 +34,17 @@ def build_parser() -> argparse.ArgumentParser:
         "audit",
         help="white-box audit of a mechanism: exact DP level, derivability, dominance, users; a certificate",
         description="Audit a mechanism given as a matrix file: x[i][r] = P(output r | count i), or as "
-        "module:function, a Python callable returning one. "
+        "module:function, a Python callable returning one — this imports and RUNS that module's code, "
+        "so give only code you trust; a path that looks like a file (has no module:name form) is never "
+        "imported. "
         'Formats: .json ({"matrix": [["1/2", "1/2"], ...], "outputs": [...], '
         '"claimed_alpha": "1/2"} or "claimed_epsilon"), .csv of exact numbers, '
         '.npy with --from-float. Numbers are exact: "0.1" is 1/10. The JSON report is a certificate: '
         "re-check it with `mechlib check REPORT.json [SOURCE]`.",
     )
-    audit.add_argument("file", metavar="SOURCE", help="mechanism file (.json, .csv, .npy) or module:function")
+    audit.add_argument(
+        "file", metavar="SOURCE", help="mechanism file (.json, .csv, .npy) or module:function (runs that code)"
+    )
     audit.add_argument("--json", action="store_true", help="print the report as one JSON object")
     audit.add_argument("-o", "--output", metavar="PATH", help="also write the JSON report (certificate) to PATH")
     audit.add_argument("--prior", metavar="FILE", help="an extra user's prior (JSON list or CSV line; with --loss)")
@@ -108,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="black-box audit: sample a mechanism and test its claimed ε (and its pmf)",
         description="Sample SAMPLER on every count 0..N (seeded) and test the claimed ε with verified "
         "Clopper–Pearson bounds at false-alarm rate --alpha-fa (Bonferroni over (pair, event) hypotheses). "
-        "SAMPLER is module:function (function(count, rng) -> int) or an adapter: "
+        "SAMPLER is module:function (function(count, rng) -> int; this RUNS that module's code) or an adapter: "
         "mechlib:truncated_geometric, diffprivlib:GeometricTruncated, diffprivlib:GeometricFolded, "
         "diffprivlib:Exponential, opendp:make_geometric, opendp:make_randomized_response, pydp:LaplaceMechanism. "
         "Exit 0: no violation found (and conformant); 1: violation or nonconformant; 2: bad input.",
@@ -137,7 +141,13 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "certificate", help="certificate JSON: an audit report, a black-box result, SY Example 1's bracket"
     )
-    check.add_argument("source", nargs="?", metavar="SOURCE", help="the audited file: its SHA-256 must match")
+    check.add_argument(
+        "source",
+        nargs="?",
+        metavar="SOURCE",
+        help="the audited file or module:function (which runs that Python code): its SHA-256, matrix, "
+        "labels, neighbours and claim must match the certificate's",
+    )
     return parser
 
 
@@ -163,17 +173,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("mechlib: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # stdout closed early (`mechlib … | head`): stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
 
 
 def _write_all(outputs: dict[Any, str]) -> None:
-    """Write each file atomically; an OS error is bad input naming the file (exit 2)."""
-    from mechlib.audit.loading import write_atomic
+    """Write all the files of one command or none of them; an OS error is bad input naming the
+    file (exit 2)."""
+    from mechlib.audit.loading import write_all
 
-    for path, content in outputs.items():
-        try:
-            write_atomic(path, content)
-        except OSError as err:
-            raise InputError(f"cannot write: {err.strerror or err}", source=str(path)) from None
+    try:
+        write_all(outputs)
+    except OSError as err:
+        raise InputError(f"cannot write: {err.strerror or err}", source=str(err.filename or "")) from None
 
 
 def _audit(args: argparse.Namespace) -> int:
@@ -455,14 +469,15 @@ def _certificate_source(spec: str | None, cert: dict[str, Any]) -> tuple[bytes |
 
 
 def _check(args: argparse.Namespace) -> int:
+    from mechlib.audit.loading import read_json
     from mechlib.checkers import audit_certificate, blackbox_result, bracket_certificate
 
     try:
-        cert = json.loads(Path(args.certificate).read_text(encoding="utf-8"))
+        cert = read_json(Path(args.certificate).read_bytes())
     except OSError as err:
         raise InputError(f"cannot read: {err.strerror or err}", source=args.certificate) from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise InputError(f"not JSON ({err})", source=args.certificate, hint="is the file truncated?") from None
+    except InputError as err:
+        raise err.at(args.certificate) from None
     found = cert.get("schema") if isinstance(cert, dict) else type(cert).__name__
     known = (audit_certificate.SCHEMA, bracket_certificate.SCHEMA, blackbox_result.SCHEMA)
     if found not in known:
@@ -486,6 +501,8 @@ def _check(args: argparse.Namespace) -> int:
             failures = bracket_certificate.check_certificate(cert)
     except (KeyError, ValueError, TypeError, IndexError, ZeroDivisionError, AttributeError) as err:
         raise InputError(f"malformed certificate: {type(err).__name__}: {err}", source=args.certificate) from None
+    if failures and failures[0].startswith("malformed"):
+        raise InputError(failures[0], source=args.certificate)
     if provenance and not failures:
         print("unverified provenance (recorded, not re-checkable): " + "; ".join(provenance))
     for failure in failures:

@@ -17,6 +17,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -25,7 +26,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from mechlib.core.exact import format_fraction, parse_probability, to_fraction
+import flint
+
+from mechlib.core.exact import MAX_DIGITS, format_fraction, parse_probability, to_fraction
 from mechlib.core.mechanism import Mechanism
 from mechlib.core.stochastic import MAX_CELLS, parse_cells
 from mechlib.errors import InputError
@@ -141,19 +144,51 @@ def _normalized(matrix: list[list[Fraction]]) -> list[list[Fraction]]:
     return result
 
 
-def _read_json(data: bytes) -> dict[str, Any]:
+def read_json(data: bytes) -> Any:
+    """Strict JSON: number literals read exactly (floats as ``Decimal``, integers within the digit
+    limit), no NaN/Infinity, no duplicate keys, no nesting deeper than Python's stack — each an
+    ``InputError`` naming the problem, never a traceback."""
+
     def reject_constant(token: str) -> None:
         raise InputError(f"contains {token}", hint="entries must be finite exact numbers")
 
+    def bounded_int(text: str) -> int:
+        digits = len(text.lstrip("-"))
+        if digits > MAX_DIGITS:
+            raise InputError(
+                f"has an integer literal of {digits} digits",
+                hint=f"at most {MAX_DIGITS} digits per number (raise MECHLIB_MAX_DIGITS to allow more)",
+            )
+        return int(text) if digits < 4000 else int(flint.fmpz(text))
+
+    def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        keys = [k for k, _ in pairs]
+        repeated = sorted({k for k in keys if keys.count(k) > 1})
+        if repeated:
+            raise InputError(f"repeats the key(s) {repeated}", hint="each field may appear once")
+        return dict(pairs)
+
     try:
-        doc = json.loads(data.decode("utf-8-sig"), parse_float=Decimal, parse_constant=reject_constant)
+        return json.loads(
+            data.decode("utf-8-sig"),
+            parse_float=Decimal,
+            parse_int=bounded_int,
+            parse_constant=reject_constant,
+            object_pairs_hook=unique_keys,
+        )
     except UnicodeDecodeError:
         raise InputError("is not UTF-8 text") from None
+    except RecursionError:
+        raise InputError("is nested too deeply", hint="a mechanism file is an object of lists of rows") from None
     except json.JSONDecodeError as err:
         problem = (
             "is empty" if not data.strip() else f"is not valid JSON: {err.msg} at line {err.lineno}, column {err.colno}"
         )
         raise InputError(problem) from None
+
+
+def _read_json(data: bytes) -> dict[str, Any]:
+    doc = read_json(data)
     if isinstance(doc, list):
         return {"matrix": doc}
     if not isinstance(doc, dict):
@@ -172,8 +207,25 @@ def _read_json(data: bytes) -> dict[str, Any]:
         ):
             raise InputError("must be a list of integers", field=key)
     if doc.get("neighbours") is not None:
-        doc["neighbours"] = [tuple(pair) if isinstance(pair, list) else pair for pair in doc["neighbours"]]
+        doc["neighbours"] = _neighbour_pairs(doc["neighbours"])
     return doc
+
+
+def _neighbour_pairs(value: Any) -> list[tuple[int, int]]:
+    """A list of pairs of integer input labels (booleans and floats are not labels)."""
+    ok = isinstance(value, list) and all(
+        isinstance(pair, list | tuple)
+        and len(pair) == 2
+        and all(isinstance(x, int) and not isinstance(x, bool) for x in pair)
+        for pair in value
+    )
+    if not ok:
+        raise InputError(
+            f"is {str(value)[:60]}",
+            field="neighbours",
+            hint="expected a list of pairs of integer inputs, e.g. [[0, 1], [1, 2]]",
+        )
+    return [(int(a), int(b)) for a, b in value]
 
 
 def _read_csv(data: bytes) -> list[list[str]]:
@@ -181,11 +233,14 @@ def _read_csv(data: bytes) -> list[list[str]]:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise InputError("is not UTF-8 text") from None
-    rows = [
-        [cell.strip() for cell in row]
-        for row in csv.reader(io.StringIO(text))
-        if row and any(c.strip() for c in row) and not row[0].lstrip().startswith("#")
-    ]
+    try:  # splitlines: \n, \r\n and a lone \r all end a line
+        rows = [
+            [cell.strip() for cell in row]
+            for row in csv.reader(text.splitlines())
+            if row and any(c.strip() for c in row) and not row[0].lstrip().startswith("#")
+        ]
+    except csv.Error as err:
+        raise InputError(f"is not readable CSV: {err}", hint="one line of exact numbers per input") from None
     if not rows:
         raise InputError("is empty", hint="expected one line of exact numbers per input")
     return rows
@@ -207,15 +262,37 @@ def _read_npy(data: bytes) -> list[list[float]]:
         raise InputError(f"holds a {shape[0]}×{shape[1]} matrix", hint=f"expected at most {MAX_CELLS:,} cells")
     if dtype.kind not in "fiu":
         raise InputError(f"holds dtype {dtype}", hint="expected a float or integer array")
-    array = np.load(io.BytesIO(data), allow_pickle=False)
+    try:
+        array = np.load(io.BytesIO(data), allow_pickle=False)
+    except (ValueError, OSError, EOFError) as err:
+        raise InputError(f"is not a readable .npy file: {err}") from None
     values: list[list[float]] = array.tolist()
     return values
 
 
-def write_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to ``path`` so that it is either fully written or untouched."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
+def write_all(outputs: dict[Any, str]) -> None:
+    """Write every file or none: each goes to a temporary beside its target first; only when all
+    are written are they renamed into place (a failure removes every temporary). Temporaries
+    left by a killed run (``.NAME.*.tmp``) beside a target are removed first."""
+    staged: list[tuple[str, Path]] = []
+    try:
+        for path, text in outputs.items():
+            target = Path(path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            for stale in target.parent.glob(f".{target.name}.*.tmp"):
+                stale.unlink(missing_ok=True)
+            if target.is_dir():
+                raise IsADirectoryError(21, "is a directory", str(target))
+            staged.append((_stage(target, text), target))
+        for tmp, target in staged:
+            os.replace(tmp, target)
+    except BaseException:
+        for tmp, _ in staged:
+            Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _stage(target: Path, text: str) -> str:
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -225,10 +302,26 @@ def write_atomic(path: str | os.PathLike[str], text: str) -> None:
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 is wrong for a report meant to be shared
-        os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    return tmp
+
+
+def write_atomic(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` to ``path`` so that it is either fully written or untouched."""
+    write_all({path: text})
+
+
+_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+def is_callable_spec(spec: str) -> bool:
+    """``module:function`` with dotted Python names on both sides; anything else (``results:final.json``,
+    ``C:\\mech.csv``) is a file path and is never imported."""
+    module, sep, func = spec.partition(":")
+    looks_like_a_file = Path(spec).suffix.lower() in {".json", ".csv", ".npy"}
+    return bool(sep) and not looks_like_a_file and bool(_DOTTED.fullmatch(module)) and bool(_DOTTED.fullmatch(func))
 
 
 def import_callable(spec: str) -> tuple[Any, Callable[..., Any]]:
@@ -241,7 +334,7 @@ def import_callable(spec: str) -> tuple[Any, Callable[..., Any]]:
         sys.path.insert(0, str(Path.cwd()))
     try:
         module = importlib.import_module(module_name)
-    except Exception as err:
+    except (Exception, SystemExit) as err:
         raise InputError(
             f"cannot import module {module_name!r}: {type(err).__name__}: {err}",
             source=spec,
@@ -257,7 +350,7 @@ def load_source(spec: str, *, from_float: bool = False, normalize_rows: bool = F
     """A mechanism file, or ``module:function`` — a Python callable (no arguments) returning a
     ``Mechanism``, a matrix (list of rows) or a dict in the JSON file format. The SHA-256 is then
     that of the module's source file."""
-    if Path(spec).exists() or ":" not in spec:
+    if Path(spec).exists() or not is_callable_spec(spec):
         return load_mechanism(spec, from_float=from_float, normalize_rows=normalize_rows)
     import inspect
 
@@ -265,7 +358,7 @@ def load_source(spec: str, *, from_float: bool = False, normalize_rows: bool = F
     func_name = spec.partition(":")[2]
     try:
         value = func()
-    except Exception as err:
+    except (Exception, SystemExit) as err:  # the user's code: sys.exit() is an error here, not our exit
         raise InputError(f"{func_name}() raised {type(err).__name__}: {err}", source=spec) from None
     try:
         data = Path(inspect.getsourcefile(module) or "").read_bytes()
@@ -276,6 +369,11 @@ def load_source(spec: str, *, from_float: bool = False, normalize_rows: bool = F
         if isinstance(value, Mechanism):
             return LoadedMechanism(value, spec, "python", digest)
         fields = value if isinstance(value, dict) else {"matrix": value}
+        unknown = sorted(set(fields) - _JSON_KEYS) if isinstance(fields, dict) else []
+        if unknown:
+            raise InputError(f"{func_name}() returned unknown field(s) {unknown}", hint=f"known: {sorted(_JSON_KEYS)}")
+        if isinstance(fields, dict) and fields.get("neighbours") is not None:
+            fields = {**fields, "neighbours": _neighbour_pairs(fields["neighbours"])}
         if not isinstance(fields, dict) or "matrix" not in fields:
             raise InputError(
                 f"{func_name}() returned {type(value).__name__}", hint="expected a Mechanism, a matrix or a dict"
@@ -306,7 +404,7 @@ def _load_cells(path: str) -> list[list[Fraction]]:
         raise InputError(f"cannot be read: {err.strerror or err}", source=path) from None
     try:
         if p.suffix.lower() == ".json":
-            doc = json.loads(data.decode("utf-8-sig"), parse_float=Decimal)
+            doc = read_json(data)
             rows = doc if doc and isinstance(doc[0], list) else [doc]
         else:
             rows = _read_csv(data)

@@ -31,6 +31,8 @@ from typing import Any
 
 import flint
 
+from mechlib.checkers.numbers import exact
+
 SCHEMA = "mechlib.audit/2"
 
 #: The LP-based findings (dominance, users) run up to this n (documented in the README).
@@ -56,12 +58,10 @@ class Malformed(ValueError):
 
 
 def _f(text: Any, where: str) -> Q:
-    if isinstance(text, bool) or not isinstance(text, str | int):
-        raise Malformed(f"{where}: expected an exact number as a string, got {text!r}")
     try:
-        value = Fraction(text)  # parses decimals and "p/q" exactly
-    except (ValueError, ZeroDivisionError):
-        raise Malformed(f"{where}: {text!r} is not an exact number") from None
+        value = exact(text)  # decimals and "p/q", exactly, within the limits
+    except ValueError as err:
+        raise Malformed(f"{where}: {err}") from None
     return Q(value.numerator, value.denominator)
 
 

@@ -22,10 +22,13 @@ from __future__ import annotations
 
 import functools
 import math
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
 import flint
+
+from mechlib.checkers.numbers import exact
 
 SCHEMA = "mechlib.blackbox/2"
 
@@ -60,9 +63,9 @@ def _exact(text: Any, where: str) -> Fraction:
     if not isinstance(text, str):
         raise Malformed(f"{where}: expected an exact number as a string, got {text!r}")
     try:
-        return Fraction(text)
-    except (ValueError, ZeroDivisionError):
-        raise Malformed(f"{where}: {text!r} is not an exact number") from None
+        return exact(text)
+    except ValueError as err:
+        raise Malformed(f"{where}: {err}") from None
 
 
 def _int(value: Any, where: str, low: int | None = None) -> int:
@@ -76,6 +79,14 @@ def _keys(obj: Any, where: str, fields: set[str]) -> dict[str, Any]:
         have = sorted(obj) if isinstance(obj, dict) else type(obj).__name__
         raise Malformed(f"{where}: expected the fields {sorted(fields)}, got {have}")
     return obj
+
+
+def _number(value: Any, where: str) -> float:
+    """A JSON number (read as float, or as Decimal by a strict reader), as a float: α_FA and the
+    per-bound level are configuration floats, compared to 12 significant digits."""
+    if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
+        raise Malformed(f"{where}: expected a number, got {value!r}")
+    return float(value)
 
 
 def _at_least(k: int, n: int, p: Fraction) -> flint.arb:
@@ -172,8 +183,8 @@ def _check(result: dict[str, Any]) -> list[str]:
 
 def _check_dp(dp: dict[str, Any], counts: list[dict[int, int]]) -> list[str]:
     eps = _exact(dp["epsilon"], "dp.epsilon")
-    alpha_fa = dp["alpha_fa"]
-    if isinstance(alpha_fa, bool) or not isinstance(alpha_fa, int | float) or not 0 < alpha_fa < 1 or eps < 0:
+    alpha_fa = _number(dp["alpha_fa"], "dp.alpha_fa")
+    if not 0 < alpha_fa < 1 or eps < 0:
         raise Malformed("dp: expected 0 < alpha_fa < 1 and epsilon ≥ 0")
     events = _events(counts)
     pairs = [(i, i + d) for i in range(len(counts)) for d in (-1, 1) if 0 <= i + d < len(counts)]
@@ -182,8 +193,8 @@ def _check_dp(dp: dict[str, Any], counts: list[dict[int, int]]) -> list[str]:
     if dp["hypotheses"] != hypotheses:
         failures.append(f"dp.hypotheses is {dp['hypotheses']}, the counts give {hypotheses}")
     delta = Fraction(alpha_fa) / (2 * hypotheses)
-    recorded = dp["per_bound_level"]
-    if not isinstance(recorded, float) or not math.isclose(recorded, float(delta), rel_tol=1e-12, abs_tol=0):
+    recorded = _number(dp["per_bound_level"], "dp.per_bound_level")
+    if not math.isclose(recorded, float(delta), rel_tol=1e-12, abs_tol=0):
         failures.append(f"dp.per_bound_level is {recorded}, α_FA/(2H) = {float(delta)}")
     e_eps = _arb(eps).exp()
     violation = dp["violation"]
@@ -250,8 +261,8 @@ def _check_conformance(c: Any, counts: list[dict[int, int]]) -> list[str]:
     _keys(c, "conformance", CONFORMANCE)
     if c["verdict"] not in ("conformant", "nonconformant"):
         raise Malformed(f"conformance.verdict: {c['verdict']!r}")
-    alpha_fa = c["alpha_fa"]
-    if isinstance(alpha_fa, bool) or not isinstance(alpha_fa, int | float) or not 0 < alpha_fa < 1:
+    alpha_fa = _number(c["alpha_fa"], "conformance.alpha_fa")
+    if not 0 < alpha_fa < 1:
         raise Malformed("conformance.alpha_fa: expected 0 < alpha_fa < 1")
     if not isinstance(c["pmf"], list) or len(c["pmf"]) != len(counts):
         raise Malformed(f"conformance.pmf: expected {len(counts)} rows")

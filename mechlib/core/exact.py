@@ -8,12 +8,24 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
+import re
 from decimal import Decimal
 from fractions import Fraction
 
 from mechlib.errors import InputError
 
 _EXPECTED = "expected an integer, 'p/q' or a decimal string such as '0.1'"
+
+#: Limits checked before any arithmetic, so that a 40-byte input cannot ask for 10⁹-digit
+#: numbers: digits per number and the size of a decimal exponent. Raise them with the environment
+#: variables MECHLIB_MAX_DIGITS and MECHLIB_MAX_EXPONENT.
+MAX_DIGITS = int(os.environ.get("MECHLIB_MAX_DIGITS", "4000"))
+MAX_EXPONENT = int(os.environ.get("MECHLIB_MAX_EXPONENT", "4000"))
+
+# ASCII digits only (Python's own parser also reads other scripts' digits, e.g. Arabic-Indic).
+_DECIMAL = re.compile(r"[+-]?(?P<int>[0-9]*)(?:\.(?P<frac>[0-9]*))?(?:[eE](?P<exp>[+-]?[0-9]+))?")
+_RATIO = re.compile(r"[+-]?(?P<num>[0-9]+)\s*/\s*(?P<den>[0-9]+)")
 
 
 def to_fraction(value: object, *, from_float: bool = False) -> Fraction:
@@ -33,13 +45,14 @@ def to_fraction(value: object, *, from_float: bool = False) -> Fraction:
     if isinstance(value, Fraction):
         return value
     if isinstance(value, int):
+        check_digits(value)
         return Fraction(value)
     if isinstance(value, str):
         return _parse_string(value)
     if isinstance(value, Decimal):
         if not value.is_finite():
             raise InputError(f"got the non-finite number {value}", hint=_EXPECTED)
-        return Fraction(value)
+        return _parse_string(str(value))
     if isinstance(value, float):
         if not from_float:
             raise InputError(
@@ -55,10 +68,37 @@ def to_fraction(value: object, *, from_float: bool = False) -> Fraction:
     raise InputError(f"got {value!r} of type {type(value).__name__}", hint=_EXPECTED)
 
 
+def check_digits(value: int) -> None:
+    """An integer of at most MAX_DIGITS decimal digits (judged from its bit length, no printing)."""
+    if value.bit_length() > MAX_DIGITS * 3.33 + 4:
+        raise InputError(
+            f"got an integer of about {int(value.bit_length() / 3.32)} digits",
+            hint=f"at most {MAX_DIGITS} digits per number (raise MECHLIB_MAX_DIGITS to allow more)",
+        )
+
+
 def _parse_string(text: str) -> Fraction:
     stripped = text.strip()
     if not stripped:
         raise InputError("got an empty string", hint=_EXPECTED)
+    ratio, decimal = _RATIO.fullmatch(stripped), _DECIMAL.fullmatch(stripped)
+    if ratio is None and (decimal is None or not (decimal["int"] or decimal["frac"])):
+        raise InputError(f"cannot read {text[:40]!r} as an exact number", hint=_EXPECTED)
+    if ratio is not None:
+        digits = len(ratio["num"]) + len(ratio["den"])
+    else:
+        assert decimal is not None
+        digits = len(decimal["int"] or "") + len(decimal["frac"] or "")
+    if digits > MAX_DIGITS:
+        raise InputError(
+            f"got a number of {digits} digits",
+            hint=f"at most {MAX_DIGITS} digits per number (raise MECHLIB_MAX_DIGITS to allow more)",
+        )
+    if decimal is not None and decimal["exp"] is not None and abs(int(decimal["exp"][:12])) > MAX_EXPONENT:
+        raise InputError(
+            f"got the exponent {decimal['exp'][:20]} in {text[:40]!r}",
+            hint=f"exponents are limited to ±{MAX_EXPONENT} (raise MECHLIB_MAX_EXPONENT to allow more)",
+        )
     try:
         result = Fraction(stripped)
     except ZeroDivisionError:
@@ -69,11 +109,20 @@ def _parse_string(text: str) -> Fraction:
 
 
 def format_fraction(value: Fraction | int) -> str:
-    """The canonical exact string of a rational: ``"3"`` or ``"-2/7"`` (round-trips)."""
+    """The canonical exact string of a rational: ``"3"`` or ``"-2/7"`` (round-trips), however
+    many digits (Python's 4,300-digit int-to-str limit does not apply: flint prints big ones)."""
     value = Fraction(value)
     if value.denominator == 1:
-        return str(value.numerator)
-    return f"{value.numerator}/{value.denominator}"
+        return _int_text(value.numerator)
+    return f"{_int_text(value.numerator)}/{_int_text(value.denominator)}"
+
+
+def _int_text(n: int) -> str:
+    if n.bit_length() < 14000:  # well below 4,300 digits
+        return str(n)
+    import flint
+
+    return str(flint.fmpz(n))
 
 
 def parse_probability(value: object, *, from_float: bool = False) -> Fraction:

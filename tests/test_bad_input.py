@@ -1,0 +1,171 @@
+"""Input that cannot crash, hang or leave half a result: every malformed input found by the
+adversarial review ends in exit 2 with one line on stderr and no output file; limits are checked
+before any arithmetic; big valid rationals print. A Hypothesis test fuzzes the loaders."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mechlib.cli import main
+
+T_ROWS = [["2/3", "1/3"], ["1/3", "2/3"]]
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _bad(capsys: pytest.CaptureFixture[str], tmp_path: Path, *argv: str) -> str:
+    out_file = tmp_path / "out" / "cert.json"
+    code, out, err = _run(capsys, *argv, "-o", str(out_file)) if argv[0] == "audit" else _run(capsys, *argv)
+    assert code == 2, (code, out, err)
+    assert out == "" and len(err.strip().splitlines()) == 1, err
+    assert "Traceback" not in err
+    assert not out_file.exists()
+    return err
+
+
+JSON_CASES = {
+    "exponent past the limit (used to hang)": '{"matrix": [["1e-999999999", "1"], ["1", "0"]]}',
+    "huge exponent": '{"matrix": [["1e999999", "0"], ["0", "1"]]}',
+    "integer literal of 10^5 digits": '{"matrix": [[1' + "0" * 100_000 + ", 0], [0, 1]]}",
+    "deeply nested": "[" * 100_000 + "]" * 100_000,
+    "neighbours 5": json.dumps({"matrix": T_ROWS, "neighbours": 5}),
+    "neighbours [1]": json.dumps({"matrix": T_ROWS, "neighbours": [1]}),
+    "neighbours nested": json.dumps({"matrix": T_ROWS, "neighbours": [[[0], [1]]]}),
+    "neighbours {}": json.dumps({"matrix": T_ROWS, "neighbours": {}}),
+    "neighbours of booleans": json.dumps({"matrix": T_ROWS, "neighbours": [[True, False]]}),
+    "neighbours of floats": json.dumps({"matrix": T_ROWS, "neighbours": [[0.0, 1.0]]}),
+    "Arabic-Indic digits": json.dumps({"matrix": [["١/٣", "٢/٣"], ["1/3", "2/3"]]}),
+    "duplicate keys": '{"matrix": [["1", "0"], ["0", "1"]], "matrix": [["1/2", "1/2"], ["1/2", "1/2"]]}',
+}
+
+
+@pytest.mark.parametrize("case", sorted(JSON_CASES))
+def test_malformed_json_exits_2_with_one_line(case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "m.json"
+    path.write_text(JSON_CASES[case])
+    _bad(capsys, tmp_path, "audit", str(path))
+
+
+def test_malformed_csv_and_npy(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    big = tmp_path / "big.csv"
+    big.write_text("1" + "0" * 140_000 + ",0\n0,1\n")
+    _bad(capsys, tmp_path, "audit", str(big))
+    short = tmp_path / "short.npy"
+    buffer = tmp_path / "full.npy"
+    np.save(buffer, np.array([[0.5, 0.5], [0.5, 0.5]]))
+    short.write_bytes(buffer.read_bytes()[:-8])
+    _bad(capsys, tmp_path, "audit", str(short), "--from-float")
+
+
+def test_csv_with_cr_line_endings_is_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "cr.csv"
+    path.write_bytes(b"2/3,1/3\r1/3,2/3\r")
+    code, out, _ = _run(capsys, "audit", str(path), "--json")
+    assert code == 0 and json.loads(out)["dp_level"] == "1/2"
+
+
+def test_user_code_that_exits_is_bad_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _bad(capsys, tmp_path, "audit", "sys:exit")
+    (tmp_path / "quits.py").write_text("import sys\nsys.exit(0)\n")
+    (tmp_path / "extra.py").write_text("def make():\n    return {'matrix': [[1]], 'colour': 'red'}\n")
+    monkeypatch.chdir(tmp_path)
+    _bad(capsys, tmp_path, "audit", "quits:make")
+    _bad(capsys, tmp_path, "audit", "extra:make")
+
+
+def test_a_path_that_looks_like_a_file_is_never_imported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    marker = tmp_path / "imported"
+    (tmp_path / "results.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    monkeypatch.chdir(tmp_path)
+    err = _bad(capsys, tmp_path, "audit", "results:final.json")
+    assert "cannot be read" in err and not marker.exists()
+
+
+def test_big_valid_rationals_print(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "tiny.py").write_text(
+        textwrap.dedent(
+            """
+            from fractions import Fraction
+            from mechlib import truncated_geometric
+
+            def make():
+                return truncated_geometric(Fraction(1, 10**1000), 5)
+            """
+        )
+    )
+    monkeypatch.chdir(tmp_path)
+    code, out, err = _run(capsys, "audit", "tiny:make", "--json")
+    assert code in (0, 1) and "Traceback" not in err
+    assert len(json.loads(out)["dp_level"]) > 1000
+
+
+def test_a_certificate_past_the_limits_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps({"matrix": T_ROWS}))
+    cert = tmp_path / "cert.json"
+    assert main(["audit", str(path), "-o", str(cert)]) == 0
+    doc = json.loads(cert.read_text())
+    doc["dp_level"] = "1e-999999999"
+    cert.write_text(json.dumps(doc))
+    capsys.readouterr()
+    _bad(capsys, tmp_path, "check", str(cert))
+
+
+def test_outputs_are_all_or_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps({"matrix": T_ROWS}))
+    blocker = tmp_path / "reports"
+    blocker.write_text("a file where the report directory should be")
+    cert = tmp_path / "cert.json"
+    code, _, err = _run(capsys, "audit", str(path), "-o", str(cert), "--report-dir", str(blocker))
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert not cert.exists()  # nothing written, not even the files that could have been
+    assert not list(tmp_path.glob(".*.tmp"))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    st.one_of(
+        st.binary(max_size=200),
+        st.text(max_size=200).map(str.encode),
+        st.recursive(
+            st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=8)),
+            lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+            max_leaves=20,
+        ).map(lambda doc: json.dumps({"matrix": doc}).encode()),
+    ),
+    st.sampled_from([".json", ".csv"]),
+)
+def test_loaders_never_crash(tmp_path_factory: pytest.TempPathFactory, data: bytes, suffix: str) -> None:
+    """Random bytes and random JSON shapes: the audit either accepts the file or exits 2 with one
+    line — never a traceback, never output on failure."""
+    import contextlib
+    import io
+
+    folder = tmp_path_factory.mktemp("fuzz")
+    path = folder / f"m{suffix}"
+    path.write_bytes(data)
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["audit", str(path), "-o", str(folder / "cert.json")])
+    assert code in (0, 1, 2), code
+    if code == 2:
+        assert out.getvalue() == "" and len(err.getvalue().strip().splitlines()) == 1, err.getvalue()
+        assert not (folder / "cert.json").exists()
