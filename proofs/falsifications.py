@@ -155,6 +155,28 @@ register("SY Figure 1's prior → uniform", "perturbed figure", ("SY-F1",),
 register("the triangle → the path (Brenner–Nissim)", "changed statement", ("BN-path",),
          _module_constant("proofs.smt_claims", "TRIANGLE", lambda _: [(0, 1), (1, 2)]))  # fmt: skip
 
+
+def _wrong_kms(_real: Any) -> Any:
+    def kms(m: int, alpha: Any) -> list[list[Any]]:
+        return [[alpha ** (abs(i - j) + (i != j)) for j in range(m)] for i in range(m)]
+
+    return kms
+
+
+def _swapped_t_alpha_beta(real: Any) -> Any:
+    def t_alpha_beta(n: int) -> Any:
+        from proofs.symbolic_claims import ALPHA, BETA
+
+        return real(n).subs({ALPHA: BETA, BETA: ALPHA}, simultaneous=True)
+
+    return t_alpha_beta
+
+
+register("G′ with α^(|i−j|+1) off the diagonal", "changed statement", ("GS-L1", "GS-L2"),
+         _module_constant("proofs.symbolic_claims", "kms", _wrong_kms))  # fmt: skip
+register("T_{α,β} with α and β swapped", "wrong α", ("GS-L3",),
+         _module_constant("proofs.symbolic_claims", "t_alpha_beta_symbolic", _swapped_t_alpha_beta))  # fmt: skip
+
 #: Candidates measured and not (yet) killing any claim check: kept for the next round.
 CANDIDATES: dict[str, tuple[str, Any]] = {
     "≥ at α flipped": ("flipped inequality", lambda: [(Attr(alpha_module.Alpha, "at_least"), _flipped_at_least)]),

@@ -10,8 +10,8 @@ import proofs.falsifications  # noqa: F401  (registers the mutants)
 from proofs.mutants import KINDS, MUTANTS, pairs, run_mutant, score
 
 #: The guard: a lost registration (or a mutant quietly dropped) changes these numbers.
-EXPECTED_MUTANTS = 11
-EXPECTED_PAIRS = 52
+EXPECTED_MUTANTS = 13
+EXPECTED_PAIRS = 55
 
 #: Fast (mutant, claim) pairs run on every CI run, among them the survivors the "What PROVED
 #: means" review found: T's loss hard-coded in GRS-EA.1, GRS-LP's illegal losses, SY-F1's prior.
@@ -29,6 +29,8 @@ CI_PAIRS = [
     ("optimal vertex → randomized response", "GRS-L5.8"),
     ("τ^g → randomized response on Ω", "SY-L1"),
     ("privacy sets without their inequality", "SY-P4"),
+    ("G′ with α^(|i−j|+1) off the diagonal", "GS-L1"),
+    ("T_{α,β} with α and β swapped", "GS-L3"),
 ]
 
 
