@@ -20,6 +20,7 @@ CHECK_MODULES = (
     "proofs.fuzz_claims",
     "proofs.fuzz_mechanisms",
     "proofs.gs_minimax_structure",
+    "proofs.grs_gs_instances",
 )
 
 for _module in CHECK_MODULES:

@@ -112,7 +112,7 @@ def dominance_query(n: int, alpha: Fraction, base: Mechanism) -> tuple[z3.Solver
     """Free X: α-DP and stochastic, and no stochastic Y with the error tails of Y∘base below X's
     (CLAIMS.md note 1). UNSAT proves that ``base`` dominates every α-DP mechanism on 0..n."""
     size = n + 1
-    ys = [[z3.Real(f"y{r}_{j}") for j in range(size)] for r in range(size)]
+    ys = [[z3.Real(f"y{r}_{j}") for j in range(size)] for r in range(len(base.outputs))]
     solver = smt_query("LRA")
     xs = dp_matrix(solver, size, alpha)
     solver.add(z3.Not(z3.Exists([v for row in ys for v in row], z3.And(dominated(n, base, xs, ys)))))
@@ -121,15 +121,15 @@ def dominance_query(n: int, alpha: Fraction, base: Mechanism) -> tuple[z3.Solver
 
 def dominated(n: int, base: Mechanism, xs: list[list[Any]], ys: list[list[z3.ArithRef]]) -> list[Any]:
     """Y stochastic and P_{Y∘base}(|j−i| ≥ k | i) ≤ P_X(|j−i| ≥ k | i) for all i, k ≥ 1."""
-    size = n + 1
+    size, outputs = n + 1, range(len(base.outputs))  # Y: base's outputs → guesses 0..n
     b = base.rows
     constraints: list[Any] = []
-    for r in range(size):
+    for r in outputs:
         constraints.append(z3.Sum(ys[r]) == 1)
         constraints += [v >= 0 for v in ys[r]]
     for i in range(size):
         for k in range(1, max(i, n - i) + 1):
-            tail_y = z3.Sum([q(b[i][r]) * ys[r][j] for r in range(size) for j in range(size) if abs(j - i) >= k])
+            tail_y = z3.Sum([q(b[i][r]) * ys[r][j] for r in outputs for j in range(size) if abs(j - i) >= k])
             constraints.append(tail_y <= sum(xs[i][j] for j in range(size) if abs(j - i) >= k))
     return constraints
 
@@ -140,7 +140,7 @@ def recheck_counterexample(n: int, alpha: Fraction, base: Mechanism, model: z3.M
     x = Mechanism([[exact(model.eval(v, model_completion=True)) for v in row] for row in xs])
     if dp_level(x).alpha < alpha:
         return "the counterexample is not α-DP"
-    ys = [[z3.Real(f"y{r}_{j}") for j in range(n + 1)] for r in range(n + 1)]
+    ys = [[z3.Real(f"y{r}_{j}") for j in range(n + 1)] for r in range(len(base.outputs))]
     solver = z3.SolverFor("QF_LRA")  # a re-check of a counterexample, not a proof
     solver.add(dominated(n, base, [[q(v) for v in row] for row in x.rows], ys))
     return None if solver.check() == z3.unsat else "a dominating Y exists for the counterexample"
@@ -189,6 +189,20 @@ def smt_grs_theorem_3_2() -> Outcome:
 @check("DOM", kind=SMT, scope=bounded(2, "α = 1/2", "z3 qsat + cvc5: ∀X∃Y"))
 def smt_dominance() -> Outcome:
     return dominance_proofs((Fraction(1, 2),))
+
+
+@check("GRS-C3.3", kind=SMT, scope=bounded(2, "α ∈ {1/2, 1/3}", "z3 qsat + cvc5: ∀X∃Y, base = geometric on a window"))
+def smt_geometric_dominates() -> Outcome:
+    """GRS Cor. 3.3, bounded: the geometric mechanism (range ℤ, on the window −1..n+1 with lumped
+    tails) has, for every α-DP X on 0..n, a remap Y whose error tails are nowhere above X's."""
+    from mechlib.core.families import geometric
+
+    parts = {}
+    for alpha in (Fraction(1, 2), Fraction(1, 3)):
+        for n in (1, 2):
+            solver, _ = dominance_query(n, alpha, geometric(alpha, n, margin=1))
+            parts[f"geometric, n={n}, α={format_fraction(alpha)}"] = run(solver)
+    return proved_if_unsat(parts)
 
 
 # -- GS Definition 2; non-derivability of the appendix matrices ----------------------------------

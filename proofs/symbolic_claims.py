@@ -141,22 +141,28 @@ def negative_entry_query(t: sp.Matrix, *, ordered: bool) -> z3.Solver:
     return solver
 
 
-@check("GS-L3", kind=SYM, scope=bounded(4, "symbolic 0 < α ≤ β < 1", "sympy row sums; z3 + cvc5 signs"))
+@check("GS-L3", kind=SYM, scope=bounded(4, "symbolic α, β", "sympy: rows of T_{α,β} sum to 1"))
 def sym_t_alpha_beta() -> Outcome:
-    """Rows of T_{α,β} sum to 1 (sympy) and, for 0 < α ≤ β < 1, every entry is ≥ 0 (z3: the
-    numerator and denominator of each entry never have opposite signs)."""
-    parts = {}
+    """Rows of T_{α,β} = G_α⁻¹G_β sum to 1, symbolically (sympy)."""
     failures: list[dict[str, Any]] = []
     for n in (1, 2, 3, 4):
         t = t_alpha_beta_symbolic(n)
         for i in range(n + 1):
             if sp.simplify(sum(t[i, :]) - 1) != 0:
                 failures.append({"n": n, "row": i, "problem": "row sum"})
-        parts[f"n={n}"] = run(negative_entry_query(t, ordered=True))
+    return decide(failures, {"n": "1..4", "alpha, beta": "symbolic"})
+
+
+@check("GS-L3", kind=SMT, scope=bounded(4, "symbolic 0 < α ≤ β < 1", TWO_SOLVERS + " (entry signs)"))
+def smt_t_alpha_beta_nonnegative() -> Outcome:
+    """For 0 < α ≤ β < 1 no entry of T_{α,β} is negative (its numerator and denominator never have
+    opposite signs); the negative control (β < α) must find one."""
+    parts = {f"n={n}": run(negative_entry_query(t_alpha_beta_symbolic(n), ordered=True)) for n in (1, 2, 3, 4)}
     outcome = proved_if_unsat(parts)
-    if failures:
-        return Outcome(Verdict.REFUTED, {**outcome.evidence, "failures": failures})
-    return outcome
+    answer, ev = run(negative_entry_query(t_alpha_beta_symbolic(2), ordered=False))
+    if answer != z3.sat:
+        return Outcome(Verdict.UNKNOWN, outcome.evidence, "negative control (β < α) found no negative entry")
+    return Outcome(outcome.verdict, {**outcome.evidence, "negative control β < α": ev}, outcome.reason)
 
 
 @check("GRS-E2.1", kind=SYM, scope=Scope(Strength.ALL_N, "any (noise on ℤ)", "symbolic, |α| < 1", "sympy series"))
@@ -169,6 +175,34 @@ def sym_geometric_noise_sums_to_one() -> Outcome:
     return decide(
         [] if total == 1 else [{"sum": str(total)}], {"sum over ℤ": str(total), "tail Σ_{d≥1} α^d": str(tail)}
     )
+
+
+@check(
+    "GRS-E2.3",
+    kind=SYM,
+    scope=Scope(Strength.ALL_N, "every odd n = 2k+1 (k symbolic)", "symbolic, 0 < α < 1", "sympy series"),
+)
+def sym_post_processing_every_odd_n() -> Outcome:
+    """GRS Example 2.3 for every odd n = 2k + 1 and symbolic α: with the geometric mechanism's
+    noise c·α^|d| (c = (1−α)/(1+α)) and p₀ = p_n = 1/2, face value errs with P[Δ ≠ 0] = 1 − c =
+    2α/(1+α); the threshold remap (outputs ≥ k+1 read as n, others as 0) errs at 0 iff Δ ≥ k+1 and
+    at n iff Δ ≤ −(k+1), each with probability Σ_{d ≥ k+1} c·α^d = α^(k+1)/(1+α)."""
+    k = sp.Symbol("k", integer=True, nonnegative=True)
+    big = sp.Symbol("N", integer=True, positive=True)
+    d = sp.Symbol("d", integer=True)
+    c = (1 - ALPHA) / (1 + ALPHA)
+    # the partial tail Σ_{d=k+1}^{k+N} c·α^d = (α^(k+1) − α^(k+N+1))/(1+α) for every N; as N → ∞,
+    # α^(k+N+1) → 0 for 0 < α < 1, so the tail is α^(k+1)/(1+α)
+    partial = sp.summation(c * ALPHA**d, (d, k + 1, k + big))
+    closed = (ALPHA ** (k + 1) - ALPHA ** (k + big + 1)) / (1 + ALPHA)
+    threshold = sp.Rational(1, 2) * partial + sp.Rational(1, 2) * partial  # p₀ = p_n = 1/2, mirror tails
+    facts = {
+        "face value loses 2α/(1+α)": sp.simplify(1 - c - 2 * ALPHA / (1 + ALPHA)) == 0,
+        "partial tails in closed form": sp.simplify(sp.powsimp(sp.expand(partial - closed))) == 0,
+        "threshold loses α^((n+1)/2)/(1+α) in the limit": sp.simplify(threshold - closed) == 0,
+    }
+    evidence = {"partial tail": str(sp.simplify(partial)), "checked": list(facts)}
+    return decide([{key: False} for key, ok in facts.items() if not ok], evidence)
 
 
 @check("GRS-EA.1", kind=SYM)
