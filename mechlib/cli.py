@@ -52,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--loss", metavar="FILE", help="the extra user's loss matrix l(i, j) (JSON or CSV; with --prior)"
     )
     audit.add_argument("--report-dir", metavar="DIR", help="also write NAME.audit.{json,md,html} to DIR")
+    audit.add_argument("--force", action="store_true", help="overwrite reports that already exist in --report-dir")
     audit.add_argument("--from-float", action="store_true", help="accept binary floats at their exact value (.npy)")
     audit.add_argument(
         "--normalize-rows", action="store_true", help="divide each row by its exact sum (recorded in the report)"
@@ -130,6 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
         "-o", "--output", metavar="PATH", help="also write the JSON result to PATH (mechlib check re-verifies it)"
     )
     box.add_argument("--report-dir", metavar="DIR", help="also write SAMPLER.blackbox.{json,md,html} to DIR")
+    box.add_argument("--force", action="store_true", help="overwrite reports that already exist in --report-dir")
 
     check = sub.add_parser(
         "check",
@@ -179,6 +181,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 141
 
 
+def _refuse_overwrite(reports: list[Path], force: bool) -> None:
+    """Existing reports are kept unless --force (two sources with one stem would overwrite each
+    other's reports otherwise)."""
+    existing = [p for p in reports if p.exists()]
+    if existing and not force:
+        raise InputError(
+            "already exists", source=str(existing[0]), hint="pass --force to overwrite, or choose another --report-dir"
+        )
+
+
 def _write_all(outputs: dict[Any, str]) -> None:
     """Write all the files of one command or none of them; an OS error is bad input naming the
     file (exit 2)."""
@@ -212,6 +224,7 @@ def _audit(args: argparse.Namespace) -> int:
     if args.report_dir:
         stem = Path(loaded.path.replace(":", "_")).stem
         base = Path(args.report_dir) / f"{stem}.audit"
+        _refuse_overwrite([Path(f"{base}.{ext}") for ext in ("json", "md", "html")], args.force)
         outputs |= {
             f"{base}.json": text + "\n",
             f"{base}.md": render_markdown(report),
@@ -376,6 +389,7 @@ def _blackbox(args: argparse.Namespace) -> int:
         from mechlib.audit.report import render_blackbox_html, render_blackbox_markdown
 
         base = Path(args.report_dir) / (args.sampler.replace(":", "_") + ".blackbox")
+        _refuse_overwrite([Path(f"{base}.{ext}") for ext in ("json", "md", "html")], args.force)
         outputs |= {
             f"{base}.json": text + "\n",
             f"{base}.md": render_blackbox_markdown(result),

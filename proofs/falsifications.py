@@ -177,6 +177,50 @@ register("G′ with α^(|i−j|+1) off the diagonal", "changed statement", ("GS-
 register("T_{α,β} with α and β swapped", "wrong α", ("GS-L3",),
          _module_constant("proofs.symbolic_claims", "t_alpha_beta_symbolic", _swapped_t_alpha_beta))  # fmt: skip
 
+
+def _face_value_remap(mechanism: Any, user: Any) -> Any:
+    """The 'optimal' remap replaced by face value (each output read as the nearest count)."""
+    from mechlib.core.remap import Remap
+
+    n = user.n
+    return Remap.deterministic(lambda r: min(max(r, 0), n), mechanism.outputs, range(n + 1))
+
+
+def _squared_level(mechanism: Any) -> Any:
+    """The DP level read as α² (a wrong α: every mechanism looks more private than it is)."""
+    from mechlib.core.privacy import DPLevel
+
+    real = _REAL_DP_LEVEL(mechanism)
+    return DPLevel(real.alpha * real.alpha, real.witness)
+
+
+def _flipped_sign(self: Any, p: Any) -> int:
+    return -int(_REAL_SIGN(self, p))
+
+
+def _noisier_geometric(alpha: object, n: int, *, margin: int | None = None) -> Any:
+    a = parse_probability(alpha)
+    return _REAL_GEOMETRIC((1 + a) / 2 if a < 1 else Fraction(1), n, margin=margin)
+
+
+from mechlib.core import post_processing, privacy  # noqa: E402
+
+_REAL_REMAP = post_processing.optimal_remap
+_REAL_DP_LEVEL = privacy.dp_level
+_REAL_SIGN = alpha_module.Alpha.sign
+_REAL_GEOMETRIC = families.geometric
+
+register("optimal remap → face value", "changed statement",
+         ("GRS-E2.3", "GRS-R2.3", "GRS-TA.2", "GRS-LP", "GRS-C3.3"),
+         lambda: [(_REAL_REMAP, _face_value_remap)])  # fmt: skip
+register("DP level read as α²", "wrong α", ("GS-D2", "GRS-E2.2", "GRS-L5.2", "GS-AB", "GS-LP", "GS-L5"),
+         lambda: [(_REAL_DP_LEVEL, _squared_level)])  # fmt: skip
+register("signs at α flipped", "flipped inequality",
+         ("SY-P2", "SY-P5", "SY-E2", "SY-F1", "SY-P3", "SY-T3", "SY-T2"),
+         lambda: [(Attr(alpha_module.Alpha, "sign"), _flipped_sign)])  # fmt: skip
+register("geometric → geometric at (1+α)/2", "noisier mechanism in place of T", ("GRS-E2.3", "GRS-C3.3"),
+         lambda: [(_REAL_GEOMETRIC, _noisier_geometric)])  # fmt: skip
+
 #: Candidates measured and not (yet) killing any claim check: kept for the next round.
 CANDIDATES: dict[str, tuple[str, Any]] = {
     "≥ at α flipped": ("flipped inequality", lambda: [(Attr(alpha_module.Alpha, "at_least"), _flipped_at_least)]),

@@ -20,11 +20,11 @@ from mechlib.core.remap import Remap
 from mechlib.core.stochastic import compose
 from mechlib.core.users import BayesUser
 from mechlib.optimality.optimal import optimal_bayes_mechanism
-from mechlib.strategies import legal_losses, priors, refinements_of_t
+from mechlib.strategies import dp_vertices, legal_losses, priors, refinements_of_t
 from proofs.catalogue import FUZZ
 from proofs.fuzz import fuzz
 from proofs.fuzz_claims import best_remap_loss
-from proofs.registry import Outcome, check
+from proofs.registry import Outcome, Verdict, check, sampled
 
 
 @st.composite
@@ -44,9 +44,37 @@ def refinement_serves_like_t(case: tuple[tuple[Fraction, Mechanism, Remap], Baye
     return None if mine == theirs else {"X_with_optimal_remap": mine, "T_with_optimal_remap": theirs}
 
 
+def vertex_only_if(case: tuple[Fraction, Mechanism]) -> dict[str, Any] | None:
+    """GRS Thm 3.2's "only if" on a certified vertex X of the α-DP polytope (often not derivable
+    from T, never built from T): when T is not a remap of X, Lemma 5.12's user loses strictly more
+    with X than the optimum; when it is, X reaches it."""
+    from proofs.grs_gs_instances import _lemma_5_12_user, t_from_x
+
+    alpha, x = case
+    if not 0 < alpha < 1:
+        return None
+    user = _lemma_5_12_user(x.n)
+    optimum = optimal_bayes_mechanism(user, alpha).value
+    mine = best_remap_loss(x, user)
+    derivable = t_from_x(x, alpha)
+    if (mine == optimum) != derivable or mine < optimum:
+        return {"T_is_a_remap_of_X": derivable, "X_with_optimal_remap": mine, "optimum": optimum}
+    return None
+
+
 @check("GRS-T3.2", kind=FUZZ)
 def fuzz_refinements() -> Outcome:
-    return fuzz("GRS-T3.2", refinements_with_users(), refinement_serves_like_t, 100)
+    """Both directions: refinements of T serve every legal user like T ("if"); certified vertices
+    of the DP polytope that T is not a remap of fail Lemma 5.12's user ("only if")."""
+    refined = fuzz("GRS-T3.2", refinements_with_users(), refinement_serves_like_t, 100, n="n ≤ 8")
+    if refined.verdict != Verdict.PROVED:
+        return refined
+    vertices = fuzz("GRS-T3.2", dp_vertices(max_n=3), vertex_only_if, 30, n="n ≤ 3", alpha="k/m, m ≤ 6")
+    if vertices.verdict != Verdict.PROVED:
+        return vertices
+    count = (refined.scopes[0].examples or 0) + (vertices.scopes[0].examples or 0)
+    evidence = {"if (refinements of T)": refined.evidence, "only if (DP vertices)": vertices.evidence}
+    return Outcome(Verdict.PROVED, evidence, scopes=(sampled(count, "n ≤ 8 (if), n ≤ 3 (only if)"),))
 
 
 @st.composite

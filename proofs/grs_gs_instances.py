@@ -171,3 +171,66 @@ def exact_permutations_of_t() -> Outcome:
                 if dp_level(moved).alpha < alpha or compose(back, moved) != t:
                     failures.append({"n": n, "alpha": format_fraction(alpha), "permutation": list(perm)})
     return decide(failures, {"n": "1..3", "alphas": ["1/2", "1/3"]})
+
+
+def t_from_x(x: Mechanism, alpha: Fraction) -> bool:
+    """Is there a stochastic Y with Y∘X = T (T on 0..n at α)? An exact LP feasibility question,
+    answered by z3 over the rationals and confirmed by cvc5 (proofs.smt.run)."""
+    import z3
+
+    from mechlib.optimality.smt import q
+    from proofs.smt import run, smt_query
+
+    n, width = x.n, len(x.outputs)
+    t = truncated_geometric(alpha, n).rows
+    ys = [[z3.Real(f"y{r}_{j}") for j in range(n + 1)] for r in range(width)]
+    solver = smt_query("QF_LRA")
+    for r in range(width):
+        solver.add(z3.Sum(ys[r]) == 1, *[v >= 0 for v in ys[r]])
+    solver.add(
+        z3.And(
+            [
+                z3.Sum([q(x.rows[i][r]) * ys[r][j] for r in range(width)]) == q(t[i][j])
+                for i in range(n + 1)
+                for j in range(n + 1)
+            ]
+        )
+    )
+    answer, _ = run(solver)
+    if answer == z3.unknown:
+        raise RuntimeError("the solvers could not decide whether T is a remap of X")
+    return bool(answer == z3.sat)
+
+
+ONLY_IF_CASES = {
+    "GS App. B (α = 1/2)": (GS_APPENDIX_B, HALF),
+    "GRS Figure 5(a) (α = 1/2)": (GRS_FIGURE_5A, HALF),
+    "randomized response k=3 (α = 1/3)": (randomized_response(THIRD, 3), THIRD),
+    "randomized response k=4 (α = 1/2)": (randomized_response(HALF, 4), HALF),
+    "exponential n=3": (exponential(HALF, 3), dp_level(exponential(HALF, 3)).alpha),
+}
+
+
+@check("GRS-T3.2", kind=EXACT, scope=instances("5 listed mechanisms, n ≤ 3", "their DP levels", "exact LP + z3/cvc5"))
+def exact_only_if_direction() -> Outcome:
+    """GRS Thm 3.2's "only if", on instances: for an α-DP X from which T cannot be derived (no
+    stochastic Y with Y∘X = T — decided by the two solvers), Lemma 5.12's user (uniform prior, loss
+    0 on the truth and 1 + |j−i|/100 elsewhere, whose unique optimum is T) loses strictly more with
+    X and its best remap than the certified optimum: X is not universally optimal. A control: T's
+    own remaps of T (here T itself) reach the optimum."""
+    failures: list[dict[str, Any]] = []
+    shown = {}
+    for name, (x, alpha) in ONLY_IF_CASES.items():
+        if t_from_x(x, alpha):
+            failures.append({"case": name, "problem": "T is a remap of X; not an 'only if' instance"})
+            continue
+        user = _lemma_5_12_user(x.n)
+        optimum = optimal_bayes_mechanism(user, alpha).value
+        mine = expected_loss(x, user, optimal_remap(x, user))
+        shown[name] = {"X with its best remap": format_fraction(mine), "optimum": format_fraction(optimum)}
+        if not mine > optimum:
+            failures.append({"case": name, "problem": "X reaches the optimum for Lemma 5.12's user"})
+    t = truncated_geometric(HALF, 3)
+    if not t_from_x(t, HALF):
+        failures.append({"control": "T is not found to be a remap of itself"})
+    return decide(failures, {"strictly worse for Lemma 5.12's user": shown})

@@ -169,3 +169,17 @@ def test_loaders_never_crash(tmp_path_factory: pytest.TempPathFactory, data: byt
     if code == 2:
         assert out.getvalue() == "" and len(err.getvalue().strip().splitlines()) == 1, err.getvalue()
         assert not (folder / "cert.json").exists()
+
+
+def test_existing_reports_are_kept_without_force(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    reports = tmp_path / "reports"
+    for suffix in (".json", ".csv"):
+        (tmp_path / f"m{suffix}").write_text(
+            json.dumps({"matrix": T_ROWS}) if suffix == ".json" else "2/3,1/3\n1/3,2/3\n"
+        )
+    assert main(["audit", str(tmp_path / "m.json"), "--report-dir", str(reports)]) == 0
+    before = (reports / "m.audit.json").read_text()
+    capsys.readouterr()
+    err = _bad(capsys, tmp_path, "audit", str(tmp_path / "m.csv"), "--report-dir", str(reports))  # same stem
+    assert "--force" in err and (reports / "m.audit.json").read_text() == before
+    assert main(["audit", str(tmp_path / "m.csv"), "--report-dir", str(reports), "--force"]) == 0
