@@ -9,7 +9,7 @@ that raises, or a solver that answers unknown, is UNKNOWN with the reason — ne
 The claim's verdict: REFUTED if any part refutes it; UNKNOWN if any part is unknown (or nothing is
 implemented yet, naming the work that owns it); otherwise PROVED — unless every part only sampled,
 which reads NO COUNTEREXAMPLE (CrossHair keeps CONFIRMED for exhaustive checks, likewise). The
-claim's strength is its strongest part's; a shortfall against the catalogue (a missing kind, a
+claim's strength is its weakest proof part's (sampling parts add examples, not strength); a shortfall against the catalogue (a missing kind, a
 lower strength than the claim should reach) is reported beside the verdict, never hidden.
 """
 
@@ -164,10 +164,15 @@ class Result:
 
     @property
     def strength(self) -> Strength | None:
-        """The strongest scope among the parts (None unless every part passed)."""
+        """What the claim as a whole reached (None unless every part passed): the *weakest* of its
+        proof parts — parts often check different halves of a statement, so the claim is only as
+        strong as its weakest one — or SAMPLED when every part only sampled."""
         if self.outcome.verdict not in {Verdict.PROVED, Verdict.NO_COUNTEREXAMPLE}:
             return None
-        return max((s.strength for s in self.scopes), key=RANK.__getitem__, default=None)
+        proofs = [s.strength for s in self.scopes if s.strength != Strength.SAMPLED]
+        if not proofs:
+            return Strength.SAMPLED if self.scopes else None
+        return min(proofs, key=RANK.__getitem__)
 
     @property
     def scopes(self) -> tuple[Scope, ...]:
