@@ -83,10 +83,10 @@ def exact_derivability_three_ways() -> Outcome:
 
 
 def _lemma_5_12_user(n: int) -> BayesUser:
-    gamma = Fraction(1, 100)
-    from mechlib.core.users import Loss
+    from proofs.smt_claims import lemma_5_12_user
 
-    return BayesUser(Prior.uniform(n), Loss.from_function(n, lambda i, j: 0 if i == j else 1 + gamma * abs(i - j)))
+    user: BayesUser = lemma_5_12_user(n, Fraction(1, 100))
+    return user
 
 
 @check("GRS-L5.12", kind=EXACT, scope=instances("n = 1..6", "α ∈ {1/2, 1/3, 4/5}", "exact certified LP optimum"))

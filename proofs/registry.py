@@ -9,8 +9,9 @@ that raises, or a solver that answers unknown, is UNKNOWN with the reason — ne
 The claim's verdict: REFUTED if any part refutes it; UNKNOWN if any part is unknown (or nothing is
 implemented yet, naming the work that owns it); otherwise PROVED — unless every part only sampled,
 which reads NO COUNTEREXAMPLE (CrossHair keeps CONFIRMED for exhaustive checks, likewise). The
-claim's strength is its weakest proof part's (sampling parts add examples, not strength); a shortfall against the catalogue (a missing kind, a
-lower strength than the claim should reach) is reported beside the verdict, never hidden.
+claim's strength is its weakest proof part's (sampling parts add examples, not strength); a
+shortfall against the catalogue (a missing kind, a lower strength than the claim should reach) is
+reported beside the verdict, never hidden.
 """
 
 from __future__ import annotations
