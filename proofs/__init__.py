@@ -21,6 +21,7 @@ CHECK_MODULES = (
     "proofs.fuzz_mechanisms",
     "proofs.gs_minimax_structure",
     "proofs.grs_gs_instances",
+    "proofs.parametric",
 )
 
 for _module in CHECK_MODULES:

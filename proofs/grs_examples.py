@@ -19,7 +19,8 @@ from mechlib.core.remap import Remap
 from mechlib.core.signature import DOWN, UP, signature
 from mechlib.core.users import BayesUser, Loss, Prior, binary_loss
 from mechlib.optimality.optimal import certify_given
-from proofs.registry import Outcome, check, decide
+from proofs.catalogue import Strength
+from proofs.registry import Outcome, Scope, check, decide
 
 ALPHAS = (Fraction(1, 2), Fraction(1, 3), Fraction(2, 3), Fraction(1, 10), Fraction(99, 100))
 
@@ -62,7 +63,17 @@ FIGURE_1B = _figure(
 )
 
 
-@check("GRS-E2.2", kind="EXACT")
+@check(
+    "GRS-E2.2",
+    kind="EXACT",
+    scope=Scope(
+        Strength.ALL_N,
+        "Figure 1's own instance (n = 5), entrywise — all that half states; T's level also for n ≤ 40",
+        "1/2 (figure); 5 values (levels)",
+        "exact rationals",
+        covers="Figure 1(a), (b) entries exactly",
+    ),
+)
 def check_truncated_geometric() -> Outcome:
     failures: list[dict[str, Any]] = []
     sizes = (1, 2, 5, 12, 40)

@@ -9,7 +9,8 @@ that raises, or a solver that answers unknown, is UNKNOWN with the reason — ne
 The claim's verdict: REFUTED if any part refutes it; UNKNOWN if any part is unknown (or nothing is
 implemented yet, naming the work that owns it); otherwise PROVED — unless every part only sampled,
 which reads NO COUNTEREXAMPLE (CrossHair keeps CONFIRMED for exhaustive checks, likewise). The
-claim's strength is its weakest proof part's (sampling parts add examples, not strength); a
+claim's strength is its strongest whole-statement part's, or its weakest half's when parts check
+different halves (``Scope.covers``); sampling parts add examples, not strength; a
 shortfall against the catalogue (a missing kind, a lower strength than the claim should reach) is
 reported beside the verdict, never hidden.
 """
@@ -43,9 +44,12 @@ class Scope:
     alpha: str
     method: str
     examples: int | None = None
+    covers: str | None = None  # None: the whole statement; else the half this part checks
 
     def to_json(self) -> dict[str, Any]:
-        doc = {"strength": self.strength.value, "n": self.n, "alpha": self.alpha, "method": self.method}
+        doc: dict[str, Any] = {"strength": self.strength.value, "n": self.n, "alpha": self.alpha, "method": self.method}
+        if self.covers is not None:
+            doc["covers"] = self.covers
         return doc if self.examples is None else {**doc, "examples": self.examples}
 
     def describe(self) -> str:
@@ -165,15 +169,19 @@ class Result:
 
     @property
     def strength(self) -> Strength | None:
-        """What the claim as a whole reached (None unless every part passed): the *weakest* of its
-        proof parts — parts often check different halves of a statement, so the claim is only as
-        strong as its weakest one — or SAMPLED when every part only sampled."""
+        """What the claim as a whole reached (None unless every part passed): the strongest part
+        that checks the whole statement, or the weakest of the parts that check halves of it
+        (``Scope.covers``) — whichever is stronger; sampling parts add examples, not strength."""
         if self.outcome.verdict not in {Verdict.PROVED, Verdict.NO_COUNTEREXAMPLE}:
             return None
-        proofs = [s.strength for s in self.scopes if s.strength != Strength.SAMPLED]
+        proofs = [s for s in self.scopes if s.strength != Strength.SAMPLED]
         if not proofs:
             return Strength.SAMPLED if self.scopes else None
-        return min(proofs, key=RANK.__getitem__)
+        halves = [s.strength for s in proofs if s.covers is not None]
+        candidates = [s.strength for s in proofs if s.covers is None]
+        if halves:
+            candidates.append(min(halves, key=RANK.__getitem__))
+        return max(candidates, key=RANK.__getitem__)
 
     @property
     def scopes(self) -> tuple[Scope, ...]:

@@ -45,18 +45,11 @@ def geometric_window_is_dp(n: int, lo: int, hi: int, claimed: Any = None) -> tup
 
 
 @check(
-    "GRS-E2.2",
-    kind=SMT,
-    scope=instances("n ∈ {1, 2, 5, 10, 20}", "symbolic, 0 < α < 1", TWO_SOLVERS),
-)
-def smt_truncated_geometric_is_dp() -> Outcome:
-    return proved_if_unsat({f"n={n}": geometric_window_is_dp(n, 0, n) for n in (1, 2, 5, 10, 20)})
-
-
-@check(
     "GRS-E2.1",
     kind=SMT,
-    scope=instances("n ∈ {1, 3, 10}, window −n..2n", "symbolic, 0 < α < 1", TWO_SOLVERS),
+    scope=Scope(
+        Strength.INSTANCES, "n ∈ {1, 3, 10}, window −n..2n", "symbolic, 0 < α < 1", TWO_SOLVERS, covers="is α-DP"
+    ),
 )
 def smt_geometric_is_dp() -> Outcome:
     return proved_if_unsat({f"n={n}, window -{n}..{2 * n}": geometric_window_is_dp(n, -n, 2 * n) for n in (1, 3, 10)})
