@@ -19,7 +19,13 @@ SCHEMA = "mechlib.verify/1"
 def select(only: Iterable[str] = (), paper: str | None = None) -> list[Any]:
     """The registered claims, filtered by ID and paper, in ID order."""
     from mechlib.errors import InputError
-    from proofs import REGISTRY
+
+    try:
+        from proofs import REGISTRY
+    except ImportError as err:
+        raise InputError(
+            f"the claim checks need {err.name or 'more packages'}", hint="pip install 'mechlib[proofs]'"
+        ) from None
 
     wanted = list(only)
     unknown = [i for i in wanted if i not in REGISTRY]
