@@ -32,6 +32,7 @@ ALL_N = "every n ≥ 1"
 #: |i+1−r| − |i−r| = ±STEP[1] between neighbouring rows of T; the corner of G′ after the row
 #: operation is 1 − α^CORNER[1].
 STEP = ("exponent step between neighbouring rows", 1)
+INTERIOR = ("the interior diagonal of T⁻¹, times (1−α)²", lambda a: 1 + a * a)
 CORNER = ("power of α in the corner of G′ after the row operation", 2)
 
 
@@ -147,3 +148,99 @@ SCOPE_L1 = Scope(Strength.ALL_N, ALL_N + " (m = n + 1 ≥ 2)", "symbolic α", "i
 @check("GRS-E2.2", kind=SMT, scope=SCOPE_E2_2)
 def smt_every_n() -> Outcome:
     return grs_e2_2_every_n()
+
+
+# -- T⁻¹ in closed form for every n, and GS Theorem 2 for every n --------------------------------
+
+
+def _t_entry(a: Any, n: int, i: int, k: int) -> Any:
+    """T[i][k] = f_k·α^|i−k|/(1+α), f_k = 1 at k ∈ {0, n}, 1 − α inside (GRS Example 2.2)."""
+    return (1 if k in (0, n) else 1 - a) * a ** abs(i - k) / (1 + a)
+
+
+def _inverse_entry(a: Any, n: int, k: int, j: int) -> Any:
+    """T⁻¹[k][j] from GS's closed form: rows 0 and n are [1, −α]/(1−α) (mirrored), interior rows
+    [−α, 1+α², −α]/(1−α)²."""
+    if k in (0, n):
+        neighbour = 1 if k == 0 else n - 1
+        return 1 / (1 - a) if j == k else -a / (1 - a) if j == neighbour else 0
+    return INTERIOR[1](a) / (1 - a) ** 2 if j == k else -a / (1 - a) ** 2 if abs(j - k) == 1 else 0
+
+
+def inverse_identities() -> dict[str, bool]:
+    """(T·T⁻¹)[i][j] = [i = j] for every n. Column j of T⁻¹ is nonzero only in rows k = j−1, j, j+1,
+    so for i = j−1−d (d ≥ 0) the entry is Σ_k f_k·α^(d + k − j + 1)/(1+α)·T⁻¹[k][j], for
+    i = j+1+d it is Σ_k f_k·α^(d + j + 1 − k)/(1+α)·T⁻¹[k][j], and at i = j it is
+    Σ_k f_k·α^|j−k|/(1+α)·T⁻¹[k][j] — with d symbolic, and f_k, T⁻¹[k][j] depending only on which of
+    j−1, j, j+1 are boundary rows. For n ≥ 4 the column types are j = 0, 1, middle, n−1, n (their
+    entries read at n = 6, j = 0, 1, 3, 5, 6 — the same for every n ≥ 4); n = 1, 2, 3 are base cases,
+    multiplied out in full."""
+    a = sp.Symbol("alpha", positive=True)
+    d = sp.Symbol("d", integer=True, nonnegative=True)
+    results: dict[str, bool] = {}
+    for n in (1, 2, 3):
+
+        def cell(i: int, j: int, n: int = n) -> Any:
+            return sum(_t_entry(a, n, i, k) * _inverse_entry(a, n, k, j) for k in range(n + 1))
+
+        product = sp.Matrix(n + 1, n + 1, cell)
+        results[f"base n = {n}: T·T⁻¹ = I"] = sp.simplify(product - sp.eye(n + 1)) == sp.zeros(n + 1)
+    n = 6
+    for j, name in ((0, "j = 0"), (1, "j = 1"), (3, "2 ≤ j ≤ n−2"), (5, "j = n−1"), (6, "j = n")):
+        rows = [k for k in (j - 1, j, j + 1) if 0 <= k <= n]
+        f = {k: (1 if k in (0, n) else 1 - a) / (1 + a) for k in rows}
+        inv = {k: _inverse_entry(a, n, k, j) for k in rows}
+        on = sum(f[k] * a ** abs(j - k) * inv[k] for k in rows)
+        results[f"{name}: diagonal = 1"] = sp.simplify(on - 1) == 0
+        if j >= 1:  # rows i = j−1−d above the diagonal
+            above = sum(f[k] * a ** (d + k - j + 1) * inv[k] for k in rows)
+            results[f"{name}: above = 0 (every d)"] = sp.simplify(sp.powsimp(sp.expand(above))) == 0
+        if j <= n - 1:  # rows i = j+1+d below it
+            below = sum(f[k] * a ** (d + j + 1 - k) * inv[k] for k in rows)
+            results[f"{name}: below = 0 (every d)"] = sp.simplify(sp.powsimp(sp.expand(below))) == 0
+    return results
+
+
+def dp_gives_the_boundary_conditions() -> tuple[Any, dict[str, Any]]:
+    """GS Lemma 2: for an α-DP column, x₀ − αx₁ ≥ 0 and x_n − αx_{n−1} ≥ 0 (LRA; the latter is the
+    mirror image)."""
+    a, x0, x1 = z3.Reals("alpha x0 x1")
+    query = smt_query("QF_NRA")
+    query.add(a > 0, a < 1, x0 >= 0, x1 >= 0, a * x1 <= x0, a * x0 <= x1)
+    query.add(x0 - a * x1 < 0)
+    return run(query)
+
+
+def inverse_scales_positive() -> tuple[Any, dict[str, Any]]:
+    """T⁻¹'s row scales 1/(1−α) and 1/(1−α)² are positive on (0, 1)."""
+    a = z3.Real("alpha")
+    query = smt_query("QF_NRA")
+    query.add(a > 0, a < 1)
+    query.add(z3.Or(1 / (1 - a) <= 0, 1 / ((1 - a) * (1 - a)) <= 0))
+    return run(query)
+
+
+@check(
+    "GS-T2",
+    kind="SYM",
+    scope=Scope(Strength.ALL_N, ALL_N, "symbolic, 0 < α < 1", "sympy (T·T⁻¹ = I by column types) + " + TWO_SOLVERS),
+)
+def gs_theorem_2_every_n() -> Outcome:
+    """GS Thm 2 for every n: the closed-form T⁻¹ is T's inverse (inverse_identities), so M = Y∘T
+    has the unique solution Y = T⁻¹M, whose rows sum to 1 (T·1 = 1 gives T⁻¹·1 = 1); row r of T⁻¹M
+    is GS's condition on each column divided by (1−α) (r ∈ {0, n}) or (1−α)² (inside), positive
+    scales; and for an α-DP M the two boundary conditions hold (GS Lemma 2). So M is derivable iff
+    the interior three-term conditions hold."""
+    identities = inverse_identities()
+    outcome = proved_if_unsat(
+        {"scales positive": inverse_scales_positive(), "DP ⇒ boundary rows": dp_gives_the_boundary_conditions()}
+    )
+    evidence = {
+        **outcome.evidence,
+        "T·T⁻¹ = I (every n)": identities,
+        "facts used": "α^(d+1) = α·α^d; T·1 = 1 (GRS-E2.2, every n); Y = T⁻¹M is unique since T is invertible",
+    }
+    failed = [k for k, ok in identities.items() if not ok]
+    if outcome.verdict != Verdict.PROVED:
+        return Outcome(outcome.verdict, evidence, outcome.reason)
+    return Outcome(Verdict.REFUTED if failed else Verdict.PROVED, evidence, f"fails: {failed}" if failed else None)
