@@ -226,7 +226,7 @@ register("exponent step between T's rows → 2", "changed statement", ("GRS-E2.2
 register("corner of G′ → 1 − α³", "changed statement", ("GS-L1",),
          _module_constant("proofs.parametric", "CORNER", lambda real: (real[0], 3)))  # fmt: skip
 
-register("T⁻¹'s interior diagonal → (1+α)/(1−α)²", "changed statement", ("GS-T2",),
+register("T⁻¹'s interior diagonal → (1+α)/(1−α)²", "changed statement", ("GS-T2", "GS-L3"),
          _module_constant("proofs.parametric", "INTERIOR", lambda real: (real[0], lambda a: 1 + a)))  # fmt: skip
 
 #: Candidates measured and not (yet) killing any claim check: kept for the next round.

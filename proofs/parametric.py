@@ -244,3 +244,28 @@ def gs_theorem_2_every_n() -> Outcome:
     if outcome.verdict != Verdict.PROVED:
         return Outcome(outcome.verdict, evidence, outcome.reason)
     return Outcome(Verdict.REFUTED if failed else Verdict.PROVED, evidence, f"fails: {failed}" if failed else None)
+
+
+# -- GS Lemma 3 for every n ------------------------------------------------------------------------
+
+
+def t_alpha_beta_patterns() -> dict[str, tuple[Any, dict[str, Any]]]:
+    """Row r of T_{α,β} = T_α⁻¹·T_β is GS's condition at α applied to each column of T_β, divided
+    by a positive scale. Column c of T_β is φ_c·β^|k−c| (φ_c > 0), so with P > 0 standing for the
+    common power of β the condition is, in every position: interior r ≠ c: P·((1+α²)β − α(β² + 1))
+    = P·(β − α)(1 − αβ); interior r = c: 1 + α² − 2αβ; boundary row r ∈ {0, n} off the column:
+    P·(β − α); on it: 1 − αβ. Each is ≥ 0 when 0 < α ≤ β < 1 (NRA, two solvers)."""
+    a, b, p = z3.Reals("alpha beta P")
+    cases = {
+        "interior row, off the column": p * (INTERIOR[1](a) * b - a * (b * b + 1)),
+        "interior row, on the column": INTERIOR[1](a) - 2 * a * b,
+        "boundary row, off the column": p * (b - a),
+        "boundary row, on the column": 1 - a * b,
+    }
+    found = {}
+    for name, value in cases.items():
+        query = smt_query("QF_NRA")
+        query.add(a > 0, a <= b, b < 1, p > 0)
+        query.add(value < 0)
+        found[name] = run(query)
+    return found

@@ -166,16 +166,31 @@ def sym_t_alpha_beta() -> Outcome:
     return decide(failures, {"n": "1..4", "alpha, beta": "symbolic"})
 
 
-@check("GS-L3", kind=SMT, scope=bounded(4, "symbolic 0 < α ≤ β < 1", TWO_SOLVERS + " (entry signs)"))
+@check(
+    "GS-L3",
+    kind=SMT,
+    scope=Scope(Strength.ALL_N, "every n ≥ 1 (patterns), cross-checked n ≤ 4", "symbolic 0 < α ≤ β < 1", TWO_SOLVERS),
+)
 def smt_t_alpha_beta_nonnegative() -> Outcome:
-    """For 0 < α ≤ β < 1 no entry of T_{α,β} is negative (its numerator and denominator never have
-    opposite signs); the negative control (β < α) must find one."""
-    parts = {f"n={n}": run(negative_entry_query(t_alpha_beta_symbolic(n), ordered=True)) for n in (1, 2, 3, 4)}
+    """For every n and 0 < α ≤ β < 1, T_{α,β} is stochastic: its entries are GS's conditions at α on
+    the columns of T_β over positive scales, nonnegative in each of four position patterns
+    (proofs.parametric.t_alpha_beta_patterns), and its rows sum to 1 (T_β·1 = 1 and T_α⁻¹·1 = 1).
+    Cross-checks: for n ≤ 4 no entry of the symbolic matrix is negative; the negative control
+    (β < α) must find one."""
+    from proofs.parametric import inverse_identities, t_alpha_beta_patterns
+
+    closed_form = inverse_identities()  # the patterns read T_α⁻¹ in GS's closed form: it must be the inverse
+    if not all(closed_form.values()):
+        failed = [k for k, ok in closed_form.items() if not ok]
+        return Outcome(Verdict.REFUTED, {"T·T⁻¹ = I": closed_form}, f"the closed-form T⁻¹ is not T's inverse: {failed}")
+    parts = {f"pattern: {k}": v for k, v in t_alpha_beta_patterns().items()}
+    parts |= {f"n={n}": run(negative_entry_query(t_alpha_beta_symbolic(n), ordered=True)) for n in (1, 2, 3, 4)}
     outcome = proved_if_unsat(parts)
     answer, ev = run(negative_entry_query(t_alpha_beta_symbolic(2), ordered=False))
     if answer != z3.sat:
         return Outcome(Verdict.UNKNOWN, outcome.evidence, "negative control (β < α) found no negative entry")
-    return Outcome(outcome.verdict, {**outcome.evidence, "negative control β < α": ev}, outcome.reason)
+    evidence = {**outcome.evidence, "negative control β < α": ev, "facts used": "T_β·1 = 1; T_α⁻¹·1 = 1"}
+    return Outcome(outcome.verdict, evidence, outcome.reason)
 
 
 @check(
