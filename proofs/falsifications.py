@@ -221,7 +221,7 @@ register("signs at α flipped", "flipped inequality",
 register("geometric → geometric at (1+α)/2", "noisier mechanism in place of T", ("GRS-E2.3", "GRS-C3.3"),
          lambda: [(_REAL_GEOMETRIC, _noisier_geometric)])  # fmt: skip
 
-register("exponent step between T's rows → 2", "changed statement", ("GRS-E2.2",),
+register("exponent step between neighbouring rows → 2", "changed statement", ("GRS-E2.2", "GRS-E2.1"),
          _module_constant("proofs.parametric", "STEP", lambda real: (real[0], 2)))  # fmt: skip
 register("corner of G′ → 1 − α³", "changed statement", ("GS-L1",),
          _module_constant("proofs.parametric", "CORNER", lambda real: (real[0], 3)))  # fmt: skip

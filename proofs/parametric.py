@@ -36,15 +36,16 @@ INTERIOR = ("the interior diagonal of T⁻¹, times (1−α)²", lambda a: 1 + a
 CORNER = ("power of α in the corner of G′ after the row operation", 2)
 
 
-def exponent_lemma() -> tuple[Any, dict[str, Any]]:
-    """Integers i, r: r ≤ i ⇒ |i+1−r| = |i−r| + 1, and r ≥ i+1 ⇒ |i+1−r| = |i−r| − 1 (LIA)."""
+def exponent_lemma(nonnegative: bool = True) -> tuple[Any, dict[str, Any]]:
+    """Integers i, r (≥ 0, or any when not ``nonnegative``): r ≤ i ⇒ |i+1−r| = |i−r| + 1, and
+    r ≥ i+1 ⇒ |i+1−r| = |i−r| − 1 (LIA)."""
     i, r = z3.Ints("i r")
 
     def dist(x: Any) -> Any:
         return z3.If(x >= 0, x, -x)
 
     query = smt_query("QF_LIA")
-    query.add(i >= 0, r >= 0)
+    query.add(*([i >= 0, r >= 0] if nonnegative else [z3.BoolVal(True)]))  # over ℤ: no hypothesis
     query.add(
         z3.Not(
             z3.And(

@@ -48,11 +48,27 @@ def geometric_window_is_dp(n: int, lo: int, hi: int, claimed: Any = None) -> tup
     "GRS-E2.1",
     kind=SMT,
     scope=Scope(
-        Strength.INSTANCES, "n ∈ {1, 3, 10}, window −n..2n", "symbolic, 0 < α < 1", TWO_SOLVERS, covers="is α-DP"
+        Strength.ALL_N,
+        "every n and every output r ∈ ℤ (patterns); windows −n..2n, n ∈ {1, 3, 10}, as cross-checks",
+        "symbolic, 0 < α < 1",
+        TWO_SOLVERS,
+        covers="is α-DP",
     ),
 )
 def smt_geometric_is_dp() -> Outcome:
-    return proved_if_unsat({f"n={n}, window -{n}..{2 * n}": geometric_window_is_dp(n, -n, 2 * n) for n in (1, 3, 10)})
+    """The α-geometric mechanism on ℤ is α-DP: the entries of rows i, i+1 in column r ∈ ℤ are
+    c·α^|i−r| and c·α^|i+1−r| with c = (1−α)/(1+α) > 0 and |i+1−r| − |i−r| = ±1 for all integers —
+    the same two patterns as T's (proofs.parametric) — cross-checked on lumped windows."""
+    from proofs.parametric import column_factors_positive, exponent_lemma, neighbouring_entries_are_alpha_dp
+
+    parts = {
+        "integer lemma over ℤ": exponent_lemma(nonnegative=False),
+        "c = (1−α)/(1+α) > 0": column_factors_positive(),
+        "pattern r ≤ i": neighbouring_entries_are_alpha_dp(True),
+        "pattern r ≥ i+1": neighbouring_entries_are_alpha_dp(False),
+    }
+    parts |= {f"n={n}, window -{n}..{2 * n}": geometric_window_is_dp(n, -n, 2 * n) for n in (1, 3, 10)}
+    return proved_if_unsat(parts)
 
 
 # -- GS Theorem 2 for symbolic columns --------------------------------------------------------
