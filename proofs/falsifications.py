@@ -229,7 +229,39 @@ register("corner of G′ → 1 − α³", "changed statement", ("GS-L1",),
 register("T⁻¹'s interior diagonal → (1+α)/(1−α)²", "changed statement", ("GS-T2", "GS-L3"),
          _module_constant("proofs.parametric", "INTERIOR", lambda real: (real[0], lambda a: 1 + a)))  # fmt: skip
 
+
+def _exact_count(x: Any) -> Any:
+    """The 'averaged' mechanism replaced by the exact count (not DP at all)."""
+    from mechlib.core.mechanism import Mechanism
+
+    n = len(x.inputs[0])
+    return Mechanism([[int(i == j) for j in range(n + 1)] for i in range(n + 1)])
+
+
+def _slack_read_as_down(real: Any) -> Any:
+    def sig(mechanism: Any, alpha: object) -> Any:
+        found = real(mechanism, alpha)
+        rows = tuple(tuple(signature.DOWN if s == "S" else s for s in row) for row in found.rows)
+        return signature.Signature(found.alpha, found.outputs, rows)
+
+    return sig
+
+
+register("the average over databases → the exact count", "non-universal mechanism in place of T",
+         ("GRS-P6.1", "GS-AA"),
+         _module_constant("proofs.database_claims", "averaged", lambda _: _exact_count))  # fmt: skip
+register("Figure 6(b) → Figure 6(a)", "perturbed figure", ("GRS-C",),
+         _module_constant("proofs.smt_claims", "FIGURE_6", lambda real: {"a": real["a"], "b": real["a"]}))  # fmt: skip
+
+register("the signature's S read as ↓", "changed statement",
+         ("GRS-L5.3", "GRS-L5.4", "GRS-L5.6", "GRS-F3", "GRS-L5.10"),
+         _module_constant("mechlib.core.signature", "signature", _slack_read_as_down))  # fmt: skip
+
 #: Candidates measured and not (yet) killing any claim check: kept for the next round.
 CANDIDATES: dict[str, tuple[str, Any]] = {
+    "slack read as ↓": (
+        "changed statement",
+        _module_constant("mechlib.core.signature", "signature", _slack_read_as_down),
+    ),
     "≥ at α flipped": ("flipped inequality", lambda: [(Attr(alpha_module.Alpha, "at_least"), _flipped_at_least)]),
 }
