@@ -257,6 +257,9 @@ register("the signature's S read as ↓", "changed statement",
          ("GRS-L5.3", "GRS-L5.4", "GRS-L5.6", "GRS-F3", "GRS-L5.10"),
          _module_constant("mechlib.core.signature", "signature", _slack_read_as_down))  # fmt: skip
 
+register("posteriors never leave K", "flipped inequality", ("SY-E4",),
+         lambda: [(privacy_sets.k_violation, _never_violated)])  # fmt: skip
+
 #: Candidates measured and not (yet) killing any claim check: kept for the next round.
 CANDIDATES: dict[str, tuple[str, Any]] = {
     "slack read as ↓": (
