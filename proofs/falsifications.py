@@ -260,6 +260,21 @@ register("the signature's S read as ↓", "changed statement",
 register("posteriors never leave K", "flipped inequality", ("SY-E4",),
          lambda: [(privacy_sets.k_violation, _never_violated)])  # fmt: skip
 
+
+def _non_supermodular_cases(_real: Any) -> Any:
+    def cases(supermodular: bool | None = True) -> Any:
+        from hypothesis import strategies as st
+
+        from proofs.sy_uprr import grs_appendix_b_case
+
+        return st.just(grs_appendix_b_case())
+
+    return cases
+
+
+register("supermodular payoffs → GRS App. B's payoff", "illegal loss", ("SY-T3", "SY-T4"),
+         _module_constant("proofs.sy_uprr", "_supermodular_case", _non_supermodular_cases))  # fmt: skip
+
 #: Candidates measured and not (yet) killing any claim check: kept for the next round.
 CANDIDATES: dict[str, tuple[str, Any]] = {
     "slack read as ↓": (

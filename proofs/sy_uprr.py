@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -27,7 +28,7 @@ from mechlib.optimality.optimal import CertificationError
 from mechlib.strategies import alphas, oblivious_dp_cases, payoffs, priors
 from proofs.catalogue import EXACT, FUZZ
 from proofs.fuzz import fuzz, jsonable
-from proofs.registry import Outcome, check, decide
+from proofs.registry import Outcome, Verdict, check, decide
 
 ALPHAS = (Alpha.of("1/2"), Alpha.of("1/3"), Alpha.exp(1))
 
@@ -193,12 +194,32 @@ def theorem3_violation(case: Any) -> dict[str, Any] | None:
     return None
 
 
+def grs_appendix_b_case() -> Any:
+    """A non-supermodular negative control both properties must flag: GRS Appendix B's user
+    (uniform prior on ω = 0..3, Figure 5(b)'s illegal loss as the payoff u(a, ω) = −l(ω, a)), with
+    Figure 5(a)'s mechanism (1/2-DP) beating the geometric mechanism's value (−1/3 > −17/48)."""
+    from proofs.certified_examples import GRS_FIGURE_5A, GRS_FIGURE_5B
+
+    payoff = [[-GRS_FIGURE_5B.matrix[w][a] for w in range(4)] for a in range(4)]
+    return (Fraction(1, 2), [Fraction(1, 4)] * 4, GRS_FIGURE_5A), payoff
+
+
+def _with_negative_control(claim: str, prop: Callable[[Any], dict[str, Any] | None], base: int) -> Outcome:
+    """The property must flag GRS Appendix B's non-supermodular case (else the check cannot fail:
+    UNKNOWN), then hold on random supermodular payoffs."""
+    control = prop(grs_appendix_b_case())
+    if control is None:
+        return Outcome(Verdict.UNKNOWN, reason="the non-supermodular control (GRS App. B) was not flagged")
+    found = fuzz(claim, _supermodular_case(), prop, base, n="N ≤ 4", alpha="k/m, m ≤ 12")
+    return replace(found, evidence={**found.evidence, "negative control (GRS App. B)": jsonable(control)})
+
+
 @check("SY-T3", kind=FUZZ)
 def fuzz_geometric_optimal_supermodular() -> Outcome:
     """Random supermodular payoffs (categorical data): the geometric mechanism's value equals the
     certified optimum over oblivious DP mechanisms (all of them by SY Thm 2 / SY-T2); for i.i.d.
     N = 2, 3 also the certified optimum over all DP mechanisms on databases (see the tests)."""
-    return fuzz("SY-T3", _supermodular_case(), theorem3_violation, 30)
+    return _with_negative_control("SY-T3", theorem3_violation, 30)
 
 
 def theorem4_violation(case: Any) -> dict[str, Any] | None:
@@ -217,4 +238,4 @@ def theorem4_violation(case: Any) -> dict[str, Any] | None:
 @check("SY-T4", kind=FUZZ)
 def fuzz_uprr_implies_value() -> Outcome:
     """Random τ′ (oblivious DP) ⪯_UPRR τ^g, random supermodular payoff: τ^g is worth at least τ′."""
-    return fuzz("SY-T4", _supermodular_case(), theorem4_violation, 40)
+    return _with_negative_control("SY-T4", theorem4_violation, 40)

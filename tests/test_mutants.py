@@ -10,11 +10,12 @@ import proofs.falsifications  # noqa: F401  (registers the mutants)
 from proofs.mutants import KINDS, MUTANTS, pairs, run_mutant, score
 
 #: The guard: a lost registration (or a mutant quietly dropped) changes these numbers.
-EXPECTED_MUTANTS = 24
-EXPECTED_PAIRS = 89
+EXPECTED_MUTANTS = 25
+EXPECTED_PAIRS = 91
 
-#: Fast (mutant, claim) pairs run on every CI run, among them the survivors the "What PROVED
-#: means" review found: T's loss hard-coded in GRS-EA.1, GRS-LP's illegal losses, SY-F1's prior.
+#: Fast (mutant, claim) pairs run on every CI run, among them the five survivors the "What PROVED
+#: means" review found: T's loss hard-coded in GRS-EA.1, GRS-LP's illegal losses, SY-F1's prior,
+#: SY-T3 and SY-T4 with a non-supermodular payoff.
 CI_PAIRS = [
     ("T → T at (1+α)/2", "GRS-EA.1"),
     ("T → T at (1+α)/2", "GRS-E2.2"),
@@ -37,6 +38,9 @@ CI_PAIRS = [
     ("Figure 6(b) → Figure 6(a)", "GRS-C"),
     ("the average over databases → the exact count", "GRS-P6.1"),
     ("the signature's S read as ↓", "GRS-L5.4"),
+    ("supermodular payoffs → GRS App. B's payoff", "SY-T3"),
+    ("supermodular payoffs → GRS App. B's payoff", "SY-T4"),
+    ("posteriors never leave K", "SY-E4"),
 ]
 
 
