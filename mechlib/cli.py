@@ -266,6 +266,7 @@ def _verify(args: argparse.Namespace) -> int:
                                 "strength",
                                 "shortfall",
                                 "scope",
+                                "checks",
                                 "expected",
                                 "implemented",
                                 "seconds",

@@ -167,6 +167,12 @@ STRENGTHS = ("ALL-n", "BOUNDED", "INSTANCES", "SAMPLED")
 
 
 def report(results: list[Any]) -> dict[str, Any]:
+    import proofs.falsifications  # noqa: F401  (registers the mutants)
+    from proofs.mutants import pairs
+
+    mutants: dict[str, list[str]] = {}
+    for name, claim in pairs():
+        mutants.setdefault(claim, []).append(name)
     verdicts = [r.outcome.verdict.value for r in results]
     strengths = [None if r.strength is None else r.strength.value for r in results]
     return {
@@ -184,7 +190,8 @@ def report(results: list[Any]) -> dict[str, Any]:
             "shortfall": sum(bool(r.shortfall) for r in results),
             "seconds": round(sum(r.seconds for r in results), 3),
         },
-        "claims": [r.to_json() for r in results],
+        # each claim: its checks (module:function per kind) and the mutants that must kill it
+        "claims": [{**r.to_json(), "mutants": mutants.get(r.claim.id, [])} for r in results],
     }
 
 

@@ -205,6 +205,7 @@ class Result:
             "location": c.info.location,
             "statement": c.statement,
             "kind": "+".join(kind for kind, _ in c.parts) or "none",
+            "checks": {kind: f"{fn.__module__}:{fn.__qualname__}" for kind, fn in c.parts},
             "pending": c.pending_kinds,
             "implemented": c.implemented,
             "verdict": self.outcome.verdict.value,
