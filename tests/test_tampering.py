@@ -100,14 +100,24 @@ def _provenance(path: Path) -> bool:
 
 
 def tamper_all(
-    doc: dict[str, Any], check: Callable[[Any], list[str]], oracle: Callable[[Path, Any, Any], bool], seed: int
+    doc: dict[str, Any],
+    check: Callable[[Any], list[str]],
+    oracle: Callable[[Path, Any, Any], bool],
+    seed: int,
+    limit: int | None = None,
 ) -> tuple[int, int, list[str]]:
-    """(tamperings, rejected, accepted-but-meaningful): every leaf × its mutations."""
+    """(tamperings, rejected, accepted-but-meaningful): every leaf × its mutations (or a seeded
+    sample of ``limit`` leaves, for large certificates)."""
     assert check(doc) == [], check(doc)
     rng = random.Random(seed)
     total = rejected = 0
     wrong = []
-    for path, value in leaves(doc):
+    chosen = list(leaves(doc))
+    if limit is not None and len(chosen) > limit:  # every shallow field, a sample of the deep ones
+        shallow = [leaf for leaf in chosen if len(leaf[0]) <= 2]
+        deep = [leaf for leaf in chosen if len(leaf[0]) > 2]
+        chosen = shallow + rng.sample(deep, min(limit, len(deep)))
+    for path, value in chosen:
         for new in mutations(path, value, rng):
             if _provenance(path):
                 continue
@@ -250,3 +260,30 @@ def test_forged_blackbox_violations_are_rejected() -> None:
 
 def test_rng_is_numpy() -> None:  # the samplers above draw with numpy's Generator, as sample_counts does
     assert isinstance(np.random.default_rng(0), np.random.Generator)
+
+
+def test_every_bracket_certificate_field_is_checked() -> None:
+    """SY Example 1's bracket certificate (a small instance): every leaf tampered; accepted only
+    when the oracle shows the certificate still true — a bound made weaker (a larger upper or a
+    smaller lower bound is still a bound) or the duals changed into another witness of the bound
+    (weak duality: the checker recomputes the bound from whatever nonnegative duals it is given)."""
+    from mechlib.checkers import bracket_certificate
+    from mechlib.infodesign.cell_lp import bracket
+    from mechlib.infodesign.school_planning import Example, certificate, histogram_graph
+
+    small = Example(households=6, probabilities=(Fraction("0.85"), Fraction("0.12"), Fraction("0.03")))
+    doc = json.loads(json.dumps(certificate(small, (4, 2), bracket(histogram_graph(small, (4, 2)), Fraction(1, 2)))))
+
+    def weaker(path: Path, old: Any, new: Any) -> bool:
+        if path[0] == "duals":  # another dual witness; the checker recomputes the bound it proves
+            return True
+        if path == ("upper",):
+            return Fraction(new) >= Fraction(old)
+        if path == ("lower",):
+            return Fraction(new) <= Fraction(old)
+        return False
+
+    total, rejected, wrong = tamper_all(doc, bracket_certificate.check_certificate, weaker, seed=11, limit=60)
+    assert total > 50, total
+    assert wrong == [], f"{len(wrong)} harmful tamperings accepted: {wrong[:10]}"
+    print(f"bracket: {rejected}/{total} tamperings rejected, the rest weaker bounds or other dual witnesses")

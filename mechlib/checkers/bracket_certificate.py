@@ -31,9 +31,18 @@ def _f(text: Any) -> Fraction:
 
 
 def check_certificate(cert: dict[str, Any]) -> list[str]:
-    """The list of failed checks (empty: the certificate holds)."""
-    if cert.get("schema") != SCHEMA:
-        return [f"schema {cert.get('schema')!r} is not {SCHEMA!r}"]
+    """The list of failed checks (empty: the certificate holds); a malformed certificate is one
+    failure naming the problem, never an exception."""
+    if not isinstance(cert, dict) or cert.get("schema") != SCHEMA:
+        found = cert.get("schema") if isinstance(cert, dict) else type(cert).__name__
+        return [f"schema {found!r} is not {SCHEMA!r}"]
+    try:
+        return _check(cert)
+    except (KeyError, TypeError, IndexError, ValueError, ZeroDivisionError, AttributeError) as err:
+        return [f"malformed certificate: {type(err).__name__}: {err}"]
+
+
+def _check(cert: dict[str, Any]) -> list[str]:
     failures: list[str] = []
     n = int(cert["households"])
     p0, p1, p2 = (_f(p) for p in cert["type_probabilities"])
