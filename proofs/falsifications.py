@@ -213,10 +213,11 @@ _REAL_GEOMETRIC = families.geometric
 register("optimal remap → face value", "changed statement",
          ("GRS-E2.3", "GRS-R2.3", "GRS-TA.2", "GRS-LP", "GRS-C3.3"),
          lambda: [(_REAL_REMAP, _face_value_remap)])  # fmt: skip
-register("DP level read as α²", "wrong α", ("GS-D2", "GRS-E2.2", "GRS-L5.2", "GS-AB", "GS-LP", "GS-L5"),
+register("DP level read as α²", "wrong α",
+         ("GS-D2", "GRS-E2.2", "GRS-L5.2", "GS-AB", "GS-LP", "GS-L5", "GRS-L5.8"),
          lambda: [(_REAL_DP_LEVEL, _squared_level)])  # fmt: skip
 register("signs at α flipped", "flipped inequality",
-         ("SY-P2", "SY-P5", "SY-E2", "SY-F1", "SY-P3", "SY-T3", "SY-T2"),
+         ("SY-P2", "SY-P5", "SY-E2", "SY-F1", "SY-P3", "SY-T3", "SY-T2", "SY-L1", "SY-L2", "SY-T1", "SY-P4"),
          lambda: [(Attr(alpha_module.Alpha, "sign"), _flipped_sign)])  # fmt: skip
 register("geometric → geometric at (1+α)/2", "noisier mechanism in place of T", ("GRS-E2.3", "GRS-C3.3"),
          lambda: [(_REAL_GEOMETRIC, _noisier_geometric)])  # fmt: skip
@@ -274,6 +275,9 @@ def _non_supermodular_cases(_real: Any) -> Any:
 
 register("supermodular payoffs → GRS App. B's payoff", "illegal loss", ("SY-T3", "SY-T4"),
          _module_constant("proofs.sy_uprr", "_supermodular_case", _non_supermodular_cases))  # fmt: skip
+
+register("the path → the triangle (Brenner–Nissim's control)", "changed statement", ("BN-path",),
+         _module_constant("proofs.smt_claims", "PATH", lambda _: [(0, 1), (1, 2), (0, 2)]))  # fmt: skip
 
 #: Candidates measured and not (yet) killing any claim check: kept for the next round.
 CANDIDATES: dict[str, tuple[str, Any]] = {
