@@ -186,6 +186,15 @@ def _face_value_remap(mechanism: Any, user: Any) -> Any:
     return Remap.deterministic(lambda r: min(max(r, 0), n), mechanism.outputs, range(n + 1))
 
 
+def _reversed_remap(mechanism: Any, user: Any) -> Any:
+    """The 'optimal' remap with every guess g replaced by n − g (a deterministic remap, usually bad)."""
+    from mechlib.core.remap import Remap
+
+    best = _REAL_REMAP(mechanism, user)
+    n = user.n
+    return Remap.deterministic(lambda r: n - best.as_mapping()[r], mechanism.outputs, range(n + 1))
+
+
 def _squared_level(mechanism: Any) -> Any:
     """The DP level read as α² (a wrong α: every mechanism looks more private than it is)."""
     from mechlib.core.privacy import DPLevel
@@ -278,6 +287,9 @@ register("supermodular payoffs → GRS App. B's payoff", "illegal loss", ("SY-T3
 
 register("the path → the triangle (Brenner–Nissim's control)", "changed statement", ("BN-path",),
          _module_constant("proofs.smt_claims", "PATH", lambda _: [(0, 1), (1, 2), (0, 2)]))  # fmt: skip
+
+register("optimal remap → guesses reversed", "changed statement", ("GRS-EA.1", "GRS-R2.3", "GRS-L5.2"),
+         lambda: [(_REAL_REMAP, _reversed_remap)])  # fmt: skip
 
 #: Candidates measured and not (yet) killing any claim check: kept for the next round.
 CANDIDATES: dict[str, tuple[str, Any]] = {
