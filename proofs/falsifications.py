@@ -11,7 +11,7 @@ from fractions import Fraction
 from typing import Any
 
 from mechlib import strategies
-from mechlib.core import families, signature
+from mechlib.core import families, post_processing, privacy, signature
 from mechlib.core.exact import parse_probability
 from mechlib.infodesign import alpha as alpha_module
 from mechlib.infodesign import info_structure, privacy_sets
@@ -211,8 +211,6 @@ def _noisier_geometric(alpha: object, n: int, *, margin: int | None = None) -> A
     a = parse_probability(alpha)
     return _REAL_GEOMETRIC((1 + a) / 2 if a < 1 else Fraction(1), n, margin=margin)
 
-
-from mechlib.core import post_processing, privacy  # noqa: E402
 
 _REAL_REMAP = post_processing.optimal_remap
 _REAL_DP_LEVEL = privacy.dp_level
