@@ -183,3 +183,27 @@ def test_existing_reports_are_kept_without_force(tmp_path: Path, capsys: pytest.
     err = _bad(capsys, tmp_path, "audit", str(tmp_path / "m.csv"), "--report-dir", str(reports))  # same stem
     assert "--force" in err and (reports / "m.audit.json").read_text() == before
     assert main(["audit", str(tmp_path / "m.csv"), "--report-dir", str(reports), "--force"]) == 0
+
+
+def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
+    """`mechlib audit … --json | head -1`: no BrokenPipeError traceback when stdout closes early."""
+    import subprocess
+    import sys
+
+    from mechlib import truncated_geometric
+
+    path = tmp_path / "m.json"  # n = 200: megabytes of JSON, far past a pipe's buffer
+    path.write_text(json.dumps({"matrix": truncated_geometric("1/2", 200).to_strings()}))
+    audit = subprocess.Popen(
+        [sys.executable, "-m", "mechlib.cli", "audit", str(path), "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert audit.stdout is not None and audit.stderr is not None
+    audit.stdout.readline()
+    audit.stdout.close()  # what `head -1` does
+    err = audit.stderr.read().decode()
+    audit.stderr.close()
+    audit.wait(timeout=60)
+    assert "Traceback" not in err and "BrokenPipe" not in err
+    assert audit.returncode == 141  # 128 + SIGPIPE, as a shell pipeline reports it
