@@ -207,3 +207,14 @@ def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     audit.wait(timeout=60)
     assert "Traceback" not in err and "BrokenPipe" not in err
     assert audit.returncode == 141  # 128 + SIGPIPE, as a shell pipeline reports it
+
+
+def test_stale_temporaries_of_a_killed_run_are_removed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A run killed while writing (kill -9) leaves `.NAME.*.tmp` beside its target and no target;
+    the next run writing that target removes them."""
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps({"matrix": T_ROWS}))
+    stale = tmp_path / ".cert.json.x1y2z3.tmp"
+    stale.write_text('{"half": ')
+    assert main(["audit", str(path), "-o", str(tmp_path / "cert.json")]) == 0
+    assert not stale.exists() and json.loads((tmp_path / "cert.json").read_text())["dp_level"] == "1/2"
