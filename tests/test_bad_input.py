@@ -218,3 +218,23 @@ def test_stale_temporaries_of_a_killed_run_are_removed(tmp_path: Path, capsys: p
     stale.write_text('{"half": ')
     assert main(["audit", str(path), "-o", str(tmp_path / "cert.json")]) == 0
     assert not stale.exists() and json.loads((tmp_path / "cert.json").read_text())["dp_level"] == "1/2"
+
+
+def test_check_with_a_module_function_source(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`mechlib check CERT module:function` works as documented: the source is run, and its matrix,
+    labels, neighbours and claim (and its module's SHA-256) compared; another source is rejected."""
+    (tmp_path / "srcs.py").write_text(
+        "from mechlib import truncated_geometric, randomized_response\n\n"
+        "def t():\n    return truncated_geometric('1/2', 3)\n\n"
+        "def rr():\n    return randomized_response('1/2', 4)\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    cert = tmp_path / "cert.json"
+    assert main(["audit", "srcs:t", "-o", str(cert)]) == 0
+    capsys.readouterr()
+    assert main(["check", str(cert), "srcs:t"]) == 0
+    assert main(["check", str(cert), "srcs:rr"]) == 1
+    out = capsys.readouterr().out
+    assert "matrix differs from SOURCE" in out
