@@ -234,7 +234,7 @@ register("exponent step between neighbouring rows → 2", "changed statement", (
 register("corner of G′ → 1 − α³", "changed statement", ("GS-L1",),
          _module_constant("proofs.parametric", "CORNER", lambda real: (real[0], 3)))  # fmt: skip
 
-register("T⁻¹'s interior diagonal → (1+α)/(1−α)²", "changed statement", ("GS-T2", "GS-L3"),
+register("T⁻¹'s interior diagonal → (1+α)/(1−α)²", "changed statement", ("GS-T2", "GS-L3", "GS-L2"),
          _module_constant("proofs.parametric", "INTERIOR", lambda real: (real[0], lambda a: 1 + a)))  # fmt: skip
 
 
@@ -302,6 +302,11 @@ def _database_dp_never_violated(self: Any, alpha: Any) -> None:
 
 register("mechanisms on databases never violate DP", "flipped inequality", ("SY-E4",),
          lambda: [(Attr(_database_mechanism_class(), "dp_violation"), _database_dp_never_violated)])  # fmt: skip
+
+register("the geometric noise's normaliser → 1 − α", "changed statement", ("GRS-E2.1",),
+         _module_constant("proofs.symbolic_claims", "NORMALISER", lambda real: (real[0], lambda a: 1 - a)))  # fmt: skip
+register("Figure 6(a) → Figure 6(b)", "perturbed figure", ("GRS-C",),
+         _module_constant("proofs.smt_claims", "FIGURE_6", lambda real: {"a": real["b"], "b": real["b"]}))  # fmt: skip
 
 #: Candidates measured and not (yet) killing any claim check: kept for the next round.
 CANDIDATES: dict[str, tuple[str, Any]] = {

@@ -17,12 +17,16 @@ import z3
 from mechlib.core.exact import format_fraction
 from mechlib.core.families import sqrt_bounds
 from proofs.catalogue import SMT, SYM, Strength
-from proofs.parametric import SCOPE_L1
+from proofs.parametric import INTERIOR, SCOPE_L1
 from proofs.registry import Outcome, Scope, Verdict, bounded, check, decide
 from proofs.smt import TWO_SOLVERS, proved_if_unsat, run, smt_query
 
 ALPHA = sp.Symbol("alpha", positive=True)
 BETA = sp.Symbol("beta", positive=True)
+
+
+#: GRS Example 2.1's normalising constant of the two-sided geometric noise, as data.
+NORMALISER = ("(1−α)/(1+α)", lambda a: (1 - a) / (1 + a))
 
 
 def kms(m: int, alpha: Any) -> list[list[Any]]:
@@ -112,7 +116,7 @@ def sym_cramer_determinants() -> Outcome:
                     elif i == m - 1:
                         value = x[m - 1] - a * x[m - 2]
                     else:
-                        value = (1 + a * a) * x[i] - a * (x[i - 1] + x[i + 1])
+                        value = INTERIOR[1](a) * x[i] - a * (x[i - 1] + x[i + 1])  # GS's 1 + α²
                     return (1 - a * a) ** (m - 2) * value
 
                 if not identity_by_evaluation(m, build, target, m * m):
@@ -199,11 +203,12 @@ def smt_t_alpha_beta_nonnegative() -> Outcome:
     scope=Scope(Strength.ALL_N, "any (noise on ℤ)", "symbolic, |α| < 1", "sympy series", covers="sums to 1"),
 )
 def sym_geometric_noise_sums_to_one() -> Outcome:
+    """Σ_{δ∈ℤ} c·α^|δ| = 1 for c = NORMALISER = (1−α)/(1+α), symbolic α (|α| < 1)."""
     d = sp.Symbol("d", integer=True, positive=True)
     tail = sp.summation(ALPHA**d, (d, 1, sp.oo))
     if isinstance(tail, sp.Piecewise):  # α/(1−α) under |α| < 1
         tail = tail.args[0][0]
-    total = sp.simplify((1 - ALPHA) / (1 + ALPHA) * (1 + 2 * tail))
+    total = sp.simplify(NORMALISER[1](ALPHA) * (1 + 2 * tail))
     return decide(
         [] if total == 1 else [{"sum": str(total)}], {"sum over ℤ": str(total), "tail Σ_{d≥1} α^d": str(tail)}
     )
