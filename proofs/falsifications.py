@@ -339,6 +339,18 @@ register("the average over databases → the mean over all databases", "changed 
 register("the signature's S read as ↑", "changed statement", ("GRS-L5.3", "GRS-L5.4"),
          _module_constant("mechlib.core.signature", "signature", _slack_read_as_up))  # fmt: skip
 
+
+def _looser_k_omega(real: Any) -> Any:
+    def constraints(mu: Any, mu0: Any, alpha: Any, t_max: int) -> Any:
+        return real(mu, mu0, alpha * alpha, t_max)  # K_Ω at α² ⊋ K_Ω at α: a wrong α
+
+    return constraints
+
+
+register("K_Ω's constraints at α²", "wrong α", ("SY-T1", "SY-T2", "SY-P4"),
+         _module_constant("proofs.sy_claims", "k_omega_constraints", _looser_k_omega))  # fmt: skip
+
+
 #: Candidates measured and not (yet) killing any claim check: kept for the next round. The two
 #: "loses a vertex" survive SY-P2, P5, T2 and AA: those checks take the vertex enumeration on
 #: trust (its completeness is tested against brute-force basis enumeration in the tests only).
