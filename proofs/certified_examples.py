@@ -180,17 +180,26 @@ def check_minimax_instances() -> Outcome:
     return decide(failures, {"instances": cases, "loss": "|i−j|", "certified": "both sides by exact λ-certificates"})
 
 
+#: GS Definition 2's two-term conditions on neighbouring entries u (count i), v (count i+1).
+TWO_TERM = ("αu ≤ v and αv ≤ u", lambda a, u, v: a * u <= v and a * v <= u)
+
+
 @check("GS-D2", kind="EXACT")
 def exact_two_term_conditions() -> Outcome:
     """On instances: dp_level (ratio definition) ≥ α ⇔ every 2-term condition holds exactly."""
     failures: list[dict[str, Any]] = []
-    instances = [GS_APPENDIX_B, GRS_FIGURE_5A, randomized_response(Fraction(1, 3), 4), exponential(Fraction(1, 2), 4)]
+    one_sided = Mechanism([[1, 0], [Fraction(1, 2), Fraction(1, 2)]])  # αu ≤ v holds, αv ≤ u does not
+    instances = [
+        GS_APPENDIX_B,
+        GRS_FIGURE_5A,
+        randomized_response(Fraction(1, 3), 4),
+        exponential(Fraction(1, 2), 4),
+        one_sided,
+    ]
     for x in instances:
         for alpha in (Fraction(1, 4), Fraction(1, 3), Fraction(1, 2), Fraction(2, 3)):
             linear = all(
-                alpha * x.rows[i][j] <= x.rows[i + 1][j] and alpha * x.rows[i + 1][j] <= x.rows[i][j]
-                for i in range(x.n)
-                for j in range(len(x.outputs))
+                TWO_TERM[1](alpha, x.rows[i][j], x.rows[i + 1][j]) for i in range(x.n) for j in range(len(x.outputs))
             )
             if linear != (dp_level(x).alpha >= alpha):
                 failures.append({"mechanism": x.to_strings(), "alpha": format_fraction(alpha)})

@@ -15,6 +15,7 @@ from mechlib.core import families, post_processing, privacy, signature
 from mechlib.core.exact import parse_probability
 from mechlib.infodesign import alpha as alpha_module
 from mechlib.infodesign import info_structure, privacy_sets
+from mechlib.infodesign.decision import DecisionProblem
 from mechlib.optimality import optimal
 from proofs.mutants import Attr, Swap, register
 
@@ -349,6 +350,39 @@ def _looser_k_omega(real: Any) -> Any:
 
 register("K_Ω's constraints at α²", "wrong α", ("SY-T1", "SY-T2", "SY-P4"),
          _module_constant("proofs.sy_claims", "k_omega_constraints", _looser_k_omega))  # fmt: skip
+
+
+def _minimax_optimum_is_rr(real: Any) -> Any:
+    def optimum(user: Any, alpha: object) -> Any:
+        from mechlib.optimality.minimax import MinimaxOptimum
+
+        best = real(user, alpha)
+        rr = families.randomized_response(best.alpha, user.n + 1)
+        return MinimaxOptimum(rr, best.value, best.weights, best.dual, best.alpha)
+
+    return optimum
+
+
+_REAL_VALUE = DecisionProblem.value
+
+
+def _negated_value(self: Any, tau: Any, alpha: Any) -> Any:
+    num, scale = _REAL_VALUE(self, tau, alpha)
+    return -num, scale
+
+
+def _one_direction(a: Any, u: Any, v: Any) -> bool:
+    return bool(a * u <= v)
+
+
+register("GS's two-term conditions, one direction only", "flipped inequality", ("GS-D2",),
+         _module_constant("proofs.certified_examples", "TWO_TERM", lambda real: (real[0], _one_direction)))  # fmt: skip
+register("the minimax optimum → randomized response", "non-universal mechanism in place of T",
+         ("GS-LP", "GS-L5", "GS-Tab1"),
+         _module_constant("mechlib.optimality.minimax", "optimal_minimax_mechanism",
+                          _minimax_optimum_is_rr))  # fmt: skip
+register("decision values negated", "changed statement", ("SY-T3", "SY-T4"),
+         lambda: [(Attr(DecisionProblem, "value"), _negated_value)])  # fmt: skip
 
 
 #: Candidates measured and not (yet) killing any claim check: kept for the next round. The two
