@@ -247,13 +247,18 @@ def _exact_count(x: Any) -> Any:
     return Mechanism([[int(i == j) for j in range(n + 1)] for i in range(n + 1)])
 
 
-def _slack_read_as_down(real: Any) -> Any:
-    def sig(mechanism: Any, alpha: object) -> Any:
-        found = real(mechanism, alpha)
-        rows = tuple(tuple(signature.DOWN if s == "S" else s for s in row) for row in found.rows)
-        return signature.Signature(found.alpha, found.outputs, rows)
+def _slack_read_as(symbol: str) -> Callable[[Any], Any]:
+    """The signature with every S entry read as ``symbol`` (↓ or ↑)."""
 
-    return sig
+    def swap(real: Any) -> Any:
+        def sig(mechanism: Any, alpha: object) -> Any:
+            found = real(mechanism, alpha)
+            rows = tuple(tuple(symbol if s == signature.SLACK else s for s in row) for row in found.rows)
+            return signature.Signature(found.alpha, found.outputs, rows)
+
+        return sig
+
+    return swap
 
 
 register("the average over databases → the exact count", "non-universal mechanism in place of T",
@@ -264,7 +269,7 @@ register("Figure 6(b) → Figure 6(a)", "perturbed figure", ("GRS-C",),
 
 register("the signature's S read as ↓", "changed statement",
          ("GRS-L5.3", "GRS-L5.4", "GRS-L5.6", "GRS-F3", "GRS-L5.10"),
-         _module_constant("mechlib.core.signature", "signature", _slack_read_as_down))  # fmt: skip
+         _module_constant("mechlib.core.signature", "signature", _slack_read_as(signature.DOWN)))  # fmt: skip
 
 register("posteriors never leave K", "flipped inequality", ("SY-E4",),
          lambda: [(privacy_sets.k_violation, _never_violated)])  # fmt: skip
@@ -319,15 +324,6 @@ def _mean_over_all(x: Any) -> Any:
     return Mechanism([mean] * (n + 1))
 
 
-def _slack_read_as_up(real: Any) -> Any:
-    def sig(mechanism: Any, alpha: object) -> Any:
-        found = real(mechanism, alpha)
-        rows = tuple(tuple(signature.UP if s == "S" else s for s in row) for row in found.rows)
-        return signature.Signature(found.alpha, found.outputs, rows)
-
-    return sig
-
-
 def _drop_first(real: Any) -> Any:
     def fewer(*args: Any) -> Any:
         return real(*args)[1:]
@@ -338,7 +334,7 @@ def _drop_first(real: Any) -> Any:
 register("the average over databases → the mean over all databases", "changed statement", ("GRS-P6.1", "GS-AA"),
          _module_constant("proofs.database_claims", "averaged", lambda _: _mean_over_all))  # fmt: skip
 register("the signature's S read as ↑", "changed statement", ("GRS-L5.3", "GRS-L5.4"),
-         _module_constant("mechlib.core.signature", "signature", _slack_read_as_up))  # fmt: skip
+         _module_constant("mechlib.core.signature", "signature", _slack_read_as(signature.UP)))  # fmt: skip
 
 
 def _looser_k_omega(real: Any) -> Any:

@@ -133,11 +133,12 @@ SCOPE_E2_2 = Scope(
 def kms_step() -> dict[str, bool]:
     """det G′_m = (1−α²)·det G′_{m−1}: row m−1 minus α × row m−2 is (0, …, 0, 1−α²).
 
-    Entry j ≤ m−2: α^(m−1−j) − α·α^(m−2−j) = 0 (with P = α^(m−2−j), it is αP − αP); entry m−1:
-    1 − α·α^1 = 1 − α²."""
-    a, p = sp.symbols("alpha P", positive=True)
+    G′[r][j] = α^|r−j|, so for j ≤ m−2 (symbolic m, j) the entry is α^(m−1−j) − α·α^(m−2−j) = 0;
+    at j = m−1 it is α^0 − α·α^1 = 1 − α²."""
+    a = sp.Symbol("alpha", positive=True)
+    m, j = sp.symbols("m j", integer=True, nonnegative=True)
     return {
-        "entries j ≤ m−2 vanish": sp.simplify(a * p - a * p) == 0,
+        "entries j ≤ m−2 vanish": sp.simplify(sp.powsimp(a ** (m - 1 - j) - a * a ** (m - 2 - j))) == 0,
         "entry m−1 is 1 − α²": sp.simplify((1 - a * a ** (CORNER[1] - 1)) - (1 - a**2)) == 0,
         "base: det G′_1 = 1 = (1 − α²)^0": sp.Matrix([[a**0]]).det() == (1 - a**2) ** 0,
     }

@@ -65,11 +65,9 @@ def run(query: z3.Solver) -> tuple[z3.CheckSatResult, dict[str, Any]]:
         evidence["reason_unknown"] = f"z3: {query.reason_unknown()}"
         return answer, evidence
     if answer == z3.sat:
-        model = query.model()
+        # z3's model stays readable by the caller: exporting the query does not touch the solver
         second = _cvc5(query.to_smt2(), logic, seconds=SAT_CONFIRM_SECONDS)
         evidence["cvc5"] = second
-        query.check()  # z3's model again for callers that read it (as found above)
-        del model
         if second["answer"] == "unsat":
             evidence["answer"] = "unknown"
             evidence["reason_unknown"] = "z3 answered sat, cvc5 unsat"

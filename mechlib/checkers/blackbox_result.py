@@ -204,9 +204,9 @@ def _check_dp(dp: dict[str, Any], counts: list[dict[int, int]]) -> list[str]:
         return [*failures, f"dp.verdict {dp['verdict']!r} does not match the violation recorded"]
     if violation is not None:
         return failures + _check_violation(_keys(violation, "dp.violation", VIOLATION), counts, events, delta, e_eps)
+    totals = [sum(h.values()) for h in counts]
     for name, op, t in events:  # "no violation found": no (pair, event) with verified L > e^ε·U
         hits = [_hits(h, op, t) for h in counts]
-        totals = [sum(h.values()) for h in counts]
         for i, j in pairs:
             low = _bound(hits[i], totals[i], delta, lower=True)
             if low == 0:
