@@ -9,8 +9,9 @@ assertion is the negated goal** and whose earlier assertions are the hypotheses.
    hypotheses would prove anything, so the answer becomes unknown "vacuous";
 3. exports the same query as SMT-LIB 2 and asks cvc5. An UNSAT counts only if cvc5 also
    answers unsat: a different answer, a cvc5 timeout or error makes the query unknown (never a
-   pass). A SAT answer is a counterexample whose model the caller re-checks exactly; cvc5 is asked
-   too (``SAT_CONFIRM_SECONDS``) and its unsat makes the query unknown, its timeout is recorded.
+   pass). A SAT answer stands only if z3's model satisfies every assertion when evaluated exactly
+   (:func:`model_satisfies`) — or, where quantifiers keep it from evaluating, if cvc5 answers sat
+   too; cvc5 is always asked (``SAT_CONFIRM_SECONDS``) and its unsat makes the query unknown.
    Both solvers' times are recorded.
 
 The answer returned is the agreed one; evidence records each solver's answer and the vacuity
@@ -66,11 +67,20 @@ def run(query: z3.Solver) -> tuple[z3.CheckSatResult, dict[str, Any]]:
         return answer, evidence
     if answer == z3.sat:
         # z3's model stays readable by the caller: exporting the query does not touch the solver
+        rechecked = model_satisfies(query)
+        evidence["model_rechecked"] = rechecked
         second = _cvc5(query.to_smt2(), logic, seconds=SAT_CONFIRM_SECONDS)
         evidence["cvc5"] = second
+        doubt = None
         if second["answer"] == "unsat":
+            doubt = "z3 answered sat, cvc5 unsat"
+        elif rechecked is False:
+            doubt = "z3's model does not satisfy the query when evaluated exactly"
+        elif rechecked is None and second["answer"] != "sat":
+            doubt = f"z3's model could not be evaluated (quantifiers) and cvc5 answered {second['answer']}"
+        if doubt:
             evidence["answer"] = "unknown"
-            evidence["reason_unknown"] = "z3 answered sat, cvc5 unsat"
+            evidence["reason_unknown"] = doubt
             return z3.unknown, evidence
         return answer, evidence
     second = _cvc5(query.to_smt2(), logic)
@@ -160,6 +170,17 @@ def _without_unary_sums(smt2: str) -> str:
         return node if isinstance(node, str) else "(" + " ".join(show(n) for n in node) + ")"
 
     return "\n".join(show(node) for node in stack[0])
+
+
+def model_satisfies(query: z3.Solver) -> bool | None:
+    """Whether z3's model makes every assertion true, evaluated exactly (rationals and algebraic
+    numbers): True, False, or None when some assertion does not evaluate to a constant (a
+    quantified formula), in which case the second solver must confirm the SAT answer."""
+    model = query.model()
+    values = [model.eval(a, model_completion=True) for a in query.assertions()]
+    if any(z3.is_false(v) for v in values):
+        return False
+    return True if all(z3.is_true(v) for v in values) else None
 
 
 def _since(start: float) -> float:

@@ -49,6 +49,28 @@ def test_a_sat_answer_contradicted_by_cvc5_is_unknown(monkeypatch: pytest.Monkey
     assert answer == z3.unknown
 
 
+def test_a_sat_answer_stands_when_its_model_is_rechecked_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
+    a = z3.Real("alpha")
+    monkeypatch.setattr(smt, "_cvc5", lambda *_args, **_kw: {"answer": "unknown", "reason": "TIMEOUT", "seconds": 0})
+    answer, evidence = smt.run(_query([a > 0], a * a == 2))  # an algebraic model, √2
+    assert answer == z3.sat and evidence["model_rechecked"] is True
+
+
+def test_a_sat_answer_whose_model_fails_the_exact_recheck_is_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
+    a = z3.Real("alpha")
+    monkeypatch.setattr(smt, "model_satisfies", lambda _query: False)
+    answer, evidence = smt.run(_query([a > 0], a < 1))
+    assert answer == z3.unknown and "evaluated exactly" in evidence["reason_unknown"]
+
+
+def test_an_unevaluable_sat_model_needs_cvc5(monkeypatch: pytest.MonkeyPatch) -> None:
+    a = z3.Real("alpha")
+    monkeypatch.setattr(smt, "model_satisfies", lambda _query: None)
+    monkeypatch.setattr(smt, "_cvc5", lambda *_args, **_kw: {"answer": "unknown", "reason": "TIMEOUT", "seconds": 0})
+    answer, evidence = smt.run(_query([a > 0], a < 1))
+    assert answer == z3.unknown and "quantifiers" in evidence["reason_unknown"]
+
+
 def test_queries_must_record_their_logic() -> None:
     with pytest.raises(ValueError, match="smt_query"):
         smt.run(z3.Solver())
