@@ -76,7 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--mutants",
         action="store_true",
         help="run the registered falsifying mutants of the selected claims instead: each must come back "
-        "REFUTED or UNKNOWN (killed); writes mutants.json; exit 1 if any survives",
+        "REFUTED or UNKNOWN, or stop refuting a claim the paper gets wrong (killed); writes mutants.json; "
+        "exit 1 if any survives",
     )
     verify.add_argument(
         "-j",

@@ -14,7 +14,7 @@ from mechlib import strategies
 from mechlib.core import families, post_processing, privacy, signature
 from mechlib.core.exact import parse_probability
 from mechlib.infodesign import alpha as alpha_module
-from mechlib.infodesign import info_structure, privacy_sets
+from mechlib.infodesign import info_structure, privacy_sets, school_planning
 from mechlib.infodesign.decision import DecisionProblem
 from mechlib.optimality import optimal
 from proofs.mutants import Attr, Swap, register
@@ -380,6 +380,51 @@ register("the minimax optimum → randomized response", "non-universal mechanism
 register("decision values negated", "changed statement", ("SY-T3", "SY-T4"),
          lambda: [(Attr(DecisionProblem, "value"), _negated_value)])  # fmt: skip
 
+
+def _design_at_alpha_squared(real: Any) -> Any:
+    def design(space: Any, prior: Any, problem: Any, alpha: Any) -> Any:
+        return real(space, prior, problem, alpha_module.Alpha.of(alpha.rational**2))  # vertices of K(α²)
+
+    return design
+
+
+def _not_symmetrized(self: Any) -> Any:
+    return self
+
+
+def _uniform_phi(_real: Any) -> Any:
+    def phi(alpha: Any) -> Any:
+        from proofs.sy_claims import ORDER_A
+
+        return dict.fromkeys(ORDER_A, 1)  # π̂ = π₀: the married respondents' posterior never moves
+
+    return phi
+
+
+def _constraints_dropped(real: Any) -> Any:
+    def constraints(*args: Any) -> list[bool]:
+        return [True for _ in real(*args)]  # every bound of K_Ω reads as satisfied
+
+    return constraints
+
+
+def _rejecting_checker(_certificate: Any) -> list[str]:
+    return ["the bracket certificate is rejected (mutant)"]
+
+
+register("optimal designs over K at α²", "wrong α", ("SY-P2", "SY-P5"),
+         _module_constant("mechlib.infodesign.designer", "optimal_design", _design_at_alpha_squared))  # fmt: skip
+register("the symmetrisation → the mechanism itself", "changed statement", ("SY-P5",),
+         lambda: [(Attr(_database_mechanism_class(), "symmetrized"), _not_symmetrized)])  # fmt: skip
+register("φ → 1 (π̂ = π₀)", "changed statement", ("SY-AA",),
+         _module_constant("proofs.sy_claims", "phi", _uniform_phi))  # fmt: skip
+register("K_Ω's constraints dropped", "flipped inequality", ("SY-AA", "SY-T1", "SY-T2", "SY-P4"),
+         _module_constant("proofs.sy_claims", "k_omega_constraints", _constraints_dropped))  # fmt: skip
+register("SY Example 1's printed figures → the certified values", "changed statement", ("SY-E1",),
+         lambda: [(school_planning.PAPER_GEOMETRIC, "3.23"), (school_planning.PAPER_OPTIMUM, "2.32")])  # fmt: skip
+register("the bracket certificate checker rejects every certificate", "rejected certificate", ("SY-E1",),
+         _module_constant("mechlib.checkers.bracket_certificate", "check_certificate",
+                          lambda _: _rejecting_checker))  # fmt: skip
 
 #: Candidates measured and not (yet) killing any claim check: kept for the next round. The two
 #: "loses a vertex" survive SY-P2, P5, T2 and AA: those checks take the vertex enumeration on

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from proofs.registry import REGISTRY, Result, Verdict, run_claim
+from proofs.registry import REGISTRY, Result, run_claim
 
 #: The kinds of falsification (every claim should be met by at least two mutants).
 KINDS = (
@@ -32,6 +32,7 @@ KINDS = (
     "flipped inequality",
     "illegal loss",
     "wrong α",
+    "rejected certificate",
 )
 
 
@@ -117,7 +118,10 @@ class MutantResult:
 
     @property
     def killed(self) -> bool:
-        return self.result.outcome.verdict in {Verdict.REFUTED, Verdict.UNKNOWN}
+        """The claim no longer goes the paper's way: REFUTED or UNKNOWN for a claim that holds; for
+        one the paper gets wrong (expected REFUTED), the mutant is a world where the printed
+        statement holds, and the check must stop refuting it."""
+        return not self.result.as_expected
 
     def to_json(self) -> dict[str, Any]:
         outcome = self.result.outcome
