@@ -20,7 +20,7 @@ from mechlib.core.privacy import dp_level
 from mechlib.core.signature import DOWN, UP, ZERO, Signature, remap_from_signature, signature
 from mechlib.core.stochastic import compose
 from mechlib.core.users import BayesUser, Loss
-from mechlib.optimality.optimal import optimal_bayes_mechanism
+from mechlib.optimality.optimal import dp_constraint_rows, optimal_bayes_mechanism
 from mechlib.strategies import alphas, bayes_users, dp_mixtures, legal_losses, priors, remaps, stochastic_rows
 from proofs.catalogue import FUZZ
 from proofs.fuzz import fuzz
@@ -291,19 +291,15 @@ def fuzz_minimax() -> Outcome:
     return fuzz("GS-T1b", st.tuples(minimax_users(max_n=4), alphas(max_denominator=9)), minimax_from_g, 25)
 
 
-def binding_set(x: Mechanism, alpha: Fraction) -> frozenset[tuple[str, int, int]]:
-    """The constraints of GRS LP (4)–(7) binding at x: α·x[i][j] = x[i+1][j] (either way) and x[i][j] = 0."""
-    rows = x.rows
-    tight: set[tuple[str, int, int]] = set()
-    for i, row in enumerate(rows):
-        for j, v in enumerate(row):
-            if v == 0:
-                tight.add(("zero", i, j))
-            if i + 1 < len(rows):
-                if alpha * v == rows[i + 1][j]:
-                    tight.add(("down", i, j))
-                if alpha * rows[i + 1][j] == v:
-                    tight.add(("up", i, j))
+def binding_set(x: Mechanism, alpha: Fraction) -> frozenset[tuple[str, int]]:
+    """The constraints of GRS LP (3)–(7) tight at x, read off the LP's own rows
+    (:func:`mechlib.optimality.optimal.dp_constraint_rows`, the encoding HiGHS solves) evaluated
+    exactly — not from the signature: ("dp", k) for a tight α-DP row k, ("x ≥ 0", v) for a zero
+    variable."""
+    flat = [v for row in x.rows for v in row]
+    tight = {("x ≥ 0", v) for v, value in enumerate(flat) if value == 0}
+    rows = dp_constraint_rows(len(x.rows), len(x.outputs), alpha)
+    tight |= {("dp", k) for k, terms in enumerate(rows) if sum(c * flat[v] for v, c in terms) == 0}
     return frozenset(tight)
 
 

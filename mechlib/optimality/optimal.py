@@ -17,7 +17,7 @@ If the rebuilt pair does not check, z3's exact ``Optimize`` decides instead (sma
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -146,22 +146,30 @@ def certify_given(mechanism: Mechanism, user: BayesUser, alpha: object) -> tuple
 HIGHS = {"method": "highs-ds", "options": {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}}
 
 
+def dp_constraint_rows(inputs: int, outputs: int, alpha: Fraction) -> Iterator[tuple[tuple[int, Fraction], ...]]:
+    """The α-DP constraints (4)–(5) of GRS LP (3)–(7), exactly, each a ``≤ 0`` row given as its
+    (variable, coefficient) terms on x_ij (index i·outputs + j): α x_ij − x_{i+1,j} ≤ 0, then
+    α x_{i+1,j} − x_ij ≤ 0, for i < inputs − 1 and every j."""
+    for i in range(inputs - 1):
+        for j in range(outputs):
+            up, down = i * outputs + j, (i + 1) * outputs + j
+            yield (up, alpha), (down, Fraction(-1))
+            yield (down, alpha), (up, Fraction(-1))
+
+
 def dp_lp_constraints(size: int, alpha: Fraction) -> tuple[list[list[float]], int]:
-    """Sparse (row, column, value) triplets of the α-DP constraints (4)–(5) as ``≤ 0`` rows on the
-    variables x_ij (index i·size + j), and the number of rows."""
-    a = float(alpha)
+    """Sparse (row, column, value) triplets of :func:`dp_constraint_rows` in floats (for HiGHS),
+    square ``size`` × ``size``, and the number of rows."""
     rows: list[float] = []
     cols: list[float] = []
     vals: list[float] = []
-    k = 0
-    for i in range(size - 1):
-        for j in range(size):  # α x_ij − x_{i+1,j} ≤ 0 and α x_{i+1,j} − x_ij ≤ 0
-            up, down = i * size + j, (i + 1) * size + j
-            rows += [k, k, k + 1, k + 1]
-            cols += [up, down, down, up]
-            vals += [a, -1.0, a, -1.0]
-            k += 2
-    return [rows, cols, vals], k
+    k = -1
+    for k, terms in enumerate(dp_constraint_rows(size, size, alpha)):
+        for var, coefficient in terms:
+            rows.append(k)
+            cols.append(var)
+            vals.append(float(coefficient))
+    return [rows, cols, vals], k + 1
 
 
 def solve_bayes_lp(costs: list[list[Fraction]], alpha: Fraction) -> Any:
