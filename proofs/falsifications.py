@@ -153,8 +153,20 @@ register("GRS Figure 5(a) perturbed", "perturbed figure", ("GRS-B",),
 UNIFORM_4 = tuple(Fraction(1, 4) for _ in range(4))
 register("SY Figure 1's prior → uniform", "perturbed figure", ("SY-F1",),
          _module_constant("proofs.sy_privacy_sets", "SY_F1_PRIOR", lambda _: UNIFORM_4))  # fmt: skip
-register("the triangle → the path (Brenner–Nissim)", "changed statement", ("BN-path",),
-         _module_constant("proofs.smt_claims", "TRIANGLE", lambda _: [(0, 1), (1, 2)]))  # fmt: skip
+
+
+def _bn_trees(edges: Any, k: int) -> bool:
+    return len(edges) == k - 1  # connected graphs: the trees (the star too)
+
+
+def _bn_degree_two(edges: Any, k: int) -> bool:
+    return all(sum(v in e for e in edges) <= 2 for v in range(k))  # paths and cycles
+
+
+register("Brenner–Nissim's paths → trees", "changed statement", ("BN-path",),
+         _module_constant("proofs.smt_claims", "BN_CONDITION", lambda _: _bn_trees))  # fmt: skip
+register("Brenner–Nissim's paths → degree ≤ 2 (cycles too)", "changed statement", ("BN-path",),
+         _module_constant("proofs.smt_claims", "BN_CONDITION", lambda _: _bn_degree_two))  # fmt: skip
 
 
 def _wrong_kms(_real: Any) -> Any:
@@ -289,8 +301,8 @@ def _non_supermodular_cases(_real: Any) -> Any:
 register("supermodular payoffs → GRS App. B's payoff", "illegal loss", ("SY-T3", "SY-T4"),
          _module_constant("proofs.sy_uprr", "_supermodular_case", _non_supermodular_cases))  # fmt: skip
 
-register("the path → the triangle (Brenner–Nissim's control)", "changed statement", ("BN-path",),
-         _module_constant("proofs.smt_claims", "PATH", lambda _: [(0, 1), (1, 2), (0, 2)]))  # fmt: skip
+register("Brenner–Nissim's paths → no graph", "changed statement", ("BN-path",),
+         _module_constant("proofs.smt_claims", "BN_CONDITION", lambda _: lambda _edges, _k: False))  # fmt: skip
 
 register("optimal remap → guesses reversed", "changed statement", ("GRS-EA.1", "GRS-R2.3", "GRS-L5.2"),
          lambda: [(_REAL_REMAP, _reversed_remap)])  # fmt: skip

@@ -100,7 +100,16 @@ def test_grs_appendix_c() -> None:
 
 
 def test_brenner_nissim_triangle_versus_path() -> None:
-    from proofs.smt_claims import BN_USERS, PATH, TRIANGLE, serves_both
+    from proofs.smt_claims import BN_GRAPHS, bn_users, is_path, path_order, serves_both
 
-    assert serves_both(TRIANGLE, BN_USERS, Fraction(1, 2))[0] == z3.unsat
-    assert serves_both(PATH, BN_USERS, Fraction(1, 2))[0] == z3.sat
+    half = Fraction(1, 2)
+    users = dict(bn_users(3, BN_GRAPHS["triangle K3"]))
+    pair = [users["uniform prior, binary loss"], users["on {0,1} prior, binary loss"]]
+    assert serves_both(BN_GRAPHS["triangle K3"], 3, pair, half).check() == z3.unsat
+    assert serves_both(BN_GRAPHS["path P3"], 3, pair, half).check() == z3.sat
+    assert [name for name, e in BN_GRAPHS.items() if is_path(e, 1 + max(v for x in e for v in x))] == [
+        "path P3",
+        "path P4",
+    ]
+    assert path_order([(2, 0), (0, 3), (3, 1)], 4) in ([2, 0, 3, 1], [1, 3, 0, 2])
+    assert path_order(BN_GRAPHS["star K1,3"], 4) is None
