@@ -21,7 +21,16 @@ from mechlib.core.signature import DOWN, UP, ZERO, Signature, remap_from_signatu
 from mechlib.core.stochastic import compose
 from mechlib.core.users import BayesUser, Loss
 from mechlib.optimality.optimal import dp_constraint_rows, optimal_bayes_mechanism
-from mechlib.strategies import alphas, bayes_users, dp_mixtures, legal_losses, priors, remaps, stochastic_rows
+from mechlib.strategies import (
+    alphas,
+    bayes_users,
+    dp_mixtures,
+    dp_vertices,
+    legal_losses,
+    priors,
+    remaps,
+    stochastic_rows,
+)
 from proofs.catalogue import FUZZ
 from proofs.fuzz import fuzz
 from proofs.registry import Outcome, check
@@ -111,7 +120,7 @@ def strict_users(draw: st.DrawFn, max_n: int = 5) -> BayesUser:
 
 @st.composite
 def mixtures_with_users(draw: st.DrawFn) -> tuple[tuple[Fraction, Mechanism], BayesUser]:
-    alpha, x = draw(dp_mixtures(max_n=5))
+    alpha, x = draw(dp_mechanisms(max_n=5))
     return (alpha, x), BayesUser(draw(priors(x.n)), draw(legal_losses(x.n)))
 
 
@@ -124,6 +133,13 @@ def small_mechanisms_and_users(draw: st.DrawFn) -> tuple[Mechanism, BayesUser, A
         draw(st.lists(st.lists(st.integers(0, 6), min_size=n + 1, max_size=n + 1), min_size=n + 1, max_size=n + 1))
     )
     return x, BayesUser(prior, loss), draw(remaps(x.outputs, n + 1))
+
+
+def dp_mechanisms(max_n: int) -> st.SearchStrategy[tuple[Fraction, Mechanism]]:
+    """α-DP mechanisms of two kinds: mixtures of randomized response with remaps of T (for which
+    many properties nearly hold by construction) and certified vertices of the α-DP polytope
+    (optimal for a random, usually illegal objective; often not derivable from T)."""
+    return st.one_of(dp_mixtures(max_n=max_n), dp_vertices(max_n=min(max_n, 4)))
 
 
 USERS_AND_ALPHAS = st.tuples(bayes_users(max_n=5), alphas(max_denominator=9))
@@ -152,7 +168,7 @@ def fuzz_optimal_remap() -> Outcome:
 
 @check("GRS-L5.3", kind=FUZZ)
 def fuzz_signature_shape() -> Outcome:
-    return fuzz("GRS-L5.3", dp_mixtures(max_n=6), signature_shape, 100)
+    return fuzz("GRS-L5.3", dp_mechanisms(max_n=6), signature_shape, 100)
 
 
 @check("GRS-L5.10", kind=FUZZ)
@@ -272,7 +288,7 @@ def dominated(case: tuple[Fraction, Mechanism]) -> dict[str, Any] | None:
 
 @check("DOM", kind=FUZZ)
 def fuzz_dominance() -> Outcome:
-    return fuzz("DOM", dp_mixtures(max_n=5), dominated, 25)
+    return fuzz("DOM", dp_mechanisms(max_n=5), dominated, 25)
 
 
 def minimax_from_g(case: tuple[Any, Fraction]) -> dict[str, Any] | None:

@@ -10,9 +10,10 @@ assertion is the negated goal** and whose earlier assertions are the hypotheses.
 3. exports the same query as SMT-LIB 2 and asks cvc5. An UNSAT counts only if cvc5 also
    answers unsat: a different answer, a cvc5 timeout or error makes the query unknown (never a
    pass). A SAT answer stands only if z3's model satisfies every assertion when evaluated exactly
-   (:func:`model_satisfies`) — or, where quantifiers keep it from evaluating, if cvc5 answers sat
-   too; cvc5 is always asked (``SAT_CONFIRM_SECONDS``) and its unsat makes the query unknown.
-   Both solvers' times are recorded.
+   (:func:`model_satisfies`) — or, where quantifiers keep it from evaluating, if the caller's
+   exact re-check of the model holds or cvc5 answers sat too; cvc5 is always asked
+   (``SAT_CONFIRM_SECONDS``) and its unsat makes the query unknown. Both solvers' times are
+   recorded.
 
 The answer returned is the agreed one; evidence records each solver's answer and the vacuity
 check, so a reader can see what was shown by whom.
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from typing import Any
 
 import z3
@@ -48,9 +50,13 @@ def smt_query(logic: str) -> z3.Solver:
     return made
 
 
-def run(query: z3.Solver) -> tuple[z3.CheckSatResult, dict[str, Any]]:
+def run(
+    query: z3.Solver, recheck: Callable[[z3.ModelRef], str | None] | None = None
+) -> tuple[z3.CheckSatResult, dict[str, Any]]:
     """Decide ``query`` (see the module docstring); the answer is ``unknown`` unless both solvers
-    agree and, for UNSAT, the hypotheses are shown satisfiable."""
+    agree and, for UNSAT, the hypotheses are shown satisfiable. ``recheck``: the caller's exact
+    re-check of a SAT model (None if it holds, else what fails), used where quantifiers keep the
+    model from being evaluated."""
     logic = getattr(query, _LOGIC, None)
     if logic is None:
         raise ValueError("SMT queries are built with proofs.smt.smt_query(logic), which records the logic for cvc5")
@@ -68,6 +74,10 @@ def run(query: z3.Solver) -> tuple[z3.CheckSatResult, dict[str, Any]]:
     if answer == z3.sat:
         # z3's model stays readable by the caller: exporting the query does not touch the solver
         rechecked = model_satisfies(query)
+        if rechecked is None and recheck is not None:
+            problem = recheck(query.model())
+            rechecked = problem is None
+            evidence["caller_recheck"] = problem or "the counterexample holds, re-checked exactly"
         evidence["model_rechecked"] = rechecked
         second = _cvc5(query.to_smt2(), logic, seconds=SAT_CONFIRM_SECONDS)
         evidence["cvc5"] = second

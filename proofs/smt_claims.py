@@ -179,12 +179,8 @@ def dominance_proofs(alphas: tuple[Fraction, ...], largest: int | None = None) -
     evidence = dict(outcome.evidence)
     for name, (n, base) in controls.items():
         solver, xs = dominance_query(n, Fraction(1, 2), base)
-        answer, ev = run(solver)
-        problem = (
-            "no counterexample"
-            if answer != z3.sat
-            else recheck_counterexample(n, Fraction(1, 2), base, solver.model(), xs)
-        )
+        answer, ev = run(solver, recheck=lambda model: recheck_counterexample(n, Fraction(1, 2), base, model, xs))  # noqa: B023
+        problem = None if answer == z3.sat else f"no counterexample ({ev.get('reason_unknown', ev['answer'])})"
         if problem is not None:
             return Outcome(Verdict.UNKNOWN, evidence, f"negative control {name!r} failed ({problem}): encoding suspect")
         evidence[f"negative control: {name}"] = {**ev, "counterexample": "re-checked exactly"}
