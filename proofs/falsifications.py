@@ -438,6 +438,19 @@ register("the bracket certificate checker rejects every certificate", "rejected 
          _module_constant("mechlib.checkers.bracket_certificate", "check_certificate",
                           lambda _: _rejecting_checker))  # fmt: skip
 
+
+def _swapped_figure_6_prior(real: Any) -> Any:
+    def prior(user: str) -> Any:
+        return real("b" if user == "a" else "a")
+
+    return prior
+
+
+register("GRS App. C's two users exchanged", "changed statement", ("GRS-C",),
+         _module_constant("proofs.smt_claims", "figure_6_prior", _swapped_figure_6_prior))  # fmt: skip
+register("GRS App. C's ε → 1/4 (the two users coincide)", "changed statement", ("GRS-C",),
+         _module_constant("proofs.smt_claims", "FIGURE_6_EPSILON", lambda _: Fraction(1, 4)))  # fmt: skip
+
 #: Candidates measured and not (yet) killing any claim check: kept for the next round. The two
 #: "loses a vertex" survive SY-P2, P5, T2 and AA: those checks take the vertex enumeration on
 #: trust (its completeness is tested against brute-force basis enumeration in the tests only).

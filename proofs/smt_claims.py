@@ -404,9 +404,80 @@ def remapped_to_both(first: str, second: str) -> tuple[z3.CheckSatResult, dict[s
     return run(solver)
 
 
+#: GRS App. C's users: loss |j − i|^(1−δ) and priors over the databases with ε "sufficiently
+#: small"; checked at δ = 1/100 and ε = 1/1000.
+FIGURE_6_DELTA = Fraction(1, 100)
+FIGURE_6_EPSILON = Fraction(1, 1000)
+
+
+def figure_6_prior(user: str) -> dict[tuple[int, int, int], Fraction]:
+    """{1}: 1/4, {2}: 1/4, {1,3}: ε, {2,3}: 1/2 − ε for user a; {1,3} and {2,3} exchanged for b."""
+    small, large = FIGURE_6_EPSILON, Fraction(1, 2) - FIGURE_6_EPSILON
+    if user == "b":
+        small, large = large, small
+    return {(1, 0, 0): Fraction(1, 4), (0, 1, 0): Fraction(1, 4), (1, 0, 1): small, (0, 1, 1): large}
+
+
+def loss_box(delta: Fraction, digits: int = 6) -> list[tuple[Fraction, Fraction]]:
+    """Rational enclosures [lo, hi] of d^(1−δ) for d = 2, 3, each containment certified with arb."""
+    import flint
+
+    boxes = []
+    for d in (2, 3):
+        ball = flint.arb(d) ** (1 - flint.arb(delta.numerator) / delta.denominator)
+        mid = Fraction(str(ball.mid().str(digits + 4, radius=False)))
+        lo, hi = mid - Fraction(1, 10**digits), mid + Fraction(1, 10**digits)
+        if not (flint.arb(lo.numerator) / lo.denominator < ball < flint.arb(hi.numerator) / hi.denominator):
+            raise RuntimeError(f"the box around {d}^(1−δ) does not contain it")
+        boxes.append((lo, hi))
+    return boxes
+
+
+def figure_6_unique_query(user: str, l2: Fraction, l3: Fraction) -> z3.Solver:
+    """∃ a 1/2-DP direct mechanism on {0,1}³ with the user's loss ≤ Figure 6(user)'s and differing
+    from it on an input of positive prior? (UNSAT: the figure is the unique optimum.)"""
+    from itertools import product
+
+    databases = list(product((0, 1), repeat=3))
+    edges = [(d, e) for d in databases for e in databases if d < e and sum(x != y for x, y in zip(d, e)) == 1]
+    solver = smt_query("QF_LRA")
+    a = q(Fraction(1, 2))
+    x = {d: [z3.Real(f"x{''.join(map(str, d))}_{j}") for j in range(4)] for d in databases}
+    for d in databases:
+        solver.add(z3.Sum(x[d]) == 1, *[v >= 0 for v in x[d]])
+    for d, e in edges:
+        for j in range(4):
+            solver.add(a * x[d][j] <= x[e][j], a * x[e][j] <= x[d][j])
+    loss = [Fraction(0), Fraction(1), l2, l3]
+    prior = figure_6_prior(user)
+    figure = {d: [Fraction(0), Fraction(p[0]), Fraction(p[1]), Fraction(0)] for d, p in FIGURE_6[user].items()}
+
+    def expected(rows: Any) -> Any:
+        return z3.Sum([q(p * loss[abs(j - sum(d))]) * rows[d][j] for d, p in prior.items() for j in range(4)])
+
+    figure_loss = sum(
+        (p * loss[abs(j - sum(d))] * figure[d][j] for d, p in prior.items() for j in range(4)), Fraction(0)
+    )
+    solver.add(expected(x) <= q(figure_loss))
+    solver.add(z3.Or([x[d][j] != q(figure[d][j]) for d in prior for j in range(4)]))  # negated goal
+    return solver
+
+
 @check("GRS-C", kind=SMT)
 def smt_no_non_oblivious_mechanism_serves_both() -> Outcome:
-    outcome = proved_if_unsat({"Figure 6(a) and 6(b) from one mechanism": remapped_to_both("a", "b")})
+    """GRS App. C: Figure 6(a) and 6(b) are the unique optimal direct 1/2-DP mechanisms of their
+    users (at δ = 1/100, ε = 1/1000: at the four corners of an arb-certified rational box around
+    (2^(1−δ), 3^(1−δ)) — the costs are affine in the two loss values and "uniquely optimal" is a
+    convex condition on the costs, so the corners cover the box); and no one mechanism on the
+    databases can be remapped to both."""
+    parts = {"Figure 6(a) and 6(b) from one mechanism": remapped_to_both("a", "b")}
+    (lo2, hi2), (lo3, hi3) = loss_box(FIGURE_6_DELTA)
+    for user in ("a", "b"):
+        for l2 in (lo2, hi2):
+            for l3 in (lo3, hi3):
+                where = f"Figure 6({user}) unique optimum, l(2) = {format_fraction(l2)}, l(3) = {format_fraction(l3)}"
+                parts[where] = run(figure_6_unique_query(user, l2, l3))
+    outcome = proved_if_unsat(parts)
     for alone in ("a", "b"):  # controls: each alone is a DP mechanism on all databases
         answer, ev = remapped_to_both(alone, alone)
         if answer != z3.sat:
