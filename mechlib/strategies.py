@@ -144,6 +144,26 @@ def payoffs(draw: st.DrawFn, states: int, supermodular: bool | None = True) -> l
     ]
 
 
+def boundary_payoffs(states: int) -> st.SearchStrategy[list[list[Fraction]]]:
+    """Supermodular payoffs on the boundary of supermodularity: every increment d(i, j) is 0 (a
+    modular payoff, u(a, ω) = r(a) + c(ω)) except at most one, which is 1."""
+
+    @st.composite
+    def draw_one(draw: st.DrawFn) -> list[list[Fraction]]:
+        actions = draw(st.integers(2, 4))
+        d = [[0] * (states - 1) for _ in range(actions - 1)]
+        if states > 1 and draw(st.booleans()):
+            d[draw(st.integers(0, actions - 2))][draw(st.integers(0, states - 2))] = 1
+        r = [draw(st.integers(-6, 6)) for _ in range(actions)]
+        c = [draw(st.integers(-3, 3)) for _ in range(states)]
+        return [
+            [Fraction(r[a] + c[w] + sum(d[i][j] for i in range(a) for j in range(w))) for w in range(states)]
+            for a in range(actions)
+        ]
+
+    return draw_one()
+
+
 @st.composite
 def oblivious_dp_cases(draw: st.DrawFn, max_n: int = 5) -> tuple[Fraction, list[Fraction], Mechanism]:
     """(α, μ₀, σ): a full-support prior on ω = 0..N and an oblivious α-DP mechanism σ(s | ω) for

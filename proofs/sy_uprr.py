@@ -25,7 +25,7 @@ from mechlib.infodesign.info_structure import InformationStructure, geometric_st
 from mechlib.infodesign.privacy_sets import binding_bounds, k_omega_vertices, k_omega_violation, omega_edges
 from mechlib.infodesign.uprr import uprr_dominates, violated_peak
 from mechlib.optimality.optimal import CertificationError
-from mechlib.strategies import alphas, oblivious_dp_cases, payoffs, priors
+from mechlib.strategies import alphas, boundary_payoffs, oblivious_dp_cases, payoffs, priors
 from proofs.catalogue import EXACT, FUZZ
 from proofs.fuzz import fuzz, jsonable
 from proofs.registry import Outcome, Verdict, check, decide
@@ -173,14 +173,18 @@ def fuzz_geometric_dominates() -> Outcome:
 
 
 def _supermodular_case(supermodular: bool | None = True) -> st.SearchStrategy[Any]:
-    return oblivious_dp_cases(max_n=4).flatmap(
-        lambda c: st.tuples(st.just(c), payoffs(c[2].n + 1, supermodular=supermodular))
-    )
+    """Cases with a supermodular payoff — half of them on the boundary (modular, or one unit
+    increment) — or, with ``supermodular=False``, a payoff that is not supermodular."""
+
+    def payoff(states: int) -> st.SearchStrategy[Any]:
+        drawn = payoffs(states, supermodular=supermodular)
+        return st.one_of(drawn, boundary_payoffs(states)) if supermodular else drawn
+
+    return oblivious_dp_cases(max_n=4).flatmap(lambda c: st.tuples(st.just(c), payoff(c[2].n + 1)))
 
 
 def theorem3_violation(case: Any) -> dict[str, Any] | None:
-    """E τ^g value = the best over oblivious DP mechanisms (LP over ext K_Ω) and, for N ≤ 3, over
-    all DP mechanisms on databases with i.i.d. data (LP over ext K); exact."""
+    """E τ^g value = the certified best over oblivious DP mechanisms (LP over ext K_Ω); exact."""
     (a, mu0, _), u = case
     alpha = Alpha.of(a)
     problem = DecisionProblem.of(u)
@@ -204,14 +208,45 @@ def grs_appendix_b_case() -> Any:
     return (Fraction(1, 2), [Fraction(1, 4)] * 4, GRS_FIGURE_5A), payoff
 
 
-def _with_negative_control(claim: str, prop: Callable[[Any], dict[str, Any] | None], base: int) -> Outcome:
-    """The property must flag GRS Appendix B's non-supermodular case (else the check cannot fail:
-    UNKNOWN), then hold on random supermodular payoffs."""
-    control = prop(grs_appendix_b_case())
-    if control is None:
-        return Outcome(Verdict.UNKNOWN, reason="the non-supermodular control (GRS App. B) was not flagged")
+#: How many random non-supermodular cases the negative-control search may draw.
+CONTROL_SEARCH = 200
+
+
+def _with_negative_control(
+    claim: str, prop: Callable[[Any], dict[str, Any] | None], base: int, controls: dict[str, Any], search: bool
+) -> Outcome:
+    """The property must flag each fixed non-supermodular control and, with ``search``, at least
+    one random non-supermodular case (a derandomized search of ≤ CONTROL_SEARCH draws) — else the
+    check cannot fail: UNKNOWN — then hold on random supermodular payoffs, boundary ones included."""
+    flagged = {}
+    for name, case in controls.items():
+        flagged[name] = prop(case)
+        if flagged[name] is None:
+            return Outcome(Verdict.UNKNOWN, reason=f"the non-supermodular control ({name}) was not flagged")
+    if search:
+        found_case = _flagged_random_case(prop)
+        if found_case is None:
+            return Outcome(Verdict.UNKNOWN, reason=f"no random non-supermodular case was flagged in {CONTROL_SEARCH}")
+        flagged["a random non-supermodular case (found by search)"] = {
+            "case": jsonable(found_case),
+            **(prop(found_case) or {}),
+        }
     found = fuzz(claim, _supermodular_case(), prop, base, n="N ≤ 4", alpha="k/m, m ≤ 12")
-    return replace(found, evidence={**found.evidence, "negative control (GRS App. B)": jsonable(control)})
+    return replace(found, evidence={**found.evidence, "negative controls (flagged)": jsonable(flagged)})
+
+
+def _flagged_random_case(prop: Callable[[Any], dict[str, Any] | None]) -> Any:
+    """A random non-supermodular case the property flags (derandomized search), or None."""
+    from hypothesis import HealthCheck, find, settings
+    from hypothesis.errors import NoSuchExample
+
+    quiet = settings(
+        max_examples=CONTROL_SEARCH, derandomize=True, database=None, suppress_health_check=list(HealthCheck)
+    )
+    try:
+        return find(_supermodular_case(supermodular=False), lambda c: prop(c) is not None, settings=quiet)
+    except NoSuchExample:
+        return None
 
 
 @check("SY-T3", kind=FUZZ)
@@ -219,7 +254,76 @@ def fuzz_geometric_optimal_supermodular() -> Outcome:
     """Random supermodular payoffs (categorical data): the geometric mechanism's value equals the
     certified optimum over oblivious DP mechanisms (all of them by SY Thm 2 / SY-T2); for i.i.d.
     N = 2, 3 also the certified optimum over all DP mechanisms on databases (see the tests)."""
-    return _with_negative_control("SY-T3", theorem3_violation, 30)
+    return _with_negative_control("SY-T3", theorem3_violation, 30, {"GRS App. B": grs_appendix_b_case()}, search=True)
+
+
+def _seeded_payoff(states: int, rng: random.Random) -> list[list[Fraction]]:
+    """A supermodular u(a, ω) = r(a) + c(ω) + Σ_{i<a, j<ω} d(i, j), d ≥ 0."""
+    actions = rng.randint(2, 3)
+    d = [[rng.randint(0, 3) for _ in range(states - 1)] for _ in range(actions - 1)]
+    r = [rng.randint(-4, 4) for _ in range(actions)]
+    c = [rng.randint(-2, 2) for _ in range(states)]
+    return [
+        [Fraction(r[a] + c[w] + sum(d[i][j] for i in range(a) for j in range(w))) for w in range(states)]
+        for a in range(actions)
+    ]
+
+
+def geometric_against_all_designs(
+    n: int, p: Fraction, payoff: list[list[Fraction]], alpha: Alpha
+) -> tuple[Fraction, Fraction] | None:
+    """(the geometric mechanism's value, the certified best over *all* ε-DP mechanisms on the
+    databases {0,1}^N — non-oblivious ones too — with i.i.d. respondents, P(1) = p); None if the
+    design could not be certified."""
+    from mechlib.infodesign.databases import DatabaseSpace, iid_prior
+    from mechlib.infodesign.designer import optimal_design
+
+    space = DatabaseSpace(n, 1)
+    prior = iid_prior(space, [1 - p, p])
+    problem = DecisionProblem.of(payoff)
+    design = optimal_design(space, prior, problem, alpha)
+    if design is None:
+        return None
+    num, scale = problem.value(geometric_structure(space.project(prior, Fraction(0))), alpha)
+    return Fraction(alpha.value(num)) / Fraction(alpha.value(scale)), design.value
+
+
+#: SY §5.1's "central vs extreme" payoff (not supermodular): act 1 pays at the extremes of ω.
+CENTRAL_VS_EXTREME = {
+    2: [[0, 1, 0], [1, 0, 1]],
+    3: [[0, 1, 1, 0], [1, 0, 0, 1]],
+}
+
+
+@check("SY-T3", kind=EXACT)
+def geometric_optimal_among_all_designs() -> Outcome:
+    """N ∈ {2, 3} i.i.d. respondents (P(1) random), α ∈ {1/2, 1/3}, seeded supermodular payoffs:
+    the geometric mechanism's value equals the certified optimum over all DP mechanisms on the
+    databases, non-oblivious ones included (SY Thm 3 with Thm 2). Negative controls: with SY
+    §5.1's central-vs-extreme payoff (P(1) = 3/10) a design is strictly better, at every N and α."""
+    rng = random.Random(33)
+    failures: list[dict[str, Any]] = []
+    rows: list[dict[str, Any]] = []
+    controls: list[dict[str, Any]] = []
+    for n in (2, 3):
+        for alpha in ALPHAS[:2]:
+            cases = [(Fraction(rng.randint(1, 9), 10), _seeded_payoff(n + 1, rng)) for _ in range(4)]
+            cases.append((Fraction(3, 10), [[Fraction(v) for v in row] for row in CENTRAL_VS_EXTREME[n]]))
+            for k, (p, payoff) in enumerate(cases):
+                where = {"N": n, "alpha": str(alpha), "P(1)": format_fraction(p), "payoff": jsonable(payoff)}
+                values = geometric_against_all_designs(n, p, payoff, alpha)
+                if values is None:
+                    return Outcome(Verdict.UNKNOWN, {"done": rows}, f"no certified design for {where}")
+                geometric, best = (format_fraction(v) for v in values)
+                if k < len(cases) - 1:
+                    rows.append({**where, "value": best})
+                    if values[0] != values[1]:
+                        failures.append({**where, "geometric": geometric, "best": best})
+                else:
+                    controls.append({**where, "geometric": geometric, "best": best})
+                    if not values[0] < values[1]:
+                        failures.append({**where, "control": "the central-vs-extreme payoff is not better served"})
+    return decide(failures, {"supermodular instances": rows, "negative controls (central vs extreme)": controls})
 
 
 def theorem4_violation(case: Any) -> dict[str, Any] | None:
@@ -238,4 +342,17 @@ def theorem4_violation(case: Any) -> dict[str, Any] | None:
 @check("SY-T4", kind=FUZZ)
 def fuzz_uprr_implies_value() -> Outcome:
     """Random τ′ (oblivious DP) ⪯_UPRR τ^g, random supermodular payoff: τ^g is worth at least τ′."""
-    return _with_negative_control("SY-T4", theorem4_violation, 40)
+    controls = {"GRS App. B": grs_appendix_b_case(), "SY §5.1's central-vs-extreme user": central_vs_extreme_case()}
+    # random non-supermodular payoffs almost never meet a τ′ that τ^g dominates yet loses to
+    # (none in 200 draws), so T4's controls are the two fixed ones
+    return _with_negative_control("SY-T4", theorem4_violation, 40, controls, search=False)
+
+
+def central_vs_extreme_case() -> Any:
+    """SY §5.1: a user who acts on "central vs extreme" (not supermodular) prefers τ_b, which τ^g
+    UPRR-dominates (α = 1/3, μ₀ uniform on ω = 0..2; τ_b's rows ∝ (1, α, 1), (α, 1, α))."""
+    from mechlib.core.mechanism import Mechanism
+
+    tau_b = Mechanism([["3/4", "1/4"], ["1/4", "3/4"], ["3/4", "1/4"]])
+    central = [[Fraction(0), Fraction(1), Fraction(0)], [Fraction(1), Fraction(0), Fraction(1)]]
+    return (Fraction(1, 3), [Fraction(1, 3)] * 3, tau_b), central
