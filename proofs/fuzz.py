@@ -1,7 +1,8 @@
 """FUZZ parts of claims: Hypothesis over random users and mechanisms, every example decided
 exactly. Derandomized, no database; ``MECHLIB_FUZZ_SCALE`` (``mechlib verify --deep``) multiplies
 the number of examples. A violation is shrunk by Hypothesis, printed in exact fractions and saved
-as a replayable JSON case under ``reports/counterexamples/`` (or ``MECHLIB_COUNTEREXAMPLES``).
+as a replayable JSON case under ``reports/counterexamples/`` (or ``MECHLIB_COUNTEREXAMPLES``; empty:
+not saved, as in mutant runs).
 """
 
 from __future__ import annotations
@@ -88,13 +89,19 @@ def fuzz(
         example, problem = found[-1]  # the last failure is Hypothesis's shrunk one
         case = {"claim": claim_id, "example": jsonable(example), "violation": jsonable(problem)}
         path = _save(claim_id, case)
-        return Outcome(Verdict.REFUTED, {"examples": count, "counterexample": case, "saved": str(path)})
+        saved = {"saved": str(path)} if path is not None else {}
+        return Outcome(Verdict.REFUTED, {"examples": count, "counterexample": case, **saved})
     return Outcome(Verdict.PROVED, {"examples": count, "derandomized": True}, scopes=(sampled(count, n, alpha),))
 
 
-def _save(claim_id: str, case: dict[str, Any]) -> Path:
+def _save(claim_id: str, case: dict[str, Any]) -> Path | None:
+    """Write the case (not when ``MECHLIB_COUNTEREXAMPLES`` is empty: mutant runs, whose
+    counterexamples are expected and stay in their evidence)."""
+    where = os.environ.get("MECHLIB_COUNTEREXAMPLES", "reports/counterexamples")
+    if not where:
+        return None
     text = json.dumps(case, indent=2, ensure_ascii=False) + "\n"
-    directory = Path(os.environ.get("MECHLIB_COUNTEREXAMPLES", "reports/counterexamples"))
+    directory = Path(where)
     path = directory / f"{claim_id}-{hashlib.sha256(text.encode()).hexdigest()[:12]}.json"
     write_atomic(path, text)
     return path

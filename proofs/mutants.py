@@ -15,6 +15,7 @@ undoes it afterwards. Mutants are registered with :func:`register` (``proofs.fal
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -139,8 +140,16 @@ class MutantResult:
 def run_mutant(name: str, claim: str) -> MutantResult:
     """The claim's own checks, in the mutant's world."""
     mutant = MUTANTS[name]
-    with applied(mutant):
-        result = run_claim(REGISTRY[claim])
+    saved = os.environ.get("MECHLIB_COUNTEREXAMPLES")
+    os.environ["MECHLIB_COUNTEREXAMPLES"] = ""  # a mutant's counterexamples are expected: not saved
+    try:
+        with applied(mutant):
+            result = run_claim(REGISTRY[claim])
+    finally:
+        if saved is None:
+            del os.environ["MECHLIB_COUNTEREXAMPLES"]
+        else:
+            os.environ["MECHLIB_COUNTEREXAMPLES"] = saved
     return MutantResult(mutant, claim, result)
 
 
