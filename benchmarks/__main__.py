@@ -229,7 +229,7 @@ def measure_fuzzing(quick: bool) -> list[dict[str, Any]]:
     import sys
 
     from proofs.fuzz import fuzz
-    from proofs.fuzz_mechanisms import refinement_serves_like_t, refinements_with_users
+    from proofs.grs.theorem_3_2 import refinement_serves_like_t, refinements_with_users
     from proofs.registry import Verdict
 
     count = 200 if quick else 2000
@@ -330,7 +330,7 @@ def measure_verify(quick: bool) -> list[dict[str, Any]]:
     import z3
 
     from mechlib import verify
-    from proofs.smt_claims import dominance_query
+    from proofs.shared.encodings import dominance_query
 
     start = time.perf_counter()
     claims = verify.select()

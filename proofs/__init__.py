@@ -1,27 +1,21 @@
 """Machine-checked claims from the papers: the catalogue of CLAIMS.md, the registry, the checks.
 
-Importing this package registers every check module listed in ``CHECK_MODULES``.
+Importing this package registers every claim module (``CHECK_MODULES``: ``proofs/<paper>/<claim>.py``,
+each with its check parts and its own mutants).
 """
 
+import pkgutil
 from importlib import import_module
+from pathlib import Path
 
 from proofs.registry import REGISTRY, Claim, Outcome, Verdict
 
-CHECK_MODULES = (
-    "proofs.grs_examples",
-    "proofs.certified_examples",
-    "proofs.smt_claims",
-    "proofs.symbolic_claims",
-    "proofs.database_claims",
-    "proofs.sy_claims",
-    "proofs.sy_privacy_sets",
-    "proofs.sy_uprr",
-    "proofs.sy_example1",
-    "proofs.fuzz_claims",
-    "proofs.fuzz_mechanisms",
-    "proofs.gs_minimax_structure",
-    "proofs.grs_gs_instances",
-    "proofs.parametric",
+#: The per-claim modules, one package per paper (``proofs/<paper>/<claim>.py``).
+PAPERS = ("grs", "gs", "sy", "other")
+CHECK_MODULES = tuple(
+    f"proofs.{paper}.{info.name}"
+    for paper in PAPERS
+    for info in sorted(pkgutil.iter_modules([str(Path(__file__).parent / paper)]), key=lambda m: m.name)
 )
 
 for _module in CHECK_MODULES:

@@ -1,4 +1,6 @@
-"""The registered mutants of every claim (see :mod:`proofs.mutants`), grouped by what they falsify.
+"""The mutants that falsify several claims at once (see :mod:`proofs.mutants`): T replaced, the
+optimal vertex or remap replaced, a signature or privacy set misread, a wrong α. A mutant of a
+single claim is registered beside that claim's checks (``proofs/<paper>/<claim>.py``).
 
 Each swap names the original object and its replacement; a mutant is listed only for the claims
 it really falsifies (the mutation run shows each of them killed).
@@ -14,10 +16,10 @@ from mechlib import strategies
 from mechlib.core import families, post_processing, privacy, signature
 from mechlib.core.exact import parse_probability
 from mechlib.infodesign import alpha as alpha_module
-from mechlib.infodesign import info_structure, privacy_sets, school_planning
+from mechlib.infodesign import info_structure, privacy_sets
 from mechlib.infodesign.decision import DecisionProblem
 from mechlib.optimality import optimal
-from proofs.mutants import Attr, Swap, register
+from proofs.mutants import Attr, Swap, module_constant, never_violated, register
 
 _REAL_T = families.truncated_geometric
 
@@ -55,11 +57,6 @@ def _upside_down_signature(mechanism: Any, alpha: object) -> Any:
 
 
 _REAL_RATIO = privacy_sets.ratio_violation
-
-
-def _never_violated(*_args: Any, **_kwargs: Any) -> None:
-    """K and K_Ω membership that never finds a violated ratio (the inequality dropped)."""
-    return None
 
 
 _REAL_GEOMETRIC_STRUCTURE = info_structure.geometric_structure
@@ -103,26 +100,6 @@ def _illegal_losses_strategy() -> list[Swap]:
     return [(real, illegal)]
 
 
-def _perturbed(matrix: Any, row: int = 1) -> Any:
-    """The printed matrix with one row's first two entries moved by 1/36 (still stochastic)."""
-    from mechlib.core.mechanism import Mechanism
-
-    rows = [list(r) for r in matrix.rows]
-    rows[row][0] += Fraction(1, 36)
-    rows[row][1] -= Fraction(1, 36)
-    return Mechanism(rows)
-
-
-def _module_constant(module: str, name: str, replacement: Callable[[Any], Any]) -> Callable[[], list[Swap]]:
-    def swap() -> list[Swap]:
-        import importlib
-
-        original = getattr(importlib.import_module(module), name)
-        return [(original, replacement(original))]
-
-    return swap
-
-
 T_RR_KILLS = (
     "GRS-B", "GRS-C3.4", "GRS-E2.2", "GRS-F4", "GRS-L5.10", "GRS-L5.12", "GRS-LP", "DOM", "GS-T1a",
     "GRS-T3.2", "GS-T2", "GS-Tab1", "GS-T1b",
@@ -139,34 +116,13 @@ register("signature read upside down", "changed statement",
          ("GRS-L5.5", "GRS-L5.6", "GRS-L5.9", "GRS-L5.10", "GRS-F3"),
          lambda: [(_REAL_SIGNATURE, _upside_down_signature)])  # fmt: skip
 register("privacy sets without their inequality", "flipped inequality", ("SY-P3", "SY-T1", "SY-P4"),
-         lambda: [(_REAL_RATIO, _never_violated)])  # fmt: skip
+         lambda: [(_REAL_RATIO, never_violated)])  # fmt: skip
 register("τ^g → randomized response on Ω", "non-universal mechanism in place of T",
          ("SY-L1", "SY-L2", "SY-E2", "SY-T3", "SY-T4"),
          lambda: [(_REAL_GEOMETRIC_STRUCTURE, _uniform_rr_structure)])  # fmt: skip
 
 register("legal losses → illegal losses", "illegal loss", ("GRS-L5.5", "GRS-TA.2", "GRS-L5.10", "GRS-LP"),
          _illegal_losses_strategy)  # fmt: skip
-register("GS App. B perturbed", "perturbed figure", ("GS-AB",),
-         _module_constant("proofs.certified_examples", "GS_APPENDIX_B", _perturbed))  # fmt: skip
-register("GRS Figure 5(a) perturbed", "perturbed figure", ("GRS-B",),
-         _module_constant("proofs.certified_examples", "GRS_FIGURE_5A", _perturbed))  # fmt: skip
-UNIFORM_4 = tuple(Fraction(1, 4) for _ in range(4))
-register("SY Figure 1's prior → uniform", "perturbed figure", ("SY-F1",),
-         _module_constant("proofs.sy_privacy_sets", "SY_F1_PRIOR", lambda _: UNIFORM_4))  # fmt: skip
-
-
-def _bn_trees(edges: Any, k: int) -> bool:
-    return len(edges) == k - 1  # connected graphs: the trees (the star too)
-
-
-def _bn_degree_two(edges: Any, k: int) -> bool:
-    return all(sum(v in e for e in edges) <= 2 for v in range(k))  # paths and cycles
-
-
-register("Brenner–Nissim's paths → trees", "changed statement", ("BN-path",),
-         _module_constant("proofs.smt_claims", "BN_CONDITION", lambda _: _bn_trees))  # fmt: skip
-register("Brenner–Nissim's paths → degree ≤ 2 (cycles too)", "changed statement", ("BN-path",),
-         _module_constant("proofs.smt_claims", "BN_CONDITION", lambda _: _bn_degree_two))  # fmt: skip
 
 
 def _wrong_kms(_real: Any) -> Any:
@@ -176,19 +132,8 @@ def _wrong_kms(_real: Any) -> Any:
     return kms
 
 
-def _swapped_t_alpha_beta(real: Any) -> Any:
-    def t_alpha_beta(n: int) -> Any:
-        from proofs.symbolic_claims import ALPHA, BETA
-
-        return real(n).subs({ALPHA: BETA, BETA: ALPHA}, simultaneous=True)
-
-    return t_alpha_beta
-
-
 register("G′ with α^(|i−j|+1) off the diagonal", "changed statement", ("GS-L1", "GS-L2"),
-         _module_constant("proofs.symbolic_claims", "kms", _wrong_kms))  # fmt: skip
-register("T_{α,β} with α and β swapped", "wrong α", ("GS-L3",),
-         _module_constant("proofs.symbolic_claims", "t_alpha_beta_symbolic", _swapped_t_alpha_beta))  # fmt: skip
+         module_constant("proofs.shared.symbolic", "kms", _wrong_kms))  # fmt: skip
 
 
 def _face_value_remap(mechanism: Any, user: Any) -> Any:
@@ -243,12 +188,10 @@ register("geometric → geometric at (1+α)/2", "noisier mechanism in place of T
          lambda: [(_REAL_GEOMETRIC, _noisier_geometric)])  # fmt: skip
 
 register("exponent step between neighbouring rows → 2", "changed statement", ("GRS-E2.2", "GRS-E2.1"),
-         _module_constant("proofs.parametric", "STEP", lambda real: (real[0], 2)))  # fmt: skip
-register("corner of G′ → 1 − α³", "changed statement", ("GS-L1",),
-         _module_constant("proofs.parametric", "CORNER", lambda real: (real[0], 3)))  # fmt: skip
+         module_constant("proofs.grs.example_2_2", "STEP", lambda real: (real[0], 2)))  # fmt: skip
 
 register("T⁻¹'s interior diagonal → (1+α)/(1−α)²", "changed statement", ("GS-T2", "GS-L3", "GS-L2"),
-         _module_constant("proofs.parametric", "INTERIOR", lambda real: (real[0], lambda a: 1 + a)))  # fmt: skip
+         module_constant("proofs.shared.parametric", "INTERIOR", lambda real: (real[0], lambda a: 1 + a)))  # fmt: skip
 
 
 def _exact_count(x: Any) -> Any:
@@ -275,23 +218,18 @@ def _slack_read_as(symbol: str) -> Callable[[Any], Any]:
 
 register("the average over databases → the exact count", "non-universal mechanism in place of T",
          ("GRS-P6.1", "GS-AA"),
-         _module_constant("proofs.database_claims", "averaged", lambda _: _exact_count))  # fmt: skip
-register("Figure 6(b) → Figure 6(a)", "perturbed figure", ("GRS-C",),
-         _module_constant("proofs.smt_claims", "FIGURE_6", lambda real: {"a": real["a"], "b": real["a"]}))  # fmt: skip
+         module_constant("proofs.shared.oblivious", "averaged", lambda _: _exact_count))  # fmt: skip
 
 register("the signature's S read as ↓", "changed statement",
          ("GRS-L5.3", "GRS-L5.4", "GRS-L5.6", "GRS-F3", "GRS-L5.10"),
-         _module_constant("mechlib.core.signature", "signature", _slack_read_as(signature.DOWN)))  # fmt: skip
-
-register("posteriors never leave K", "flipped inequality", ("SY-E4",),
-         lambda: [(privacy_sets.k_violation, _never_violated)])  # fmt: skip
+         module_constant("mechlib.core.signature", "signature", _slack_read_as(signature.DOWN)))  # fmt: skip
 
 
 def _non_supermodular_cases(_real: Any) -> Any:
     def cases(supermodular: bool | None = True) -> Any:
         from hypothesis import strategies as st
 
-        from proofs.sy_uprr import grs_appendix_b_case
+        from proofs.shared.uprr import grs_appendix_b_case
 
         return st.just(grs_appendix_b_case())
 
@@ -299,32 +237,11 @@ def _non_supermodular_cases(_real: Any) -> Any:
 
 
 register("supermodular payoffs → GRS App. B's payoff", "illegal loss", ("SY-T3", "SY-T4"),
-         _module_constant("proofs.sy_uprr", "_supermodular_case", _non_supermodular_cases))  # fmt: skip
+         module_constant("proofs.shared.uprr", "_supermodular_case", _non_supermodular_cases))  # fmt: skip
 
-register("Brenner–Nissim's paths → no graph", "changed statement", ("BN-path",),
-         _module_constant("proofs.smt_claims", "BN_CONDITION", lambda _: lambda _edges, _k: False))  # fmt: skip
 
 register("optimal remap → guesses reversed", "changed statement", ("GRS-EA.1", "GRS-R2.3", "GRS-L5.2"),
          lambda: [(_REAL_REMAP, _reversed_remap)])  # fmt: skip
-
-
-def _database_mechanism_class() -> Any:
-    from mechlib.infodesign.database_mechanisms import DatabaseMechanism
-
-    return DatabaseMechanism
-
-
-def _database_dp_never_violated(self: Any, alpha: Any) -> None:
-    return None
-
-
-register("mechanisms on databases never violate DP", "flipped inequality", ("SY-E4",),
-         lambda: [(Attr(_database_mechanism_class(), "dp_violation"), _database_dp_never_violated)])  # fmt: skip
-
-register("the geometric noise's normaliser → 1 − α", "changed statement", ("GRS-E2.1",),
-         _module_constant("proofs.symbolic_claims", "NORMALISER", lambda real: (real[0], lambda a: 1 - a)))  # fmt: skip
-register("Figure 6(a) → Figure 6(b)", "perturbed figure", ("GRS-C",),
-         _module_constant("proofs.smt_claims", "FIGURE_6", lambda real: {"a": real["b"], "b": real["b"]}))  # fmt: skip
 
 
 def _mean_over_all(x: Any) -> Any:
@@ -344,9 +261,9 @@ def _drop_first(real: Any) -> Any:
 
 
 register("the average over databases → the mean over all databases", "changed statement", ("GRS-P6.1", "GS-AA"),
-         _module_constant("proofs.database_claims", "averaged", lambda _: _mean_over_all))  # fmt: skip
+         module_constant("proofs.shared.oblivious", "averaged", lambda _: _mean_over_all))  # fmt: skip
 register("the signature's S read as ↑", "changed statement", ("GRS-L5.3", "GRS-L5.4"),
-         _module_constant("mechlib.core.signature", "signature", _slack_read_as(signature.UP)))  # fmt: skip
+         module_constant("mechlib.core.signature", "signature", _slack_read_as(signature.UP)))  # fmt: skip
 
 
 def _looser_k_omega(real: Any) -> Any:
@@ -357,7 +274,7 @@ def _looser_k_omega(real: Any) -> Any:
 
 
 register("K_Ω's constraints at α²", "wrong α", ("SY-T1", "SY-T2", "SY-P4"),
-         _module_constant("proofs.sy_claims", "k_omega_constraints", _looser_k_omega))  # fmt: skip
+         module_constant("proofs.shared.privacy_set_smt", "k_omega_constraints", _looser_k_omega))  # fmt: skip
 
 
 def _minimax_optimum_is_rr(real: Any) -> Any:
@@ -379,15 +296,9 @@ def _negated_value(self: Any, tau: Any, alpha: Any) -> Any:
     return -num, scale
 
 
-def _one_direction(a: Any, u: Any, v: Any) -> bool:
-    return bool(a * u <= v)
-
-
-register("GS's two-term conditions, one direction only", "flipped inequality", ("GS-D2",),
-         _module_constant("proofs.certified_examples", "TWO_TERM", lambda real: (real[0], _one_direction)))  # fmt: skip
 register("the minimax optimum → randomized response", "non-universal mechanism in place of T",
          ("GS-LP", "GS-L5", "GS-Tab1"),
-         _module_constant("mechlib.optimality.minimax", "optimal_minimax_mechanism",
+         module_constant("mechlib.optimality.minimax", "optimal_minimax_mechanism",
                           _minimax_optimum_is_rr))  # fmt: skip
 register("decision values negated", "changed statement", ("SY-T3", "SY-T4"),
          lambda: [(Attr(DecisionProblem, "value"), _negated_value)])  # fmt: skip
@@ -400,19 +311,6 @@ def _design_at_alpha_squared(real: Any) -> Any:
     return design
 
 
-def _not_symmetrized(self: Any) -> Any:
-    return self
-
-
-def _uniform_phi(_real: Any) -> Any:
-    def phi(alpha: Any) -> Any:
-        from proofs.sy_claims import ORDER_A
-
-        return dict.fromkeys(ORDER_A, 1)  # π̂ = π₀: the married respondents' posterior never moves
-
-    return phi
-
-
 def _constraints_dropped(real: Any) -> Any:
     def constraints(*args: Any) -> list[bool]:
         return [True for _ in real(*args)]  # every bound of K_Ω reads as satisfied
@@ -420,36 +318,11 @@ def _constraints_dropped(real: Any) -> Any:
     return constraints
 
 
-def _rejecting_checker(_certificate: Any) -> list[str]:
-    return ["the bracket certificate is rejected (mutant)"]
-
-
 register("optimal designs over K at α²", "wrong α", ("SY-P2", "SY-P5"),
-         _module_constant("mechlib.infodesign.designer", "optimal_design", _design_at_alpha_squared))  # fmt: skip
-register("the symmetrisation → the mechanism itself", "changed statement", ("SY-P5",),
-         lambda: [(Attr(_database_mechanism_class(), "symmetrized"), _not_symmetrized)])  # fmt: skip
-register("φ → 1 (π̂ = π₀)", "changed statement", ("SY-AA",),
-         _module_constant("proofs.sy_claims", "phi", _uniform_phi))  # fmt: skip
+         module_constant("mechlib.infodesign.designer", "optimal_design", _design_at_alpha_squared))  # fmt: skip
 register("K_Ω's constraints dropped", "flipped inequality", ("SY-AA", "SY-T1", "SY-T2", "SY-P4"),
-         _module_constant("proofs.sy_claims", "k_omega_constraints", _constraints_dropped))  # fmt: skip
-register("SY Example 1's printed figures → the certified values", "changed statement", ("SY-E1",),
-         lambda: [(school_planning.PAPER_GEOMETRIC, "3.23"), (school_planning.PAPER_OPTIMUM, "2.32")])  # fmt: skip
-register("the bracket certificate checker rejects every certificate", "rejected certificate", ("SY-E1",),
-         _module_constant("mechlib.checkers.bracket_certificate", "check_certificate",
-                          lambda _: _rejecting_checker))  # fmt: skip
+         module_constant("proofs.shared.privacy_set_smt", "k_omega_constraints", _constraints_dropped))  # fmt: skip
 
-
-def _swapped_figure_6_prior(real: Any) -> Any:
-    def prior(user: str) -> Any:
-        return real("b" if user == "a" else "a")
-
-    return prior
-
-
-register("GRS App. C's two users exchanged", "changed statement", ("GRS-C",),
-         _module_constant("proofs.smt_claims", "figure_6_prior", _swapped_figure_6_prior))  # fmt: skip
-register("GRS App. C's ε → 1/4 (the two users coincide)", "changed statement", ("GRS-C",),
-         _module_constant("proofs.smt_claims", "FIGURE_6_EPSILON", lambda _: Fraction(1, 4)))  # fmt: skip
 
 #: Candidates measured and not (yet) killing any claim check: kept for the next round. The two
 #: "loses a vertex" survive SY-P2, P5, T2 and AA: those checks take the vertex enumeration on

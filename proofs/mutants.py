@@ -9,7 +9,8 @@ still answers PROVED (or NO COUNTEREXAMPLE) on a false claim proves nothing, so 
 A mutant is a list of replacements ``(original object, replacement factory)``; applying it swaps the
 original for the replacement in every loaded ``mechlib``/``proofs`` module that holds it (so a
 check that imported a name, or a library function it calls, sees the mutated world alike), and
-undoes it afterwards. Mutants are registered with :func:`register` (``proofs.falsifications``);
+undoes it afterwards. Mutants are registered with :func:`register` — beside the claim they
+falsify (``proofs/<paper>/<claim>.py``) or, when they falsify several, in ``proofs.falsifications``;
 ``mechlib verify --mutants`` runs them and reports the mutation score.
 """
 
@@ -68,6 +69,36 @@ class Mutant:
 
 
 MUTANTS: dict[str, Mutant] = {}
+
+
+def module_constant(module: str, name: str, replacement: Callable[[Any], Any]) -> Callable[[], list[Swap]]:
+    """A swap of the object bound to ``module.name`` (a printed figure, a constant of an encoding,
+    a function) for ``replacement(original)``, wherever a loaded module holds it."""
+
+    def swap() -> list[Swap]:
+        import importlib
+
+        original = getattr(importlib.import_module(module), name)
+        return [(original, replacement(original))]
+
+    return swap
+
+
+def perturbed(matrix: Any, row: int = 1) -> Any:
+    """The printed matrix with one row's first two entries moved by 1/36 (still stochastic)."""
+    from fractions import Fraction
+
+    from mechlib.core.mechanism import Mechanism
+
+    rows = [list(r) for r in matrix.rows]
+    rows[row][0] += Fraction(1, 36)
+    rows[row][1] -= Fraction(1, 36)
+    return Mechanism(rows)
+
+
+def never_violated(*_args: Any, **_kwargs: Any) -> None:
+    """A membership or DP test that never finds a violation (the inequality dropped)."""
+    return None
 
 
 def register(name: str, kind: str, claims: tuple[str, ...] | list[str], swap: Callable[[], list[Swap]]) -> None:

@@ -12,8 +12,8 @@ from mechlib.core.exact_linear import from_fmpq, to_fmpq
 from mechlib.core.signature import remap_from_signature
 from mechlib.optimality.derivability import derivation_witness, inverse_t_rows, t_alpha_beta
 from mechlib.strategies import alphas, dp_mechanisms, dp_mixtures, remaps
-from proofs.certified_examples import GS_APPENDIX_B
-from proofs.grs_examples import FIGURE_3A
+from proofs.grs.figure_3 import FIGURE_3A
+from proofs.shared.printed import GS_APPENDIX_B
 
 
 def general_solve(m: Mechanism, alpha: Fraction) -> list[list[Fraction]]:

@@ -18,7 +18,7 @@ from mechlib import (
 )
 from mechlib.core.families import rational_sqrt, sqrt_bounds
 from mechlib.strategies import alphas
-from proofs.grs_examples import FIGURE_1A, FIGURE_1B
+from proofs.grs.example_2_2 import FIGURE_1A, FIGURE_1B
 
 
 def test_grs_figure_1b_exactly() -> None:

@@ -7,46 +7,63 @@ from pathlib import Path
 import pytest
 from hypothesis import strategies as st
 
-import proofs.fuzz_claims as fc
+import proofs.grs.lemma_5_4
 from mechlib import BayesUser, Loss, Mechanism, Prior, Remap, binary_loss, truncated_geometric
+from mechlib.core.post_processing import optimal_remap
 from mechlib.core.signature import Signature
 from proofs.fuzz import fuzz
+from proofs.grs.corollary_3_3 import geometric_is_optimal
+from proofs.grs.lemma_5_2 import direct_mechanisms_suffice
+from proofs.grs.lemma_5_3 import signature_shape, signature_violation
+from proofs.grs.lemma_5_4 import signature_iff_binding
+from proofs.grs.lemma_5_5 import unimodal_violation
+from proofs.grs.lemma_5_8 import slack_count_violation
+from proofs.grs.lemma_5_9 import single_peak_violation
+from proofs.grs.lemma_5_10 import vertex_is_a_remap_of_t
+from proofs.grs.remark_2_3 import optimal_remap_is_best
+from proofs.grs.theorem_3_2 import fuzz_refinements
+from proofs.grs.theorem_a_2 import laplace_cases, laplace_within_factor
+from proofs.grs.user_lp import lp_matches_t
+from proofs.gs.theorem_1b import minimax_from_g
+from proofs.gs.theorem_2 import derivability_agrees
+from proofs.other.dominance import dominated
 from proofs.registry import Verdict
+from tests.conftest import patch_everywhere
 
 ILLEGAL = BayesUser(Prior.uniform(3), Loss([[1, 0, 0, 1], [0, 1, 1, 0], [0, 0, 1, 1], [1, 1, 0, 1]]))
 HALF = Fraction(1, 2)
 
 
 def test_lp_and_geometric_properties_catch_an_illegal_loss() -> None:
-    assert fc.lp_matches_t((ILLEGAL, HALF)) == {"lp_optimum": Fraction(1, 3), "T_with_optimal_remap": Fraction(17, 48)}
-    assert fc.geometric_is_optimal((ILLEGAL, HALF)) is not None
+    assert lp_matches_t((ILLEGAL, HALF)) == {"lp_optimum": Fraction(1, 3), "T_with_optimal_remap": Fraction(17, 48)}
+    assert geometric_is_optimal((ILLEGAL, HALF)) is not None
 
 
 def test_vertex_property_catches_a_vertex_that_is_not_a_remap_of_t() -> None:
-    assert fc.vertex_is_a_remap_of_t((ILLEGAL, HALF)) is not None
+    assert vertex_is_a_remap_of_t((ILLEGAL, HALF)) is not None
 
 
 def test_direct_mechanism_property_catches_a_mechanism_that_is_not_dp() -> None:
     identity = Mechanism([[1, 0], [0, 1]])
     user = BayesUser(Prior.uniform(1), binary_loss(1))
-    assert fc.direct_mechanisms_suffice(((HALF, identity), user)) == {"problem": "Y∘X is not α-DP", "alpha": HALF}
+    assert direct_mechanisms_suffice(((HALF, identity), user)) == {"problem": "Y∘X is not α-DP", "alpha": HALF}
 
 
 def test_optimal_remap_property_catches_a_wrong_remap(monkeypatch: pytest.MonkeyPatch) -> None:
     always_one = Mechanism([[0, 1], [0, 1]])
     user = BayesUser(Prior.point(1, 0), binary_loss(1))
     randomized = Remap([["1/2", "1/2"], ["1/2", "1/2"]])
-    assert fc.optimal_remap_is_best((always_one, user, randomized)) is None
-    monkeypatch.setattr(fc, "optimal_remap", lambda x, u: Remap.identity(x.outputs))
-    assert fc.optimal_remap_is_best((always_one, user, randomized)) is not None
+    assert optimal_remap_is_best((always_one, user, randomized)) is None
+    patch_everywhere(monkeypatch, optimal_remap, lambda x, u: Remap.identity(x.outputs))
+    assert optimal_remap_is_best((always_one, user, randomized)) is not None
 
 
 def test_signature_violation_is_detected() -> None:
     mixed = Signature(HALF, (0, 1), (("↓", "↑"), ("0", "↑")))
-    assert fc.signature_violation(mixed) == {"column": 0, "signature": "↓ ↑\n0 ↑"}
+    assert signature_violation(mixed) == {"column": 0, "signature": "↓ ↑\n0 ↑"}
     all_down = Signature(HALF, (0, 1), (("↓", "0"),))
-    assert fc.signature_violation(all_down) is not None
-    assert fc.signature_shape((HALF, truncated_geometric(HALF, 4))) is None
+    assert signature_violation(all_down) is not None
+    assert signature_shape((HALF, truncated_geometric(HALF, 4))) is None
 
 
 def test_the_runner_shrinks_prints_exactly_and_saves(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -67,33 +84,31 @@ def test_vertex_signature_properties_catch_randomized_response() -> None:
     from mechlib import randomized_response, signature
 
     rr = signature(randomized_response(HALF, 4), HALF)  # rows like ↓ ↑ S S: S after ↑
-    assert fc.unimodal_violation(rr) is not None
-    assert fc.slack_count_violation(rr) is not None
-    assert fc.single_peak_violation(rr) is not None
+    assert unimodal_violation(rr) is not None
+    assert slack_count_violation(rr) is not None
+    assert single_peak_violation(rr) is not None
     t = signature(truncated_geometric(HALF, 4), HALF)
-    assert (
-        fc.unimodal_violation(t) is None and fc.slack_count_violation(t) is None and fc.single_peak_violation(t) is None
-    )
+    assert unimodal_violation(t) is None and slack_count_violation(t) is None and single_peak_violation(t) is None
 
 
 def test_minimax_and_derivability_properties_catch_their_controls() -> None:
     from mechlib import MinimaxUser, randomized_response
 
     illegal = MinimaxUser(range(4), ILLEGAL.loss)
-    assert fc.minimax_from_g((illegal, HALF)) == {"optimum": Fraction(1, 3), "from_G": Fraction(2, 5)}
-    assert fc.derivability_agrees((HALF, randomized_response(HALF, 4))) is None  # both say "not derivable"
-    assert fc.dominated((HALF, randomized_response(HALF, 4))) is None
+    assert minimax_from_g((illegal, HALF)) == {"optimum": Fraction(1, 3), "from_G": Fraction(2, 5)}
+    assert derivability_agrees((HALF, randomized_response(HALF, 4))) is None  # both say "not derivable"
+    assert dominated((HALF, randomized_response(HALF, 4))) is None
 
 
 def test_binding_set_distinguishes_what_the_signature_distinguishes(monkeypatch: pytest.MonkeyPatch) -> None:
     from mechlib import randomized_response
 
     t, rr = truncated_geometric(HALF, 3), randomized_response(HALF, 4)
-    assert fc.signature_iff_binding(((HALF, t), rr)) is None  # different signatures, different binding sets
-    assert fc.signature_iff_binding(((HALF, t), t)) is None
+    assert signature_iff_binding(((HALF, t), rr)) is None  # different signatures, different binding sets
+    assert signature_iff_binding(((HALF, t), t)) is None
     # Negative control: a binding set that forgets the direction makes T and RR look alike somewhere.
-    monkeypatch.setattr(fc, "binding_set", lambda x, a: frozenset({("any", 0, 0)}))
-    assert fc.signature_iff_binding(((HALF, t), rr)) == {"same_signature": False, "same_binding": True}
+    monkeypatch.setattr(proofs.grs.lemma_5_4, "binding_set", lambda x, a: frozenset({("any", 0, 0)}))
+    assert signature_iff_binding(((HALF, t), rr)) == {"same_signature": False, "same_binding": True}
 
 
 def test_issue5_fuzz_parts_fail_on_mutations(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -101,27 +116,26 @@ def test_issue5_fuzz_parts_fail_on_mutations(monkeypatch: pytest.MonkeyPatch) ->
     wrong T: each must be REFUTED."""
     from functools import partial
 
-    import proofs.fuzz_mechanisms as fm
     from mechlib.core.signature import signature
     from mechlib.strategies import dp_mixtures
-    from proofs.fuzz_claims import row_order_violation
+    from proofs.grs.lemma_5_6 import row_order_violation
 
     control = fuzz("control-L5.6", dp_mixtures(max_n=5), lambda c: row_order_violation(signature(c[1], c[0])), 80)
     assert control.verdict == Verdict.REFUTED
     assert (
-        fuzz("control-TA.2", fm.laplace_cases(), partial(fm.laplace_within_factor, factor=False), 40).verdict
+        fuzz("control-TA.2", laplace_cases(), partial(laplace_within_factor, factor=False), 40).verdict
         == Verdict.REFUTED
     )
     from mechlib.core.families import truncated_geometric as real
 
-    monkeypatch.setattr(fm, "truncated_geometric", lambda a, n: real(a * 99 / 100, n))
-    assert fm.fuzz_refinements().verdict == Verdict.REFUTED
+    patch_everywhere(monkeypatch, real, lambda a, n: real(a * 99 / 100, n))
+    assert fuzz_refinements().verdict == Verdict.REFUTED
 
 
 def test_gs_lemma5_structure_detector() -> None:
     """T has no free column between adjacent rows; randomized response has all of them free."""
     from mechlib import randomized_response
-    from proofs.gs_minimax_structure import free_columns
+    from proofs.gs.section_4_2 import free_columns
 
     half = Fraction(1, 2)
     assert free_columns(truncated_geometric(half, 4), half) == [0, 0, 0, 0]

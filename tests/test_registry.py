@@ -9,12 +9,19 @@ from pathlib import Path
 
 import pytest
 
-import proofs.grs_examples as grs
+import proofs.grs.figure_3
 from mechlib import Mechanism, truncated_geometric
 from mechlib.core.remap import Remap
 from proofs import REGISTRY, Verdict
 from proofs.catalogue import CATALOGUE, ClaimInfo, Strength
+from proofs.grs.appendix_b import check_grs_appendix_b
+from proofs.grs.example_2_2 import check_truncated_geometric
+from proofs.grs.example_2_3 import check_post_processing_example
+from proofs.grs.figure_3 import check_figure_3
+from proofs.grs.figure_4 import check_signature_of_t
+from proofs.gs.appendix_b import check_gs_appendix_b
 from proofs.registry import Claim, Outcome, run_claim
+from tests.conftest import patch_everywhere
 
 INFO = ClaimInfo("X-1", "GRS", "nowhere", "a test claim", ("EXACT",), "nobody", Strength.INSTANCES)
 
@@ -105,8 +112,8 @@ def test_claim_has_its_expected_verdict(claim_id: str) -> None:
 
 def test_a_wrong_t_refutes_e2_2(monkeypatch: pytest.MonkeyPatch) -> None:
     """Mutation: if T were built with α perturbed, GRS-E2.2 must come back REFUTED."""
-    monkeypatch.setattr(grs, "truncated_geometric", lambda a, n: truncated_geometric(Fraction(a) * 99 / 100, n))
-    outcome = grs.check_truncated_geometric()
+    patch_everywhere(monkeypatch, truncated_geometric, lambda a, n: truncated_geometric(Fraction(a) * 99 / 100, n))
+    outcome = check_truncated_geometric()
     assert outcome.verdict == Verdict.REFUTED and outcome.evidence["failures"]
 
 
@@ -119,14 +126,14 @@ def test_an_off_by_one_threshold_refutes_e2_3(monkeypatch: pytest.MonkeyPatch) -
         return real(mapping, inputs, outputs)
 
     monkeypatch.setattr(Remap, "deterministic", shifted)
-    assert grs.check_post_processing_example().verdict == Verdict.REFUTED
+    assert check_post_processing_example().verdict == Verdict.REFUTED
 
 
 def test_a_different_mechanism_refutes_f4(monkeypatch: pytest.MonkeyPatch) -> None:
     from mechlib import randomized_response
 
-    monkeypatch.setattr(grs, "truncated_geometric", lambda a, n: randomized_response(a, n + 1))
-    assert grs.check_signature_of_t().verdict == Verdict.REFUTED
+    patch_everywhere(monkeypatch, truncated_geometric, lambda a, n: randomized_response(a, n + 1))
+    assert check_signature_of_t().verdict == Verdict.REFUTED
 
 
 def test_a_check_that_raises_is_unknown_never_a_pass() -> None:
@@ -146,18 +153,19 @@ def test_a_check_returning_garbage_is_unknown() -> None:
 
 
 def test_mutated_inputs_refute_the_certified_examples(monkeypatch: pytest.MonkeyPatch) -> None:
-    import proofs.certified_examples as ce
+    from proofs.shared.printed import GRS_FIGURE_5A, GS_APPENDIX_B
 
     # GS-AB with a derivable matrix in place of the appendix's: REFUTED
-    monkeypatch.setattr(ce, "GS_APPENDIX_B", truncated_geometric(Fraction(1, 2), 3))
-    assert ce.check_gs_appendix_b().verdict == Verdict.REFUTED
+    patch_everywhere(monkeypatch, GS_APPENDIX_B, truncated_geometric(Fraction(1, 2), 3))
+    assert check_gs_appendix_b().verdict == Verdict.REFUTED
     # GRS-B with T in place of Figure 5(a): T is derivable and not optimal for the illegal loss
-    monkeypatch.setattr(ce, "GRS_FIGURE_5A", truncated_geometric(Fraction(1, 2), 3))
-    assert ce.check_grs_appendix_b().verdict == Verdict.REFUTED
+    patch_everywhere(monkeypatch, GRS_FIGURE_5A, truncated_geometric(Fraction(1, 2), 3))
+    assert check_grs_appendix_b().verdict == Verdict.REFUTED
 
 
 def test_vertex_check() -> None:
-    from proofs.certified_examples import GRS_FIGURE_5A, _is_vertex
+    from proofs.grs.appendix_b import _is_vertex
+    from proofs.shared.printed import GRS_FIGURE_5A
 
     half = Fraction(1, 2)
     t = truncated_geometric(half, 3)
@@ -168,8 +176,10 @@ def test_vertex_check() -> None:
 
 def test_a_non_optimal_matrix_refutes_figure_3(monkeypatch: pytest.MonkeyPatch) -> None:
     """T itself is not optimal for Figure 3's user: no corner certificate exists."""
-    monkeypatch.setattr(grs, "FIGURE_3A", [list(r) for r in truncated_geometric(Fraction(1, 2), 5).rows])
-    outcome = grs.check_figure_3()
+    monkeypatch.setattr(
+        proofs.grs.figure_3, "FIGURE_3A", [list(r) for r in truncated_geometric(Fraction(1, 2), 5).rows]
+    )
+    outcome = check_figure_3()
     assert outcome.verdict == Verdict.REFUTED and outcome.evidence["failures"]
 
 

@@ -8,15 +8,23 @@ from typing import Any
 import pytest
 from hypothesis import strategies as st
 
-import proofs.sy_privacy_sets as ps
-import proofs.sy_uprr as su
+import proofs.shared.privacy_set_instances as ps
 from mechlib.infodesign.alpha import Alpha, X, const
 from mechlib.infodesign.databases import DatabaseSpace, iid_prior
+from mechlib.infodesign.designer import optimal_oblivious_value
 from mechlib.infodesign.info_structure import InformationStructure, geometric_structure
 from mechlib.infodesign.privacy_sets import k_omega_vertices, k_omega_violation, k_violation
 from mechlib.strategies import oblivious_dp_cases, payoffs
 from proofs.fuzz import fuzz
 from proofs.registry import Verdict
+from proofs.sy.equation_4 import dp_iff_posteriors_in_k
+from proofs.sy.lemma_1 import geometric_posteriors_exact, lemma1_violation
+from proofs.sy.lemma_2 import lemma2_violation
+from proofs.sy.theorem_1 import _theorem1_posterior
+from proofs.sy.theorem_2 import categorical_anonymous_equal
+from proofs.sy.theorem_3 import theorem3_violation
+from proofs.sy.theorem_4 import theorem4_violation
+from tests.conftest import patch_everywhere
 
 HALF = Alpha.of("1/2")
 
@@ -25,21 +33,23 @@ def test_theorem1_construction_stays_in_k_omega_for_categorical_data() -> None:
     """The same construction with T = 1 projects into K_Ω (Theorem 2): T > 1 is what breaks it."""
     space = DatabaseSpace(3, 1)
     prior = iid_prior(space, ["1/2", "1/2"])
-    pi, _ = ps._theorem1_posterior(space, prior)
+    pi, _ = _theorem1_posterior(space, prior)
     assert k_omega_violation(space.project(pi, const(0)), space.project(prior, Fraction(0)), 1, HALF) is None
 
 
 def test_a_wrong_alpha_in_the_posterior_test_breaks_e4(monkeypatch: pytest.MonkeyPatch) -> None:
     real = k_violation
-    monkeypatch.setattr(ps, "k_violation", lambda space, pi, prior, alpha: real(space, pi, prior, Alpha.of("9/10")))
-    assert ps.dp_iff_posteriors_in_k().verdict == Verdict.REFUTED
+    patch_everywhere(monkeypatch, real, lambda space, pi, prior, alpha: real(space, pi, prior, Alpha.of("9/10")))
+    assert dp_iff_posteriors_in_k().verdict == Verdict.REFUTED
 
 
 def test_an_asymmetric_prior_refutes_t2(monkeypatch: pytest.MonkeyPatch) -> None:
-    from proofs.sy_claims import ASYMMETRIC_3
+    from proofs.sy.proposition_4 import ASYMMETRIC_3
 
-    monkeypatch.setattr(ps, "iid_prior", lambda space, p: dict(ASYMMETRIC_3) if space.n == 3 else iid_prior(space, p))
-    outcome = ps.categorical_anonymous_equal()
+    patch_everywhere(
+        monkeypatch, iid_prior, lambda space, p: dict(ASYMMETRIC_3) if space.n == 3 else iid_prior(space, p)
+    )
+    outcome = categorical_anonymous_equal()
     assert outcome.verdict == Verdict.REFUTED and outcome.evidence["failures"][0]["escapes"]
 
 
@@ -66,10 +76,10 @@ def _squared_alpha(mu0: list[Fraction]) -> InformationStructure:
 
 def test_lemmas_1_and_2_fail_for_the_geometric_mechanism_at_the_wrong_alpha(monkeypatch: pytest.MonkeyPatch) -> None:
     mu0 = [Fraction(1, 4)] * 4
-    assert su.lemma1_violation(mu0, HALF) is None and su.lemma2_violation(mu0, HALF) is None
-    monkeypatch.setattr(su, "geometric_structure", _squared_alpha)
-    assert su.lemma1_violation(mu0, HALF) is not None
-    assert su.geometric_posteriors_exact().verdict == Verdict.REFUTED
+    assert lemma1_violation(mu0, HALF) is None and lemma2_violation(mu0, HALF) is None
+    patch_everywhere(monkeypatch, geometric_structure, _squared_alpha)
+    assert lemma1_violation(mu0, HALF) is not None
+    assert geometric_posteriors_exact().verdict == Verdict.REFUTED
 
 
 def test_lemma2_fails_with_the_wrong_peak() -> None:
@@ -116,7 +126,7 @@ def test_non_supermodular_payoffs_refute_theorems_3_and_4() -> None:
     cases = oblivious_dp_cases(max_n=3).flatmap(
         lambda c: st.tuples(st.just(c), payoffs(c[2].n + 1, supermodular=False))
     )
-    assert fuzz("control-T3", cases, su.theorem3_violation, 60).verdict == Verdict.REFUTED
+    assert fuzz("control-T3", cases, theorem3_violation, 60).verdict == Verdict.REFUTED
 
     # Theorem 4's control: SY §5.1's "central vs extreme" user prefers τ_b (a DP mechanism that τ^g
     # UPRR-dominates) — supermodularity is what makes UPRR dominance pay.
@@ -125,9 +135,9 @@ def test_non_supermodular_payoffs_refute_theorems_3_and_4() -> None:
     tau_b = Mechanism([["3/4", "1/4"], ["1/4", "3/4"], ["3/4", "1/4"]])  # α = 1/3: ∝ (1, α, 1), (α, 1, α)
     central = [[Fraction(0), Fraction(1), Fraction(0)], [Fraction(1), Fraction(0), Fraction(1)]]
     case = (Fraction(1, 3), [Fraction(1, 3)] * 3, tau_b)  # τ_b wins for α < 1/2 (ties at 1/2)
-    assert su.theorem4_violation((case, central)) is not None
+    assert theorem4_violation((case, central)) is not None
     supermodular = [[Fraction(0)] * 3, [Fraction(-1), Fraction(0), Fraction(1)]]
-    assert su.theorem4_violation((case, supermodular)) is None
+    assert theorem4_violation((case, supermodular)) is None
 
 
 def test_supermodular_strategy_is_supermodular_and_control_is_not() -> None:
@@ -147,5 +157,5 @@ def test_supermodular_strategy_is_supermodular_and_control_is_not() -> None:
 def test_an_uncertifiable_optimum_makes_t3_unknown_not_proved(monkeypatch: pytest.MonkeyPatch) -> None:
     from proofs.registry import REGISTRY, run_claim
 
-    monkeypatch.setattr(su, "optimal_oblivious_value", lambda *args: None)
+    patch_everywhere(monkeypatch, optimal_oblivious_value, lambda *args: None)
     assert run_claim(REGISTRY["SY-T3"]).outcome.verdict == Verdict.UNKNOWN

@@ -4,8 +4,8 @@ from fractions import Fraction
 
 import z3
 
-from proofs.sy_claims import (
-    ASYMMETRIC_3,
+import proofs.sy.appendix_a
+from proofs.shared.privacy_set_smt import (
     _witness,
     databases,
     iid,
@@ -13,6 +13,8 @@ from proofs.sy_claims import (
     projection_leaves_k_omega,
     recheck_witness,
 )
+from proofs.sy.appendix_a import exact_married_respondents, phi
+from proofs.sy.proposition_4 import ASYMMETRIC_3
 
 HALF = Fraction(1, 2)
 
@@ -48,10 +50,9 @@ def test_appendix_a_check_fails_for_a_posterior_outside_k(monkeypatch: object) -
     """Mutation: φ(100) = α⁴ makes π̂/π₀ jump by α² between (000) and (100): π̂ ∉ K, REFUTED."""
     import pytest
 
-    import proofs.sy_claims as sy
     from proofs.registry import Verdict
 
-    real = sy.phi
+    real = phi
 
     def wrong(alpha: object) -> dict[tuple[int, ...], object]:
         f = real(alpha)
@@ -59,9 +60,9 @@ def test_appendix_a_check_fails_for_a_posterior_outside_k(monkeypatch: object) -
         return f
 
     mp = pytest.MonkeyPatch()
-    mp.setattr(sy, "phi", wrong)
+    mp.setattr(proofs.sy.appendix_a, "phi", wrong)
     try:
-        assert sy.exact_married_respondents().verdict == Verdict.REFUTED
+        assert exact_married_respondents().verdict == Verdict.REFUTED
     finally:
         mp.undo()
-    assert sy.exact_married_respondents().verdict == Verdict.PROVED
+    assert exact_married_respondents().verdict == Verdict.PROVED
