@@ -1,7 +1,8 @@
 """FUZZ parts of claims: Hypothesis over random users and mechanisms, every example decided
-exactly. Derandomized, no database; ``MECHLIB_FUZZ_SCALE`` (``mechlib verify --deep``) multiplies
-the number of examples. A violation is shrunk by Hypothesis, printed in exact fractions and saved
-as a replayable JSON case under ``reports/counterexamples/`` (or ``MECHLIB_COUNTEREXAMPLES``; empty:
+exactly. Seeded by the claim's ID (or by ``MECHLIB_FUZZ_SEED``, as a sweep does), no database;
+``MECHLIB_FUZZ_SCALE`` (``mechlib verify --deep``, a sweep's depth) multiplies the number of
+examples. A violation is shrunk by Hypothesis, printed in exact fractions and saved as a
+replayable JSON case under ``reports/counterexamples/`` (or ``MECHLIB_COUNTEREXAMPLES``; empty:
 not saved, as in mutant runs).
 """
 
@@ -15,7 +16,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 from mechlib.audit.loading import write_atomic
@@ -50,6 +51,11 @@ def jsonable(value: Any) -> Any:
     return value
 
 
+def claim_seed(claim_id: str) -> int:
+    """The claim's default Hypothesis seed: 64 bits of SHA-256 of its ID."""
+    return int.from_bytes(hashlib.sha256(claim_id.encode()).digest()[:8], "big")
+
+
 def examples(base: int) -> int:
     return max(1, int(base * float(os.environ.get("MECHLIB_FUZZ_SCALE", "1"))))
 
@@ -67,10 +73,14 @@ def fuzz(
     the generator's ranges ``n``, ``alpha``), or REFUTED with the shrunk counterexample (saved)."""
     found: list[tuple[Any, dict[str, Any]]] = []
     count = examples(base)
+    chosen = os.environ.get("MECHLIB_FUZZ_SEED")
+    # the default seed is the claim's own (stable when this module or the check's source changes,
+    # unlike Hypothesis's derandomize, which hashes the test's source)
+    run_seed = int(chosen) if chosen is not None else claim_seed(claim_id)
 
     @settings(
         max_examples=count,
-        derandomize=True,
+        derandomize=False,
         database=None,
         deadline=None,
         suppress_health_check=list(HealthCheck),
@@ -83,15 +93,19 @@ def fuzz(
             found.append((example, problem))
             raise AssertionError(problem)
 
+    check = seed(run_seed)(check)
+    drawn = {"seed": run_seed, "seed_from": "the claim ID" if chosen is None else "MECHLIB_FUZZ_SEED"}
+
     try:
         check()
     except AssertionError:
         example, problem = found[-1]  # the last failure is Hypothesis's shrunk one
-        case = {"claim": claim_id, "example": jsonable(example), "violation": jsonable(problem)}
+        case = {"claim": claim_id, **drawn, "example": jsonable(example), "violation": jsonable(problem)}
         path = _save(claim_id, case)
         saved = {"saved": str(path)} if path is not None else {}
         return Outcome(Verdict.REFUTED, {"examples": count, "counterexample": case, **saved})
-    return Outcome(Verdict.PROVED, {"examples": count, "derandomized": True}, scopes=(sampled(count, n, alpha),))
+    method = f"Hypothesis, seed {run_seed}" + (" (the claim's)" if chosen is None else "")
+    return Outcome(Verdict.PROVED, {"examples": count, **drawn}, scopes=(sampled(count, n, alpha, method),))
 
 
 def _save(claim_id: str, case: dict[str, Any]) -> Path | None:

@@ -65,8 +65,10 @@ def bounded(n_max: int, alpha: str, method: str, n_min: int = 1) -> Scope:
     return Scope(Strength.BOUNDED, f"{n_min} ≤ n ≤ {n_max} (every n)", alpha, method)
 
 
-def sampled(examples: int, n: str = "as the strategy draws", alpha: str = "as drawn") -> Scope:
-    return Scope(Strength.SAMPLED, n, alpha, "Hypothesis, derandomized", examples)
+def sampled(
+    examples: int, n: str = "as the strategy draws", alpha: str = "as drawn", method: str = "Hypothesis, seeded"
+) -> Scope:
+    return Scope(Strength.SAMPLED, n, alpha, method, examples)
 
 
 #: What a part of each kind shows when its check states nothing more precise (conservative).

@@ -120,7 +120,7 @@ def test_issue5_fuzz_parts_fail_on_mutations(monkeypatch: pytest.MonkeyPatch) ->
     from mechlib.strategies import dp_mixtures
     from proofs.grs.lemma_5_6 import row_order_violation
 
-    control = fuzz("control-L5.6", dp_mixtures(max_n=5), lambda c: row_order_violation(signature(c[1], c[0])), 80)
+    control = fuzz("control-L5.6", dp_mixtures(max_n=5), lambda c: row_order_violation(signature(c[1], c[0])), 300)
     assert control.verdict == Verdict.REFUTED
     assert (
         fuzz("control-TA.2", laplace_cases(), partial(laplace_within_factor, factor=False), 40).verdict
