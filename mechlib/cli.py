@@ -85,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=os.cpu_count() or 1,
         metavar="N",
-        help="claims run at once (default: all cores)",
+        help="workers of the local Dask cluster, claims run at once (default: all cores)",
     )
     verify.add_argument(
         "--timeout",
@@ -93,6 +93,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=600.0,
         metavar="SECONDS",
         help="per-claim limit; over it: UNKNOWN (default 600)",
+    )
+    verify.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run on an existing Dask cluster (e.g. tcp://10.0.0.5:8786; default: $MECHLIB_SCHEDULER, "
+        "else a local cluster of -j workers)",
     )
     example = sub.add_parser(
         "school-planning",
@@ -134,6 +140,29 @@ def build_parser() -> argparse.ArgumentParser:
     box.add_argument("--report-dir", metavar="DIR", help="also write SAMPLER.blackbox.{json,md,html} to DIR")
     box.add_argument("--force", action="store_true", help="overwrite reports that already exist in --report-dir")
 
+    sweep = sub.add_parser(
+        "sweep",
+        help="run a grid of claims, audits and black-box runs (a TOML manifest) on the Dask engine",
+        description="Run every task of MANIFEST (claims × fuzz seeds and depth; audits of files and "
+        "module:function sources × ε × n; black-box runs × seeds, their counts merged exactly) on a local "
+        "Dask cluster or --scheduler, and write OUTPUT/sweep.{json,md} with the certificates under "
+        "OUTPUT/certificates/. Resumable: finished tasks are kept in OUTPUT/cache/ and skipped on a rerun. "
+        "Exit 0: every task answered, every claim as its paper predicts, no audit FAIL, no black-box "
+        "violation; 1 otherwise; 2: bad manifest. See examples/sweep.toml.",
+    )
+    sweep.add_argument("manifest", metavar="MANIFEST", help="the TOML manifest")
+    sweep.add_argument(
+        "-o", "--output", metavar="DIR", help="output directory (default: [sweep] output, or MANIFEST.sweep)"
+    )
+    sweep.add_argument(
+        "-j", "--jobs", type=int, default=os.cpu_count() or 1, metavar="N", help="local workers (default: all cores)"
+    )
+    sweep.add_argument(
+        "--scheduler", metavar="ADDRESS", help="an existing Dask scheduler (default: $MECHLIB_SCHEDULER)"
+    )
+    sweep.add_argument("--json", action="store_true", help="print the merged report as JSON")
+    sweep.add_argument("--no-progress", action="store_true", help="no progress messages")
+
     check = sub.add_parser(
         "check",
         help="re-verify a certificate with the independent checker",
@@ -168,6 +197,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _check(args)
         if args.command == "blackbox":
             return _blackbox(args)
+        if args.command == "sweep":
+            return _sweep(args)
         parser.print_help()
         return EXIT_BAD_INPUT
     except InputError as err:
@@ -248,7 +279,7 @@ def _verify(args: argparse.Namespace) -> int:
         raise InputError(f"-j {args.jobs} --timeout {args.timeout:g}", hint="expected -j ≥ 1 and --timeout > 0")
     if args.mutants:
         return _verify_mutants(args, claims, show_progress)
-    results = verify.run(claims, jobs=args.jobs, timeout=args.timeout, progress=show_progress)
+    results = verify.run(claims, jobs=args.jobs, timeout=args.timeout, progress=show_progress, scheduler=args.scheduler)
     doc = verify.report(results)
     try:
         json_path, md_path = verify.write_reports(doc, Path(args.reports))
@@ -338,9 +369,8 @@ def _blackbox(args: argparse.Namespace) -> int:
     from fractions import Fraction
 
     from mechlib.audit.adapters import sampler as make_sampler
-    from mechlib.audit.blackbox import conformance_test, dp_test, sample_counts
+    from mechlib.audit.blackbox import blackbox_result, sample_counts
     from mechlib.audit.loading import load_mechanism
-    from mechlib.audit.whitebox import tool_versions
     from mechlib.core.exact import to_fraction
 
     epsilon = to_fraction(args.epsilon)
@@ -373,18 +403,18 @@ def _blackbox(args: argparse.Namespace) -> int:
             task = bar.add_task(f"sampling {args.sampler}", total=args.n + 1)
             counts = sample_counts(chosen, args.n, args.samples, args.seed, lambda _: bar.advance(task), declared)
     seconds = time.perf_counter() - start
-    result = {
-        "schema": "mechlib.blackbox/2",
-        "tool": tool_versions(),
-        "sampler": {"spec": args.sampler, "library": chosen.library},
-        "n": args.n,
-        "samples_per_count": args.samples,
-        "seed": args.seed,
-        "samples_per_second": round(args.samples * (args.n + 1) / seconds, 1) if seconds else None,
-        "counts": [{str(k): v for k, v in sorted(h.items())} for h in counts],
-        "dp": dp_test(counts, epsilon, args.alpha_fa),
-        "conformance": conformance_test(counts, pmf, args.alpha_fa) if pmf is not None else None,
-    }
+    result = blackbox_result(
+        spec=args.sampler,
+        library=chosen.library,
+        n=args.n,
+        samples=args.samples,
+        seed=args.seed,
+        seconds=seconds,
+        counts=counts,
+        epsilon=epsilon,
+        alpha_fa=args.alpha_fa,
+        pmf=pmf,
+    )
     text = json.dumps(result, indent=2, ensure_ascii=False)
     outputs = {args.output: text + "\n"} if args.output else {}
     if args.report_dir:
@@ -424,13 +454,61 @@ def _blackbox(args: argparse.Namespace) -> int:
     return EXIT_FAILED if bad else EXIT_OK
 
 
+def _sweep(args: argparse.Namespace) -> int:
+    from mechlib import sweep
+
+    if args.jobs < 1:
+        raise InputError(f"-j {args.jobs}", field="-j", hint="expected at least one worker")
+    shown = {"last": -1}
+
+    def progress(done: int, total: int, cached: int) -> None:
+        if args.no_progress or args.json:
+            return
+        step = max(1, total // 20)  # about 20 lines for a long sweep, in a pipe too
+        if done == total or done - shown["last"] >= step:
+            shown["last"] = done
+            print(f"sweep  {done}/{total} tasks done ({cached} from the cache)", file=sys.stderr, flush=True)
+
+    report, out = sweep.run(
+        args.manifest, output=args.output, jobs=args.jobs, scheduler=args.scheduler, progress=progress
+    )
+    if args.json:
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+    else:
+        t = report["tasks"]
+        print(f"sweep      {t['total']} tasks: {t['run']} run, {t['from_cache']} from the cache, {t['failed']} failed")
+        for c in report["claims"]:
+            seed = "claim's seed" if c["seed"] is None else f"seed {c['seed']}"
+            print(
+                f"claim      {c['claim']:<10} {seed:<13} {c['verdict']}"
+                + ("" if c["as_expected"] else "  (NOT as expected)")
+            )
+        for a in report["audits"]:
+            print(
+                f"audit      {a['task']}: {a['verdict']}"
+                + (f" (unknown: {', '.join(a['unknown'])})" if a.get("unknown") else "")
+            )
+        for b in report["blackbox"]:
+            print(f"blackbox   {b['sampler']} ({len(b.get('seeds', []))} seeds merged): {b['verdict']}")
+        print(f"report     {out / 'sweep.md'}, {out / 'sweep.json'}; certificates in {out / 'certificates'}")
+    bad = (
+        report["failed"]
+        or any(not c["as_expected"] for c in report["claims"])
+        or any(a["verdict"] in {"FAIL", "UNKNOWN"} for a in report["audits"])
+        or any(b["verdict"] in {"violation", "UNKNOWN"} for b in report["blackbox"])
+    )
+    return EXIT_FAILED if bad else EXIT_OK
+
+
 def _verify_mutants(args: argparse.Namespace, claims: list[Any], progress: bool) -> int:
     """``verify --mutants``: the mutation score per claim and overall; survivors fail the run."""
     from mechlib import verify
     from mechlib.audit.loading import write_atomic
     from proofs.mutants import score
 
-    results = verify.run_mutants(claims, jobs=args.jobs, timeout=args.timeout, progress=progress)
+    results = verify.run_mutants(
+        claims, jobs=args.jobs, timeout=args.timeout, progress=progress, scheduler=args.scheduler
+    )
     doc: dict[str, Any] = {
         "schema": "mechlib.mutants/1",
         "score": score(results),

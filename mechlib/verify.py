@@ -37,20 +37,29 @@ def select(only: Iterable[str] = (), paper: str | None = None) -> list[Any]:
     return claims
 
 
-def run(claims: list[Any], *, jobs: int = 1, timeout: float | None = None, progress: bool = False) -> list[Any]:
-    """Run the claims, ``jobs`` at a time, each implemented one in its own process so that a
-    claim over ``timeout`` seconds is stopped (UNKNOWN, "timed out"). Results in input order.
+def run(
+    claims: list[Any],
+    *,
+    jobs: int = 1,
+    timeout: float | None = None,
+    progress: bool = False,
+    scheduler: str | None = None,
+) -> list[Any]:
+    """Run the claims on the Dask engine (:mod:`mechlib.engine`: a local cluster of ``jobs``
+    workers, or ``scheduler``), each implemented one in a child process that is stopped at
+    ``timeout`` seconds (UNKNOWN, "timed out"). Results in input order.
 
-    With ``jobs == 1`` and no timeout the claims run in this process, one after another.
+    With ``jobs == 1``, no timeout and no scheduler the claims run in this process, one after
+    another (the single-process reference run).
     """
     from proofs.registry import run_claim
 
     with _Reporter(len(claims), progress) as reporter:
-        if jobs == 1 and timeout is None:
+        if jobs == 1 and timeout is None and scheduler is None:
             for c in claims:
                 reporter.done(run_claim(c))
         else:
-            _parallel(claims, jobs, timeout, reporter.done)
+            _on_engine(claims, jobs, timeout, scheduler, reporter.done)
     return [reporter.results[c.id] for c in claims]
 
 
@@ -82,9 +91,8 @@ class _Reporter:
             self.bar.update(self.task, advance=1, description=result.claim.id)
 
 
-def _child(claim_id: str, conn: Any, mutant: str | None = None) -> None:
-    """Worker process: run one claim (in a mutant's world, if named) and send back its outcome
-    and time."""
+def claim_outcome(claim_id: str, mutant: str | None = None) -> tuple[Any, float]:
+    """An engine task: one claim's outcome and time (in a mutant's world, if named)."""
     from proofs import REGISTRY
     from proofs.registry import run_claim
 
@@ -95,71 +103,86 @@ def _child(claim_id: str, conn: Any, mutant: str | None = None) -> None:
         from proofs.mutants import run_mutant
 
         result = run_mutant(mutant, claim_id).result
-    conn.send((result.outcome, result.seconds))
-    conn.close()
+    return result.outcome, result.seconds
 
 
-def run_mutants(claims: list[Any], *, jobs: int = 1, timeout: float | None = None, progress: bool = False) -> list[Any]:
-    """Every registered mutant of the selected claims, each (mutant, claim) in its own process
-    (stopped at ``timeout``: UNKNOWN, which kills the mutant). MutantResults in a stable order."""
+def run_mutants(
+    claims: list[Any],
+    *,
+    jobs: int = 1,
+    timeout: float | None = None,
+    progress: bool = False,
+    scheduler: str | None = None,
+) -> list[Any]:
+    """Every registered mutant of the selected claims, each (mutant, claim) one engine task in its
+    own child process (stopped at ``timeout``: UNKNOWN, which kills the mutant), all submitted at
+    once. MutantResults in a stable order."""
     import proofs.falsifications  # noqa: F401  (registers the mutants)
     from proofs.mutants import MUTANTS, MutantResult, pairs
 
     wanted = {c.id: c for c in claims}
-    found: list[Any] = []
     chosen = pairs(list(wanted))
+    found: dict[tuple[str, str], Any] = {}
     with _Reporter(len(chosen), progress) as reporter:
-        for name in sorted({m for m, _ in chosen}):
-            batch = [wanted[c] for m, c in chosen if m == name]
+        jobs_by_key = {f"mutant-{k}": (name, wanted[claim]) for k, (name, claim) in enumerate(chosen)}
 
-            def done(result: Any, name: str = name) -> None:
-                found.append(MutantResult(MUTANTS[name], result.claim.id, result))
-                reporter.done(result)
+        def done(key: str, result: Any) -> None:
+            name, claim = jobs_by_key[key]
+            found[(name, claim.id)] = MutantResult(MUTANTS[name], claim.id, result)
+            reporter.done(result)
 
-            _parallel(batch, jobs, timeout, done, mutant=name)
-    order = {pair: k for k, pair in enumerate(chosen)}
-    return sorted(found, key=lambda r: order[(r.mutant.name, r.claim)])
+        _on_engine(list(jobs_by_key.items()), jobs, timeout, scheduler, done, mutants=True)
+    return [found[pair] for pair in chosen]
 
 
-def _parallel(claims: list[Any], jobs: int, timeout: float | None, done: Any, mutant: str | None = None) -> None:
-    """One spawned process per implemented claim, at most ``jobs`` at once; kill on timeout."""
-    import multiprocessing
-    import time
-    from multiprocessing.connection import wait
+#: Environment a claim's child process needs, passed with each task (a remote worker has its own).
+_PASSED_ENV = ("MECHLIB_FUZZ_SCALE", "MECHLIB_FUZZ_SEED", "MECHLIB_COUNTEREXAMPLES", "HYPOTHESIS_PROFILE")
 
+
+def _task_env() -> dict[str, str]:
+    import os
+
+    env = {k: os.environ[k] for k in _PASSED_ENV if k in os.environ}
+    env.setdefault("MECHLIB_COUNTEREXAMPLES", str(Path("reports/counterexamples").resolve()))
+    if env["MECHLIB_COUNTEREXAMPLES"]:
+        env["MECHLIB_COUNTEREXAMPLES"] = str(Path(env["MECHLIB_COUNTEREXAMPLES"]).resolve())
+    return env
+
+
+def _on_engine(
+    work: list[Any], jobs: int, timeout: float | None, scheduler: str | None, done: Any, mutants: bool = False
+) -> None:
+    """Claims (or (key, (mutant, claim)) pairs) as engine tasks; ``done`` gets each Result (with
+    its key, for mutants). A task that timed out or whose process died is UNKNOWN."""
+    from mechlib.engine import ENGINE_FAILURE, Task, TaskResult, run_all
     from proofs.registry import Outcome, Result, Verdict, run_claim
 
-    context = multiprocessing.get_context("spawn")
-    queue = [c for c in claims if c.implemented]
-    for c in claims:
-        if not c.implemented and mutant is None:
-            done(run_claim(c))  # answers at once: "not implemented yet"
-    running: dict[Any, tuple[Any, Any, float]] = {}  # connection -> (claim, process, start)
-    while queue or running:
-        while queue and len(running) < jobs:
-            c = queue.pop(0)
-            receive, send = context.Pipe(duplex=False)
-            process = context.Process(target=_child, args=(c.id, send, mutant), daemon=True)
-            process.start()
-            send.close()
-            running[receive] = (c, process, time.monotonic())
-        for conn in wait(list(running), timeout=0.2):
-            c, process, start = running.pop(conn)
-            answer: Any = conn
-            try:
-                outcome, seconds = answer.recv()
-            except EOFError:
-                reason = f"the check's process died (exit code {process.exitcode})"
-                outcome, seconds = Outcome(Verdict.UNKNOWN, reason=reason), time.monotonic() - start
-            process.join()
-            done(Result(c, outcome, seconds))
-        now = time.monotonic()
-        for conn, (c, process, start) in list(running.items()):
-            if timeout is not None and now - start > timeout:
-                process.kill()
-                process.join()
-                del running[conn]
-                done(Result(c, Outcome(Verdict.UNKNOWN, reason=f"timed out after {timeout:g} s"), now - start))
+    env = _task_env()
+    tasks, claim_of = [], {}
+    for item in work:
+        if mutants:
+            key, (name, claim) = item
+            kwargs = {"claim_id": claim.id, "mutant": name}
+        else:
+            key, claim, kwargs = item.id, item, {"claim_id": item.id}
+            if not claim.implemented:
+                done(run_claim(claim))  # answers at once: "not implemented yet"
+                continue
+        claim_of[key] = claim
+        tasks.append(Task(key, "mechlib.verify:claim_outcome", kwargs, timeout=timeout, env=env))
+
+    def finished(result: TaskResult) -> None:
+        claim = claim_of[result.key]
+        if result.ok:
+            outcome, seconds = result.value
+        else:
+            timed_out = result.reason.startswith("timed out")
+            reason = result.reason if timed_out else ENGINE_FAILURE + result.reason
+            outcome, seconds = Outcome(Verdict.UNKNOWN, reason=reason), result.seconds
+        answer = Result(claim, outcome, seconds)
+        done(result.key, answer) if mutants else done(answer)
+
+    run_all(tasks, jobs=jobs, scheduler=scheduler, done=finished)
 
 
 VERDICTS = ("PROVED", "NO COUNTEREXAMPLE", "REFUTED", "UNKNOWN")

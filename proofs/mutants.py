@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from mechlib.engine import ENGINE_FAILURE
 from proofs.registry import REGISTRY, Result, run_claim
 
 #: The kinds of falsification (every claim should be met by at least two mutants).
@@ -152,8 +153,10 @@ class MutantResult:
     def killed(self) -> bool:
         """The claim no longer goes the paper's way: REFUTED or UNKNOWN for a claim that holds; for
         one the paper gets wrong (expected REFUTED), the mutant is a world where the printed
-        statement holds, and the check must stop refuting it."""
-        return not self.result.as_expected
+        statement holds, and the check must stop refuting it. A run the engine could not finish
+        (its process died) is not an answer of the check, so it kills nothing."""
+        failed = (self.result.outcome.reason or "").startswith(ENGINE_FAILURE)
+        return not self.result.as_expected and not failed
 
     def to_json(self) -> dict[str, Any]:
         outcome = self.result.outcome

@@ -215,3 +215,35 @@ def conformance_test(
                     "interval": [format_fraction(low), format_fraction(up)],
                 }
     return {**recorded, "verdict": "conformant", "cell": None, "interval": None}
+
+
+def blackbox_result(
+    *,
+    spec: str,
+    library: str,
+    n: int,
+    samples: int,
+    seed: int | list[int],
+    seconds: float,
+    counts: list[dict[int, int]],
+    epsilon: Fraction,
+    alpha_fa: float,
+    pmf: list[dict[int, Fraction]] | None = None,
+) -> dict[str, Any]:
+    """The ``mechlib.blackbox/2`` result (re-checked by ``mechlib check``) for histograms of
+    ``samples`` draws per count: the DP test and, given a claimed ``pmf``, the conformance test.
+    ``seed`` is a list when the counts are several seeded runs added (a sweep)."""
+    from mechlib.audit.whitebox import tool_versions
+
+    return {
+        "schema": "mechlib.blackbox/2",
+        "tool": tool_versions(),
+        "sampler": {"spec": spec, "library": library},
+        "n": n,
+        "samples_per_count": samples,
+        "seed": seed,
+        "samples_per_second": round(samples * (n + 1) / seconds, 1) if seconds else None,
+        "counts": [{str(k): v for k, v in sorted(h.items())} for h in counts],
+        "dp": dp_test(counts, epsilon, alpha_fa),
+        "conformance": conformance_test(counts, pmf, alpha_fa) if pmf is not None else None,
+    }

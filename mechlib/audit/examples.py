@@ -11,7 +11,9 @@ tests regenerate them and compare every field that does not depend on the machin
 from __future__ import annotations
 
 import json
+import math
 import sys
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -82,3 +84,15 @@ def main(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
+
+
+def truncated_geometric_for(epsilon: Fraction, n: int) -> Mechanism:
+    """T on 0..n at the smallest 6-decimal α ≥ e^(−ε) (certified with arb): an exact ε-DP
+    mechanism for any ε — the ``module:function`` of ``examples/sweep.toml``'s audit grid."""
+    import flint
+
+    bound = (-flint.arb(epsilon.numerator) / epsilon.denominator).exp()
+    alpha = Fraction(math.ceil(float(bound.upper()) * 10**6), 10**6)
+    while not flint.arb(alpha.numerator) / alpha.denominator >= bound:
+        alpha += Fraction(1, 10**6)
+    return truncated_geometric(min(alpha, Fraction(1)), n)

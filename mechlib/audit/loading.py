@@ -346,20 +346,33 @@ def import_callable(spec: str) -> tuple[Any, Callable[..., Any]]:
     return module, func
 
 
-def load_source(spec: str, *, from_float: bool = False, normalize_rows: bool = False) -> LoadedMechanism:
-    """A mechanism file, or ``module:function`` — a Python callable (no arguments) returning a
-    ``Mechanism``, a matrix (list of rows) or a dict in the JSON file format. The SHA-256 is then
-    that of the module's source file."""
+def load_source(
+    spec: str, *, from_float: bool = False, normalize_rows: bool = False, arguments: dict[str, Any] | None = None
+) -> LoadedMechanism:
+    """A mechanism file, or ``module:function`` — a Python callable (no arguments, or ``arguments``
+    as keywords: ``epsilon`` as an exact ``Fraction``, ``n`` as an int, as a sweep calls it)
+    returning a ``Mechanism``, a matrix (list of rows) or a dict in the JSON file format. The
+    SHA-256 is then that of the module's source file; an ``epsilon`` argument is the claimed ε."""
     if Path(spec).exists() or not is_callable_spec(spec):
         return load_mechanism(spec, from_float=from_float, normalize_rows=normalize_rows)
+    loaded = _load_callable(spec, from_float, normalize_rows, dict(arguments or {}))
+    if arguments and "epsilon" in arguments and loaded.claimed_epsilon is None and loaded.claimed_alpha is None:
+        loaded = replace(loaded, claimed_epsilon=to_fraction(arguments["epsilon"]))
+    return loaded
+
+
+def _load_callable(spec: str, from_float: bool, normalize_rows: bool, kwargs: dict[str, Any]) -> LoadedMechanism:
     import inspect
 
     module, func = import_callable(spec)
     func_name = spec.partition(":")[2]
+    shown = ", ".join(f"{k}={v}" for k, v in kwargs.items())
+    if "epsilon" in kwargs:
+        kwargs["epsilon"] = to_fraction(kwargs["epsilon"])
     try:
-        value = func()
+        value = func(**kwargs)
     except (Exception, SystemExit) as err:  # the user's code: sys.exit() is an error here, not our exit
-        raise InputError(f"{func_name}() raised {type(err).__name__}: {err}", source=spec) from None
+        raise InputError(f"{func_name}({shown}) raised {type(err).__name__}: {err}", source=spec) from None
     try:
         data = Path(inspect.getsourcefile(module) or "").read_bytes()
     except (OSError, TypeError):

@@ -1,0 +1,177 @@
+"""The Dask engine with real processes: timeouts, a local cluster, an external scheduler with two
+`dask worker` processes, a worker killed mid-run — results equal the single-process run exactly."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mechlib.engine import Task, run_all, run_task
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def test_a_task_over_its_timeout_is_stopped() -> None:
+    start = time.perf_counter()
+    result = run_task(Task("slow", "tests.engine_tasks:square", {"x": 3, "pause": 60}, timeout=2))
+    assert not result.ok and result.reason == "timed out after 2 s"
+    assert time.perf_counter() - start < 20
+
+
+def test_a_task_that_dies_or_raises_is_reported_not_lost() -> None:
+    died = run_task(Task("crash", "tests.engine_tasks:crash", timeout=30))
+    assert not died.ok and "process died (exit code 3)" in died.reason
+    raised = run_task(Task("boom", "tests.engine_tasks:boom"))
+    assert not raised.ok and raised.reason == "ValueError: boom"
+    child = run_task(Task("env", "tests.engine_tasks:environment", {"name": "MECHLIB_X"}, env={"MECHLIB_X": "7"}))
+    assert child.ok and child.value == "7"
+
+
+def test_a_local_cluster_gives_every_result_once() -> None:
+    tasks = [Task(f"t{k}", "tests.engine_tasks:square", {"x": k}) for k in range(12)]
+    seen: list[str] = []
+    results = run_all(tasks, jobs=2, done=lambda r: seen.append(r.key))
+    assert sorted(seen) == sorted(t.key for t in tasks)
+    assert {k: r.value for k, r in results.items()} == {f"t{k}": k * k for k in range(12)}
+
+
+def _without_times(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_times(v) for k, v in value.items() if k not in {"seconds", "samples_per_second"}}
+    if isinstance(value, list):
+        return [_without_times(v) for v in value]
+    return value
+
+
+def test_verify_on_two_workers_equals_the_single_process_run() -> None:
+    from mechlib import verify
+
+    claims = verify.select(["GRS-F4", "GRS-P6.1", "GS-AA", "SY-L1", "GRS-L5.3", "GS-T2"])
+    alone = verify.run(claims, jobs=1)
+    on_cluster = verify.run(claims, jobs=2, timeout=300)
+    assert [_without_times(r.to_json()) for r in on_cluster] == [_without_times(r.to_json()) for r in alone]
+
+
+def _manifest(tmp_path: Path, seeds: int = 4, samples: int = 20_000) -> Path:
+    manifest = tmp_path / "grid.toml"
+    manifest.write_text(
+        f"""
+[sweep]
+output = "{tmp_path / "out"}"
+timeout = 300
+
+[[audits]]
+sources = ["{FIXTURES / "truncated_geometric_half_5.json"}", "{FIXTURES / "gs_appendix_b.json"}"]
+
+[[blackbox]]
+sampler = "mechlib:truncated_geometric"
+epsilon = "1"
+n = 3
+samples = {samples}
+seeds = {list(range(seeds))}
+"""
+    )
+    return manifest
+
+
+def _dask(*args: str) -> subprocess.Popen[bytes]:
+    dask = Path(sys.executable).parent / "dask"
+    env = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False", "PYTHONPATH": str(Path.cwd())}
+    return subprocess.Popen([str(dask), *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+
+
+@pytest.fixture
+def external_cluster(tmp_path: Path) -> Any:
+    """A scheduler and two single-threaded `dask worker` processes (no nanny: a killed worker stays
+    dead) on 127.0.0.1, started here."""
+    scheduler_file = tmp_path / "scheduler.json"
+    scheduler = _dask(
+        "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard", "--scheduler-file", str(scheduler_file)
+    )
+    workers: list[subprocess.Popen[bytes]] = []
+    try:
+        deadline = time.monotonic() + 60
+        while not scheduler_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        address = json.loads(scheduler_file.read_text())["address"]
+        for _ in range(2):
+            workers.append(
+                _dask("worker", address, "--nthreads", "1", "--no-nanny", "--no-dashboard", "--host", "127.0.0.1")
+            )
+        from distributed import Client
+
+        with Client(address, timeout="30s") as client:
+            client.wait_for_workers(2, timeout=60)
+        yield address, workers
+    finally:
+        for process in [*workers, scheduler]:
+            process.kill()
+            process.wait()
+
+
+def _run_sweep(manifest: Path, out: Path, **kwargs: Any) -> dict[str, Any]:
+    from mechlib import sweep
+
+    report, _ = sweep.run(str(manifest), output=str(out), **kwargs)
+    return report
+
+
+def test_an_external_scheduler_with_two_workers_equals_the_local_run(tmp_path: Path, external_cluster: Any) -> None:
+    address, _ = external_cluster
+    manifest = _manifest(tmp_path)
+    remote = _run_sweep(manifest, tmp_path / "remote", scheduler=address)
+    local = _run_sweep(manifest, tmp_path / "local", jobs=1)
+    assert _without_times({k: remote[k] for k in ("audits", "blackbox", "failed")}) == _without_times(
+        {k: local[k] for k in ("audits", "blackbox", "failed")}
+    )
+    merged = json.loads((tmp_path / "remote" / remote["blackbox"][0]["certificate"]).read_text())
+    assert merged["samples_per_count"] == 4 * 20_000 and merged["seed"] == [0, 1, 2, 3]
+    local_merged = json.loads((tmp_path / "local" / local["blackbox"][0]["certificate"]).read_text())
+    assert merged["counts"] == local_merged["counts"]
+
+
+def test_a_killed_worker_loses_nothing_and_counts_nothing_twice(tmp_path: Path, external_cluster: Any) -> None:
+    address, workers = external_cluster
+    manifest = _manifest(tmp_path, seeds=8, samples=150_000)
+    killed: list[int] = []
+
+    def kill_one(done: int, total: int, cached: int) -> None:
+        if done >= 1 and not killed:
+            workers[0].send_signal(signal.SIGKILL)
+            killed.append(workers[0].pid)
+
+    remote = _run_sweep(manifest, tmp_path / "remote", scheduler=address, progress=kill_one)
+    assert killed and workers[0].wait() != 0
+    local = _run_sweep(manifest, tmp_path / "local", jobs=1)
+    assert remote["tasks"]["failed"] == 0
+    remote_counts = json.loads((tmp_path / "remote" / remote["blackbox"][0]["certificate"]).read_text())["counts"]
+    local_counts = json.loads((tmp_path / "local" / local["blackbox"][0]["certificate"]).read_text())["counts"]
+    assert remote_counts == local_counts  # every seed's histogram added exactly once
+    assert all(sum(h.values()) == 8 * 150_000 for h in remote_counts)
+
+
+def test_a_rerun_takes_finished_tasks_from_the_cache(tmp_path: Path) -> None:
+    manifest = _manifest(tmp_path, seeds=2)
+    first = _run_sweep(manifest, tmp_path / "out", jobs=1)
+    again = _run_sweep(manifest, tmp_path / "out", jobs=1)
+    assert first["tasks"]["run"] == 4 and again["tasks"] == {**again["tasks"], "from_cache": 4, "run": 0}
+    assert _without_times(first["blackbox"]) == _without_times(again["blackbox"])
+
+
+def test_the_merged_blackbox_result_and_audit_certificates_recheck(tmp_path: Path) -> None:
+    from mechlib.checkers.audit_certificate import check_certificate
+    from mechlib.checkers.blackbox_result import check_result
+
+    report = _run_sweep(_manifest(tmp_path, seeds=2), tmp_path / "out", jobs=1)
+    merged = json.loads((tmp_path / "out" / report["blackbox"][0]["certificate"]).read_text())
+    assert check_result(merged) == []
+    for row in report["audits"]:
+        assert check_certificate(json.loads((tmp_path / "out" / row["certificate"]).read_text())) == []
