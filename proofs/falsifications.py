@@ -12,14 +12,13 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from mechlib import strategies
 from mechlib.core import families, post_processing, privacy, signature
 from mechlib.core.exact import parse_probability
 from mechlib.infodesign import alpha as alpha_module
 from mechlib.infodesign import info_structure, privacy_sets
 from mechlib.infodesign.decision import DecisionProblem
 from mechlib.optimality import optimal
-from proofs.mutants import Attr, Swap, module_constant, never_violated, register
+from proofs.mutants import Attr, module_constant, never_violated, register
 
 _REAL_T = families.truncated_geometric
 
@@ -79,27 +78,6 @@ def _flipped_at_least(self: Any, p: Any, q: Any) -> bool:
     return bool(self.sign(q - p) >= 0)
 
 
-def _illegal_losses_strategy() -> list[Swap]:
-    """Legal losses replaced by illegal ones (some row cheaper farther from the truth, GRS §2.2),
-    drawn from the real legal strategy (so the replacement does not call itself)."""
-    from hypothesis import strategies as st
-
-    real = strategies.legal_losses
-
-    @st.composite
-    def illegal(draw: st.DrawFn, n: int, strict: bool = False) -> Any:
-        rows = [list(r) for r in draw(real(n, strict)).matrix]
-        i = draw(st.integers(0, n))
-        j = draw(st.sampled_from([k for k in range(n + 1) if k != i]))
-        nearer = j - 1 if j > i else j + 1
-        rows[i][nearer] = rows[i][j] + draw(st.integers(1, 3))
-        from mechlib.core.users import Loss
-
-        return Loss(rows)
-
-    return [(real, illegal)]
-
-
 T_RR_KILLS = (
     "GRS-B", "GRS-C3.4", "GRS-E2.2", "GRS-F4", "GRS-L5.10", "GRS-L5.12", "GRS-LP", "DOM", "GS-T1a",
     "GRS-T3.2", "GS-T2", "GS-Tab1", "GS-T1b",
@@ -120,9 +98,6 @@ register("privacy sets without their inequality", "flipped inequality", ("SY-P3"
 register("τ^g → randomized response on Ω", "non-universal mechanism in place of T",
          ("SY-L1", "SY-L2", "SY-E2", "SY-T3", "SY-T4"),
          lambda: [(_REAL_GEOMETRIC_STRUCTURE, _uniform_rr_structure)])  # fmt: skip
-
-register("legal losses → illegal losses", "illegal loss", ("GRS-L5.5", "GRS-TA.2", "GRS-L5.10", "GRS-LP"),
-         _illegal_losses_strategy)  # fmt: skip
 
 
 def _wrong_kms(_real: Any) -> Any:

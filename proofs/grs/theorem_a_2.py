@@ -8,6 +8,7 @@ that falsify it alone; those that falsify several claims are in :mod:`proofs.fal
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
 import sympy as sp
@@ -21,6 +22,7 @@ from mechlib.optimality.optimal import optimal_bayes_mechanism
 from mechlib.strategies import legal_losses, priors
 from proofs.catalogue import FUZZ, SYM, Strength
 from proofs.fuzz import fuzz
+from proofs.mutants import module_constant, register
 from proofs.registry import Outcome, Scope, check, decide
 from proofs.shared.generators import best_remap_loss
 from proofs.smt import TWO_SOLVERS, run, smt_query
@@ -81,3 +83,10 @@ def laplace_within_factor(case: tuple[Fraction, BayesUser], factor: bool = True)
 @check("GRS-TA.2", kind=FUZZ)
 def fuzz_rounded_laplace() -> Outcome:
     return fuzz("GRS-TA.2", laplace_cases(), laplace_within_factor, 30)
+
+
+# -- mutants: falsifications this claim's checks must refute ---------------------------------
+
+
+register("Laplace's factor (1+α)/(2√α) → 1 (exactly optimal)", "changed statement", ("GRS-TA.2",),
+         module_constant(__name__, "laplace_within_factor", lambda real: partial(real, factor=False)))  # fmt: skip
