@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -271,7 +272,12 @@ def _verify(args: argparse.Namespace) -> int:
     from mechlib import verify
 
     claims = verify.select(args.only, args.paper)
-    show_progress = not (args.json or args.no_progress) and sys.stderr.isatty()
+    if not claims:
+        raise InputError(
+            f"--paper {args.paper} selects no claim", field="--paper", hint="expected GRS, GS, SY or other"
+        )
+    quiet = args.json or args.no_progress
+    show_progress = None if quiet else "bar" if sys.stderr.isatty() else "lines"
     os.environ.setdefault("MECHLIB_COUNTEREXAMPLES", str(Path(args.reports) / "counterexamples"))
     if args.deep:
         os.environ["MECHLIB_FUZZ_SCALE"] = "20"
@@ -279,10 +285,12 @@ def _verify(args: argparse.Namespace) -> int:
         raise InputError(f"-j {args.jobs} --timeout {args.timeout:g}", hint="expected -j ≥ 1 and --timeout > 0")
     if args.mutants:
         return _verify_mutants(args, claims, show_progress)
+    start = time.perf_counter()
     results = verify.run(claims, jobs=args.jobs, timeout=args.timeout, progress=show_progress, scheduler=args.scheduler)
-    doc = verify.report(results)
+    doc = verify.report(results, wall_seconds=time.perf_counter() - start)
+    stem = "verify.partial" if args.only or args.paper else "verify"  # a selection never overwrites the full report
     try:
-        json_path, md_path = verify.write_reports(doc, Path(args.reports))
+        json_path, md_path = verify.write_reports(doc, Path(args.reports), stem)
     except OSError as err:
         raise InputError(f"cannot write reports: {err.strerror or err}", source=args.reports) from None
     if args.json:
@@ -365,7 +373,6 @@ def _school_planning(args: argparse.Namespace) -> int:
 
 
 def _blackbox(args: argparse.Namespace) -> int:
-    import time
     from fractions import Fraction
 
     from mechlib.audit.adapters import sampler as make_sampler
@@ -500,7 +507,7 @@ def _sweep(args: argparse.Namespace) -> int:
     return EXIT_FAILED if bad else EXIT_OK
 
 
-def _verify_mutants(args: argparse.Namespace, claims: list[Any], progress: bool) -> int:
+def _verify_mutants(args: argparse.Namespace, claims: list[Any], progress: str | None) -> int:
     """``verify --mutants``: the mutation score per claim and overall; survivors fail the run."""
     from mechlib import verify
     from mechlib.audit.loading import write_atomic

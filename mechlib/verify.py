@@ -42,7 +42,7 @@ def run(
     *,
     jobs: int = 1,
     timeout: float | None = None,
-    progress: bool = False,
+    progress: str | bool | None = None,
     scheduler: str | None = None,
 ) -> list[Any]:
     """Run the claims on the Dask engine (:mod:`mechlib.engine`: a local cluster of ``jobs``
@@ -64,12 +64,15 @@ def run(
 
 
 class _Reporter:
-    """Collects results by claim ID and advances a rich progress bar (when asked for one)."""
+    """Collects results by claim ID and shows progress: a rich bar (``"bar"``, on a terminal),
+    a line per finished claim on stderr (``"lines"``, in a pipe or CI), or nothing."""
 
-    def __init__(self, total: int, progress: bool) -> None:
+    def __init__(self, total: int, progress: str | bool | None) -> None:
         self.results: dict[str, Any] = {}
+        self.total = total
+        self.mode = "bar" if progress is True else progress or None
         self.bar: Any = None
-        if progress:
+        if self.mode == "bar":
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
             columns = (TextColumn("[bold]verify"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
@@ -89,6 +92,16 @@ class _Reporter:
         self.results[result.claim.id] = result
         if self.bar is not None:
             self.bar.update(self.task, advance=1, description=result.claim.id)
+        elif self.mode == "lines":
+            import sys
+
+            verdict = result.outcome.verdict.value
+            done = len(self.results)
+            print(
+                f"verify {done}/{self.total} {result.claim.id} {verdict} ({result.seconds:.1f} s)",
+                file=sys.stderr,
+                flush=True,
+            )
 
 
 def claim_outcome(claim_id: str, mutant: str | None = None) -> tuple[Any, float]:
@@ -111,7 +124,7 @@ def run_mutants(
     *,
     jobs: int = 1,
     timeout: float | None = None,
-    progress: bool = False,
+    progress: str | bool | None = None,
     scheduler: str | None = None,
 ) -> list[Any]:
     """Every registered mutant of the selected claims, each (mutant, claim) one engine task in its
@@ -189,7 +202,9 @@ VERDICTS = ("PROVED", "NO COUNTEREXAMPLE", "REFUTED", "UNKNOWN")
 STRENGTHS = ("ALL-n", "BOUNDED", "INSTANCES", "SAMPLED")
 
 
-def report(results: list[Any]) -> dict[str, Any]:
+def report(results: list[Any], wall_seconds: float | None = None) -> dict[str, Any]:
+    """The verify report; ``seconds`` is the sum of the claims' own times, ``wall_seconds`` the
+    run's wall time (engine start and every claim's process included)."""
     import proofs.falsifications  # noqa: F401  (registers the mutants)
     from proofs.mutants import pairs
 
@@ -212,6 +227,7 @@ def report(results: list[Any]) -> dict[str, Any]:
             "strength": {s: strengths.count(s) for s in STRENGTHS},
             "shortfall": sum(bool(r.shortfall) for r in results),
             "seconds": round(sum(r.seconds for r in results), 3),
+            "wall_seconds": None if wall_seconds is None else round(wall_seconds, 1),
         },
         # each claim: its checks (module:function per kind) and the mutants that must kill it
         "claims": [{**r.to_json(), "mutants": mutants.get(r.claim.id, [])} for r in results],
@@ -228,8 +244,10 @@ def summary_line(summary: dict[str, Any]) -> str:
     )
 
 
-def write_reports(doc: dict[str, Any], directory: Path) -> tuple[Path, Path]:
-    json_path, md_path = directory / "verify.json", directory / "verify.md"
+def write_reports(doc: dict[str, Any], directory: Path, stem: str = "verify") -> tuple[Path, Path]:
+    """``stem``.json and ``stem``.md (a run of selected claims writes ``verify.partial``, never over
+    the report of all claims)."""
+    json_path, md_path = directory / f"{stem}.json", directory / f"{stem}.md"
     write_atomic(json_path, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     write_atomic(md_path, markdown(doc))
     return json_path, md_path
@@ -242,7 +260,7 @@ def markdown(doc: dict[str, Any]) -> str:
         "",
         f"mechlib {doc['tool']['version']}, commit `{doc['git_commit'] or 'unknown'}`, {doc['created']}.",
         f"{summary_line(s)}; {s['as_expected']} of {s['implemented']} implemented claims go the way the papers "
-        f"predict; {s['seconds']} s.",
+        f"predict; wall time {s.get('wall_seconds')} s (the claims' own times add up to {s['seconds']} s).",
         "",
         "Strength: ALL-n (a parametric proof for every n), BOUNDED (every n up to a bound), INSTANCES",
         "(the listed instances), SAMPLED (random examples, no counterexample found). A claim whose every",

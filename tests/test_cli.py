@@ -165,10 +165,23 @@ def test_verify_json_and_reports(capsys: pytest.CaptureFixture[str], tmp_path: P
     assert status == 0
     assert [c["id"] for c in doc["claims"]] == ["GRS-F4", "GS-AB"]
     assert all(c["verdict"] == "PROVED" and c["implemented"] for c in doc["claims"])
-    full = json.loads((tmp_path / "verify.json").read_text())
-    assert full["schema"] == "mechlib.verify/1"
-    assert full["summary"]["UNKNOWN"] == full["summary"]["claims"] - full["summary"]["implemented"]
-    assert "| GRS-F4 |" in (tmp_path / "verify.md").read_text()
+    partial = json.loads((tmp_path / "verify.partial.json").read_text())  # a selection: never verify.json
+    assert partial["schema"] == "mechlib.verify/1" and not (tmp_path / "verify.json").exists()
+    assert partial["summary"]["UNKNOWN"] == partial["summary"]["claims"] - partial["summary"]["implemented"]
+    assert partial["summary"]["wall_seconds"] > 0
+    assert "| GRS-F4 |" in (tmp_path / "verify.partial.md").read_text()
+
+
+def test_verify_of_no_claim_is_bad_input(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    status, _, err = run(capsys, "verify", "--paper", "XYZ", "--reports", str(tmp_path))
+    assert status == 2 and "selects no claim" in err and not list(tmp_path.iterdir())
+
+
+def test_verify_in_a_pipe_prints_a_line_per_claim(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    status, _, err = run(capsys, "verify", "--only", "GRS-F4", "--only", "GS-AB", "--reports", str(tmp_path), "-j", "1")
+    assert status == 0
+    lines = [line.split() for line in err.splitlines() if line.startswith("verify ")]
+    assert [w[1] for w in lines] == ["1/2", "2/2"] and sorted(w[2] for w in lines) == ["GRS-F4", "GS-AB"]
 
 
 def test_console_script_version() -> None:
