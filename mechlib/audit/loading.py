@@ -32,6 +32,7 @@ from mechlib.core.exact import MAX_DIGITS, format_fraction, parse_probability, t
 from mechlib.core.mechanism import Mechanism
 from mechlib.core.stochastic import MAX_CELLS, parse_cells
 from mechlib.errors import InputError
+from mechlib.schemas import validate
 
 MAX_FILE_BYTES = 1 << 30
 _JSON_KEYS = {"matrix", "outputs", "inputs", "neighbours", "claimed_alpha", "claimed_epsilon", "name", "description"}
@@ -206,6 +207,9 @@ def _read_json(data: bytes) -> dict[str, Any]:
             isinstance(labels, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in labels)
         ):
             raise InputError("must be a list of integers", field=key)
+    structure = validate(doc, "mechanism")
+    if structure is not None:
+        raise InputError(f"does not follow the mechanism file format: {structure}", hint="see mechlib/schemas/")
     if doc.get("neighbours") is not None:
         doc["neighbours"] = _neighbour_pairs(doc["neighbours"])
     return doc

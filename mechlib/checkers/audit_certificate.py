@@ -32,6 +32,7 @@ from typing import Any
 import flint
 
 from mechlib.checkers.numbers import exact
+from mechlib.schemas import validate
 
 SCHEMA = "mechlib.audit/2"
 
@@ -190,6 +191,9 @@ def check_certificate(
     if not isinstance(cert, dict) or cert.get("schema") != SCHEMA:
         found = cert.get("schema") if isinstance(cert, dict) else type(cert).__name__
         return [f"schema {found!r} is not {SCHEMA!r}"]
+    structure = validate(cert, SCHEMA)
+    if structure is not None:
+        return [f"malformed certificate: {structure}"]
     try:
         return _check(cert, source, source_mechanism)
     except Malformed as err:

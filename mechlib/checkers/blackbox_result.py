@@ -29,6 +29,7 @@ from typing import Any
 import flint
 
 from mechlib.checkers.numbers import exact
+from mechlib.schemas import validate
 
 SCHEMA = "mechlib.blackbox/2"
 
@@ -147,6 +148,9 @@ def check_result(result: Any) -> list[str]:
     if not isinstance(result, dict) or result.get("schema") != SCHEMA:
         found = result.get("schema") if isinstance(result, dict) else type(result).__name__
         return [f"schema {found!r} is not {SCHEMA!r}"]
+    structure = validate(result, SCHEMA)
+    if structure is not None:
+        return [f"malformed result: {structure}"]
     flint.ctx.prec = 256
     try:
         return _check(result)

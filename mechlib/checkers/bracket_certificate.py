@@ -22,6 +22,7 @@ from typing import Any
 import flint
 
 from mechlib.checkers.numbers import exact
+from mechlib.schemas import validate
 
 SCHEMA = "mechlib.bracket/1"
 
@@ -36,6 +37,9 @@ def check_certificate(cert: dict[str, Any]) -> list[str]:
     if not isinstance(cert, dict) or cert.get("schema") != SCHEMA:
         found = cert.get("schema") if isinstance(cert, dict) else type(cert).__name__
         return [f"schema {found!r} is not {SCHEMA!r}"]
+    structure = validate(cert, SCHEMA)
+    if structure is not None:
+        return [f"malformed certificate: {structure}"]
     try:
         return _check(cert)
     except (KeyError, TypeError, IndexError, ValueError, ZeroDivisionError, AttributeError) as err:

@@ -1,0 +1,64 @@
+"""JSON Schemas (draft 2020-12) of every file format mechlib reads or writes, shipped with the
+package: ``mechanism`` (mechanism files), ``mechlib.audit/2``, ``mechlib.blackbox/2``,
+``mechlib.bracket/1``, ``mechlib.verify/1``, ``mechlib.mutants/1``, ``mechlib.sweep/1``.
+
+:func:`validate` checks a document against its schema and names the JSON path of the first
+structural error; the producers and checkers then decide its content.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
+
+#: Schema id → file in this package.
+FILES = {
+    "mechanism": "mechanism.schema.json",
+    "mechlib.audit/2": "audit.schema.json",
+    "mechlib.blackbox/2": "blackbox.schema.json",
+    "mechlib.bracket/1": "bracket.schema.json",
+    "mechlib.verify/1": "verify.schema.json",
+    "mechlib.mutants/1": "mutants.schema.json",
+    "mechlib.sweep/1": "sweep.schema.json",
+}
+
+
+@cache
+def schema(name: str) -> dict[str, Any]:
+    """The schema called ``name`` (a key of :data:`FILES`)."""
+    loaded: dict[str, Any] = json.loads(resources.files(__name__).joinpath(FILES[name]).read_text(encoding="utf-8"))
+    return loaded
+
+
+#: Lists longer than this are validated on their first items only: the structure is the same all
+#: along, and the producers' and checkers' own parsers check every cell (a 1000 × 1000 matrix would
+#: otherwise cost seconds here).
+SAMPLE = 16
+
+
+def _sampled(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_sampled(v) for v in value[:SAMPLE]]
+    if isinstance(value, dict):
+        return {k: _sampled(v) for k, v in value.items()}
+    return value
+
+
+def validate(document: Any, name: str) -> str | None:
+    """None if ``document`` follows schema ``name``, else one line: the JSON path of the first
+    error (the deepest) and what was expected."""
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(schema(name))
+    errors = sorted(
+        validator.iter_errors(_sampled(document)),
+        key=lambda e: (-len(e.absolute_path), list(map(str, e.absolute_path))),
+    )
+    if not errors:
+        return None
+    first = errors[0]
+    path = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first.absolute_path)
+    message = first.message if len(first.message) <= 200 else first.message[:200] + "…"
+    return f"{path}: {message} (schema {name})"

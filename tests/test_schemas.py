@@ -1,0 +1,87 @@
+"""Every file format has a JSON Schema (shipped in mechlib/schemas/); every committed example and
+report follows it, and a structural error is reported with its JSON path."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mechlib.schemas import FILES, schema, validate
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _committed() -> list[tuple[Path, str]]:
+    reports = ROOT / "reports"
+    found = [(p, "mechlib.audit/2") for p in sorted((reports / "examples").glob("*.audit.json"))]
+    found += [(p, "mechanism") for p in sorted((reports / "examples" / "sources").glob("*.json"))]
+    found += [(p, "mechanism") for p in sorted((ROOT / "tests" / "fixtures").glob("*.json"))]
+    found += [
+        (reports / "verify.json", "mechlib.verify/1"),
+        (reports / "mutants.json", "mechlib.mutants/1"),
+        (reports / "school_planning_certificate.json", "mechlib.bracket/1"),
+    ]
+    return found
+
+
+def test_every_schema_is_a_valid_draft_2020_12_schema() -> None:
+    import jsonschema
+
+    for name in FILES:
+        jsonschema.Draft202012Validator.check_schema(schema(name))
+
+
+@pytest.mark.parametrize(("path", "name"), _committed(), ids=lambda v: str(v).rpartition("/")[2])
+def test_committed_files_follow_their_schema(path: Path, name: str) -> None:
+    assert validate(json.loads(path.read_text()), name) is None
+
+
+def test_produced_blackbox_results_and_sweep_reports_follow_their_schemas(tmp_path: Path) -> None:
+    from mechlib import sweep
+
+    manifest = tmp_path / "grid.toml"
+    fixture = ROOT / "tests" / "fixtures" / "gs_appendix_b.json"
+    manifest.write_text(
+        f'[[audits]]\nsources = ["{fixture}"]\n\n[[blackbox]]\nsampler = "mechlib:truncated_geometric"\n'
+        'epsilon = "1"\nn = 2\nsamples = 2000\nseeds = [0, 1]\n'
+    )
+    report, out = sweep.run(str(manifest), output=str(tmp_path / "out"), jobs=1)
+    assert validate(report, "mechlib.sweep/1") is None
+    merged = json.loads((out / report["blackbox"][0]["certificate"]).read_text())
+    assert validate(merged, "mechlib.blackbox/2") is None
+    assert validate(json.loads((out / report["audits"][0]["certificate"]).read_text()), "mechlib.audit/2") is None
+
+
+def _audit() -> dict[str, Any]:
+    return dict(json.loads((ROOT / "reports" / "examples" / "gs_appendix_b.audit.json").read_text()))
+
+
+@pytest.mark.parametrize(
+    ("change", "path"),
+    [
+        (lambda c: c.update(witness=5), "$.witness"),
+        (lambda c: c["mechanism"]["matrix"][1].__setitem__(2, 0.25), "$.mechanism.matrix[1][2]"),
+        (lambda c: c["derivation"].pop("alpha"), "$.derivation"),
+        (lambda c: c.update(verdict="MAYBE"), "$.verdict"),
+    ],
+)
+def test_check_names_the_json_path_of_a_structural_error(change: Any, path: str) -> None:
+    from mechlib.checkers.audit_certificate import check_certificate
+
+    cert = _audit()
+    change(cert)
+    failures = check_certificate(cert)
+    assert failures and failures[0].startswith(f"malformed certificate: {path}"), failures
+
+
+def test_a_mechanism_file_with_a_wrong_structure_names_the_field(tmp_path: Path) -> None:
+    from mechlib.audit.loading import load_mechanism
+    from mechlib.errors import InputError
+
+    bad = tmp_path / "m.json"
+    bad.write_text(json.dumps({"matrix": [["1/2", "1/2"], ["1/2", "1/2"]], "name": 7}))
+    with pytest.raises(InputError, match=r"\$\.name"):
+        load_mechanism(str(bad))
