@@ -22,7 +22,7 @@ from mechlib.optimality.optimal import optimal_bayes_mechanism
 from proofs.catalogue import SMT
 from proofs.mutants import module_constant, perturbed, register
 from proofs.registry import Outcome, check, decide
-from proofs.shared.encodings import _dp_violation, not_derivable
+from proofs.shared.encodings import printed_matrix_parts
 from proofs.shared.printed import GRS_FIGURE_5A
 from proofs.smt import proved_if_unsat
 
@@ -75,10 +75,7 @@ def check_grs_appendix_b() -> Outcome:
 def smt_grs_appendix_b() -> Outcome:
     from proofs.shared.printed import GRS_FIGURE_5A
 
-    half = Fraction(1, 2)
-    return proved_if_unsat(
-        {"1/2-DP": _dp_violation(GRS_FIGURE_5A, half), "not derivable": not_derivable(GRS_FIGURE_5A, half)}
-    )
+    return proved_if_unsat(printed_matrix_parts(GRS_FIGURE_5A, Fraction(1, 2)))
 
 
 # -- mutants: falsifications this claim's checks must refute ---------------------------------

@@ -185,3 +185,9 @@ HALF, THIRD = Fraction(1, 2), Fraction(1, 3)
 def lemma_5_12_user_small_gamma(n: int) -> Any:
     """:func:`lemma_5_12_user` with γ = 1/100 (the instances' choice)."""
     return lemma_5_12_user(n, Fraction(1, 100))
+
+
+def printed_matrix_parts(matrix: Mechanism, alpha: Fraction) -> dict[str, tuple[z3.CheckSatResult, dict[str, Any]]]:
+    """The SMT parts of a printed matrix said to be α-DP and not derivable from T (GRS App. B's
+    Figure 5(a), GS App. B): UNSAT of a DP violation and UNSAT of a derivation."""
+    return {f"{alpha}-DP": _dp_violation(matrix, alpha), "not derivable": not_derivable(matrix, alpha)}
