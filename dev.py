@@ -58,7 +58,7 @@ def main(args: list[str]) -> int:
         return run(str(BIN / "mechlib"), "verify", *(["--deep"] if task == "fuzz" else []), *where, *rest)
     if task == "test":
         if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
-            os.environ.setdefault("HYPOTHESIS_PROFILE", "ci")
+            os.environ.setdefault("HYPOTHESIS_PROFILE", "mechlib-ci")
             if "-m" not in rest:  # slow proofs and fuzz runs belong to `dev.py verify`, not CI's tests
                 rest = ["-m", "not slow", *rest]
         return run(py, "-m", "pytest", "-n", "auto", *rest)

@@ -223,3 +223,15 @@ def dp_vertices(draw: st.DrawFn, max_n: int = 5) -> tuple[Fraction, Mechanism]:
     n = draw(st.integers(1, max_n))
     loss = Loss([[draw(st.integers(0, 9)) for _ in range(n + 1)] for _ in range(n + 1)])
     return alpha, optimal_bayes_mechanism(BayesUser(draw(priors(n, full_support=True)), loss), alpha).mechanism
+
+
+def register_type_strategies() -> None:
+    """Teach ``st.from_type`` mechlib's types (done by the pytest plugin): ``Mechanism`` → an α-DP
+    mechanism (:func:`dp_mixtures`), ``Prior`` → :func:`priors`, ``Loss`` → :func:`legal_losses`,
+    ``BayesUser`` → :func:`bayes_users`, ``MinimaxUser`` → :func:`minimax_users` (n ≤ 5)."""
+    # functions of the type, so that nothing is built while pytest loads its plugins
+    st.register_type_strategy(Mechanism, lambda _: dp_mixtures(max_n=5).map(lambda case: case[1]))
+    st.register_type_strategy(Prior, lambda _: st.integers(1, 5).flatmap(priors))
+    st.register_type_strategy(Loss, lambda _: st.integers(1, 5).flatmap(legal_losses))
+    st.register_type_strategy(BayesUser, lambda _: bayes_users(max_n=5))
+    st.register_type_strategy(MinimaxUser, lambda _: minimax_users(max_n=5))

@@ -1,26 +1,18 @@
-"""Hypothesis profiles: ``dev`` (default), ``ci`` (derandomized, no database, bounded) and
-``deep`` (long runs); pick one with HYPOTHESIS_PROFILE (dev.py sets ``ci`` when CI=true).
-Counterexamples saved by fuzz runs during tests go to a temporary directory."""
+"""The Hypothesis profiles come from mechlib's pytest plugin (``mechlib-dev`` by default,
+``mechlib-ci`` when CI=true — dev.py sets HYPOTHESIS_PROFILE — and ``mechlib-deep``); pick one with
+HYPOTHESIS_PROFILE or ``--hypothesis-profile``. Counterexamples saved by fuzz runs during tests go
+to a temporary directory."""
 
 import os
 import sys
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import settings
 
-settings.register_profile("dev", max_examples=100, deadline=None)
-settings.register_profile(
-    "ci",
-    max_examples=60,
-    derandomize=True,
-    database=None,
-    deadline=None,
-    print_blob=True,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-settings.register_profile("deep", max_examples=3000, deadline=None)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+import mechlib.pytest_plugin  # noqa: F401  (registers the profiles even when plugins are disabled)
+
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "mechlib-dev"))
 
 
 @pytest.fixture(autouse=True)

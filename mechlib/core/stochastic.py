@@ -225,10 +225,16 @@ class StochasticMatrix:
         return self._hash
 
     def __repr__(self) -> str:
+        """Code that rebuilds this matrix exactly, e.g. ``Mechanism([['1/2', '1/2'], ['1/3', '2/3']])``
+        (what Hypothesis prints for a failing example, so it can be pasted back)."""
         rows, cols = self.shape
-        preview = ", ".join(format_fraction(x) for x in self.rows[0][:4])
-        more = ", …" if cols > 4 else ""
-        return f"{type(self).__name__}({rows}×{cols}, first row [{preview}{more}])"
+        args = [repr(self.to_strings())]
+        if self._inputs != tuple(range(rows)):
+            args.append(f"inputs={list(self._inputs)!r}")
+        if self._outputs != tuple(range(cols)):
+            args.append(f"outputs={list(self._outputs)!r}")
+        args += [f"{key}={[list(v) for v in value]!r}" for key, value in self._extra().items()]
+        return f"{type(self).__name__}({', '.join(args)})"
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_rebuild, (type(self), self._num, self._den, self._inputs, self._outputs, self._extra()))
