@@ -48,7 +48,7 @@ def test_audit_fixtures(
 def test_audit_text_output(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(capsys, "audit", str(FIXTURES / "geometric_third_3.json"))
     assert status == 1
-    assert "dp level   α = 1/3" in out and "claimed    ε = 5493/5000: FAIL" in out
+    assert "(α = e^−ε = 1/3)" in out and "claimed    ε = 5493/5000: FAIL" in out
     assert "outputs (-2..5)" in out
 
 
@@ -248,4 +248,22 @@ def test_audit_skips_lp_findings_outside_their_range(capsys: pytest.CaptureFixtu
     report = json.loads(out)
     assert status == 0 and report["dp_level"] == "0"
     assert report["dominance"]["status"] == "skipped" and "0 < α < 1" in report["dominance"]["reason"]
-    assert report["derivable"] is True  # α = 0: T is the identity
+    assert report["derivable"] is None  # α = 0: T is the identity, derivability says nothing (skipped)
+
+
+def test_a_mechanism_that_is_not_dp_is_not_called_derivable(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """At α = 0 every mechanism is a remap of T_0 = I: derivability says nothing and is skipped."""
+    from mechlib.checkers.audit_certificate import check_certificate
+
+    source = tmp_path / "zero.json"
+    source.write_text(json.dumps({"matrix": [["1", "0"], ["1/2", "1/2"]]}))
+    status, out, _ = run(capsys, "audit", str(source), "--json")
+    cert = json.loads(out)
+    assert status == 0 and cert["derivation"]["status"] == "skipped" and cert["derivable"] is None
+    assert "not DP for any ε" in cert["derivation"]["reason"] and check_certificate(cert) == []
+    forged = {
+        **cert,
+        "derivable": True,
+        "derivation": {"status": "derivable", "alpha": "0", "remap": [["1", "0"], ["1/2", "1/2"]]},
+    }
+    assert check_certificate(forged)

@@ -186,7 +186,14 @@ def theory_findings(context: AuditContext, extra: Sequence[tuple[str, str, Bayes
             )
         return {"status": "certified", "alpha": format_fraction(alpha), "users": rows}
 
-    found = _attempt(derivation, skip=None if count_query and alpha < 1 else "needs a count-query mechanism, α < 1")
+    skip = (
+        None
+        if count_query and 0 < alpha < 1
+        else "the mechanism is not DP for any ε (α = 0): every mechanism is a remap of T at α = 0"
+        if count_query and alpha == 0
+        else "needs a count-query mechanism, 0 < α < 1"
+    )
+    found = _attempt(derivation, skip=skip)
     return {
         "derivable": found.get("status") == "derivable" if found["status"] != "skipped" else None,
         "derivation": found,
@@ -206,8 +213,12 @@ def render_text(report: dict[str, Any]) -> str:
     if report["rows_normalized"]:
         lines.append("note       rows were normalised to sum to 1 (--normalize-rows)")
     eps = report["epsilon_interval"]
-    eps_text = "ε = ∞" if eps is None else f"ε = ln(1/α) ∈ [{eps[0]}, {eps[1]}]"
-    lines.append(f"dp level   α = {report['dp_level']}  ({eps_text})")
+    if eps is None:
+        lines.append(
+            f"privacy    not DP for any ε (α = {report['dp_level']}: some output has probability 0 for one input only)"
+        )
+    else:
+        lines.append(f"privacy    ε = ln(1/α) ∈ [{eps[0]}, {eps[1]}]  (α = e^−ε = {report['dp_level']})")
     w = report["witness"]
     if w is not None:
         (big, small), (pbig, psmall), r, ratio = w["inputs"], w["probabilities"], w["output"], w["ratio"]
@@ -224,9 +235,8 @@ def render_text(report: dict[str, Any]) -> str:
             f"({v['condition']} = {v['value']}, GS Thm 2)"
         )
     else:
-        lines.append(
-            f"derivable  {'yes: M = Y∘T, Y in the JSON report' if d['status'] == 'derivable' else d['status']}"
-        )
+        shown = "yes: M = Y∘T, Y in the JSON report" if d["status"] == "derivable" else d["status"]
+        lines.append(f"derivable  {shown}" + (f" ({d['reason']})" if "reason" in d else ""))
     dom = report["dominance"]
     lines.append(
         f"dominance  {dom['status']}"

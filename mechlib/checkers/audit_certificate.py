@@ -260,7 +260,7 @@ def _check(cert: dict[str, Any], source: bytes | str | None, parsed: dict[str, A
     failures += _check_witness(cert["witness"], m, neighbours, inputs, outputs, row_of, col_of, alpha)
     failures += _check_claim(cert["claimed"], cert["verdict"], alpha)
 
-    decidable = count_query and n >= 1 and alpha < 1
+    decidable = count_query and n >= 1 and 0 < alpha < 1  # at α = 0 every mechanism is a remap of T_0 = I
     t = _t(alpha, n) if decidable else None
     d = cert["derivation"]
     failures += _check_derivation(d, m, outputs, col_of, alpha, n, t)
@@ -417,7 +417,7 @@ def _check_derivation(
         _keys(d, "derivation", {"status", "reason"})
         return [f"derivability is decidable here but reported {d['status']!r}"] if t is not None else []
     if t is None:
-        return ["derivability is reported although it is not decided here (needs a count query, n ≥ 1, α < 1)"]
+        return ["derivability is reported although it is not decided here (needs a count query, n ≥ 1, 0 < α < 1)"]
     out = [] if _same(d.get("alpha"), alpha, "derivation.alpha") else ["derivation.alpha is not the DP level"]
     if d["status"] == "derivable":
         _keys(d, "derivation", {"status", "alpha", "remap"})
