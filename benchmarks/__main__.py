@@ -478,8 +478,11 @@ def markdown(doc: dict[str, Any]) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes (a smoke run, not the targets)")
-    parser.add_argument("--reports", default="reports", help="directory for bench.json and bench.md")
+    parser.add_argument(
+        "--reports", help="directory for bench.json and bench.md (default: reports, or reports/quick with --quick)"
+    )
     args = parser.parse_args()
+    args.reports = args.reports or ("reports/quick" if args.quick else "reports")
     doc = {
         "schema": "mechlib.bench/1",
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -491,7 +494,10 @@ def main() -> int:
     text = markdown(doc)
     write_atomic(Path(args.reports) / "bench.md", text)
     print(text, end="")
-    return 0
+    missed = [r["name"] for r in doc["results"] if r.get("meets_target") is False]
+    if missed:
+        print(f"targets missed: {missed}")
+    return 1 if missed else 0
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ import os
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -121,7 +122,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="black-box audit: sample a mechanism and test its claimed ε (and its pmf)",
         description="Sample SAMPLER on every count 0..N (seeded) and test the claimed ε with verified "
         "Clopper–Pearson bounds at false-alarm rate --alpha-fa (Bonferroni over (pair, event) hypotheses). "
-        "SAMPLER is module:function (function(count, rng) -> int; this RUNS that module's code) or an adapter: "
+        "SAMPLER is module:function (function(count, rng) -> int, rng a numpy.random.Generator; this RUNS that "
+        "module's code) or an adapter: "
         "mechlib:truncated_geometric, diffprivlib:GeometricTruncated, diffprivlib:GeometricFolded, "
         "diffprivlib:Exponential, opendp:make_geometric, opendp:make_randomized_response, pydp:LaplaceMechanism. "
         "Exit 0: no violation found (and conformant); 1: violation or nonconformant; 2: bad input.",
@@ -249,6 +251,8 @@ def _audit(args: argparse.Namespace) -> int:
         try:
             user = BayesUser(Prior(load_vector(args.prior)), Loss(load_matrix(args.loss)))
         except InputError as err:
+            if err.field == "prior" and "sums to" in err.problem:  # a CLI hint, not the library's Python one
+                err = replace(err, hint="write probabilities that add up to exactly 1")
             raise err if err.source else err.at(f"{args.prior} / {args.loss}") from None
         users.append((Path(args.prior).stem, Path(args.loss).stem, user))
     report = audit(loaded, users)
@@ -455,8 +459,14 @@ def _blackbox(args: argparse.Namespace) -> int:
             )
         conformance = result["conformance"]
         if conformance:
-            cell = f": {conformance['cell']}" if conformance["cell"] else ""
-            print(f"pmf        {conformance['verdict']}{cell}")
+            c = conformance["cell"]
+            where = (
+                f": input {c['input']}, output {c['output']}: {c['count']} of {c['samples']} samples, claimed "
+                f"p = {c['claimed']} outside [{conformance['interval'][0]}, {conformance['interval'][1]}]"
+                if c
+                else ""
+            )
+            print(f"pmf        {conformance['verdict']}{where}")
     bad = result["dp"]["verdict"] == "violation" or (result["conformance"] or {}).get("verdict") == "nonconformant"
     return EXIT_FAILED if bad else EXIT_OK
 

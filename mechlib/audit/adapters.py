@@ -26,14 +26,21 @@ from mechlib.audit.blackbox import Sampler
 from mechlib.audit.loading import import_callable
 from mechlib.errors import InputError
 
-EXTRA = "pip install -e '.[adapters]' (diffprivlib 0.6.6 needs scikit-learn < 1.9)"
+#: How to install each adapter's library (or all of them: pip install -e '.[adapters]').
+INSTALL = {
+    "diffprivlib": "pip install diffprivlib==0.6.6 'scikit-learn<1.9'",
+    "opendp": "pip install 'opendp>=0.16'",
+    "pydp": "pip install 'python-dp>=1.1'",
+}
 
 
 def _library(name: str) -> Any:
     try:
         return importlib.import_module(name)
     except ImportError as err:
-        raise InputError(f"the adapter needs {name!r}, which is not installed ({err})", hint=EXTRA) from None
+        top = name.split(".")[0]
+        hint = f"{INSTALL.get(top, f'pip install {top}')} (or all adapters: pip install -e '.[adapters]')"
+        raise InputError(f"the adapter needs {top!r}, which is not installed ({err})", hint=hint) from None
 
 
 def _per_call(one: Callable[[int, Any], Any]) -> Callable[[int, int, Any], list[Any]]:

@@ -218,10 +218,11 @@ def render_text(report: dict[str, Any]) -> str:
             f"privacy    not DP for any ε (α = {report['dp_level']}: some output has probability 0 for one input only)"
         )
     else:
-        lines.append(f"privacy    ε = ln(1/α) ∈ [{eps[0]}, {eps[1]}]  (α = e^−ε = {report['dp_level']})")
+        lines.append(f"privacy    ε = ln(1/α) ∈ [{eps[0]}, {eps[1]}]  (α = e^−ε = {_readable(report['dp_level'])})")
     w = report["witness"]
     if w is not None:
         (big, small), (pbig, psmall), r, ratio = w["inputs"], w["probabilities"], w["output"], w["ratio"]
+        psmall, ratio, pbig = (_readable(v) for v in (psmall, ratio, pbig))
         lines.append(f"witness    x[{small}][{r}] = {psmall} = {ratio} · x[{big}][{r}] = {ratio} · {pbig}")
     claimed = report["claimed"]
     if claimed is not None:
@@ -246,9 +247,19 @@ def render_text(report: dict[str, Any]) -> str:
     if losses["status"] == "certified":
         for row in losses["users"]:
             lines.append(
-                f"user       {row['prior_name']} prior, {row['loss_name']} loss: {row['mechanism']} "
-                f"(optimum {row['optimum']})"
+                f"user       {row['prior_name']} prior, {row['loss_name']} loss: {_readable(row['mechanism'])} "
+                f"(optimum over all ε-DP mechanisms {_readable(row['optimum'])})"
             )
     else:
         lines.append(f"users      {losses['status']} ({losses.get('reason', '')})")
     return "\n".join(lines)
+
+
+def _readable(exact: str) -> str:
+    """An exact value as printed, with a decimal beside it when the fraction is long."""
+    if len(exact) <= 20:
+        return exact
+    try:
+        return f"{exact} (≈ {float(Fraction(exact)):.6g})"
+    except (OverflowError, ValueError, ZeroDivisionError):
+        return exact
