@@ -8,6 +8,7 @@ import json
 import shutil
 import subprocess
 import textwrap
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -131,23 +132,16 @@ def test_markdown_and_html_render_every_fixture() -> None:
         assert render_html(report).startswith("<!doctype html>")
 
 
-@pytest.mark.browser
-@pytest.mark.skipif(
-    shutil.which("chromium") is None, reason="headless Chromium (Debian package chromium) is not installed"
-)
-def test_html_report_renders_in_headless_chromium(tmp_path: Path) -> None:
-    page = tmp_path / "report.html"
-    page.write_text(render_html(_report("gs_appendix_b.json")))
-    shot = tmp_path / "shot.png"
-    done = subprocess.run(
+def _chromium(page: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         [
             "chromium",
             "--headless",
             "--no-sandbox",
             "--disable-gpu",
-            f"--screenshot={shot}",
             "--enable-logging=stderr",
             "--v=0",
+            *args,
             page.as_uri(),
         ],
         capture_output=True,
@@ -155,5 +149,42 @@ def test_html_report_renders_in_headless_chromium(tmp_path: Path) -> None:
         timeout=120,
         check=False,
     )
+
+
+def _blackbox_page() -> str:
+    from mechlib.audit.adapters import sampler
+    from mechlib.audit.blackbox import blackbox_result, sample_counts
+    from mechlib.audit.report import render_blackbox_html
+
+    counts = sample_counts(sampler("mechlib:truncated_geometric", 3, Fraction(1)), 3, 3000, 0)
+    result = blackbox_result(
+        spec="mechlib:truncated_geometric", library="mechlib", n=3, samples=3000, seed=0, seconds=1.0,
+        counts=counts, epsilon=Fraction(1, 2), alpha_fa=0.05,
+    )  # fmt: skip
+    return render_blackbox_html(result, None)
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(
+    shutil.which("chromium") is None, reason="headless Chromium (Debian package chromium) is not installed"
+)
+@pytest.mark.parametrize(
+    ("kind", "texts"),
+    [
+        ("audit", ["Audit of GS Appendix B", "PASS", "derivable from T", "Signature at α = 1/2", "mechlib check"]),
+        ("blackbox", ["Black-box audit of mechlib:truncated_geometric", "violation", "count 3", "mechlib check"]),
+    ],
+)
+def test_each_html_report_kind_renders_in_headless_chromium(tmp_path: Path, kind: str, texts: list[str]) -> None:
+    """The page renders with no console error, shows its text (the DOM after rendering), keeps its
+    styles, and no Markdown is left raw (a line starting '# ')."""
+    page = tmp_path / f"{kind}.html"
+    page.write_text(render_html(_report("gs_appendix_b.json")) if kind == "audit" else _blackbox_page())
+    shot = tmp_path / "shot.png"
+    done = _chromium(page, f"--screenshot={shot}", "--window-size=1100,1400")
     assert done.returncode == 0 and shot.stat().st_size > 1000
     assert "Uncaught" not in done.stderr and ":ERROR:CONSOLE" not in done.stderr
+    dom = _chromium(page, "--dump-dom").stdout
+    assert all(text in dom for text in texts), [t for t in texts if t not in dom]
+    assert "<style>" in dom and 'class="verdict' in dom
+    assert not any(line.lstrip().startswith("# ") for line in dom.splitlines())

@@ -11,6 +11,7 @@ import html
 from fractions import Fraction
 from typing import Any
 
+from mechlib.core.exact import format_fraction
 from mechlib.core.mechanism import Mechanism
 
 
@@ -96,7 +97,30 @@ def render_markdown(report: dict[str, Any]) -> str:
 _STYLE = """body{font-family:system-ui,sans-serif;margin:2em;max-width:70em;color:#222}
 table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.25em .5em;text-align:right}
 th{background:#f3f3f3}.heat td{min-width:3.5em;font-size:.8em}.bar{height:1em;background:#4a7bd0;display:inline-block}
-.opt{background:#999}code{background:#f3f3f3;padding:0 .2em}"""
+.opt{background:#999}code{background:#f3f3f3;padding:0 .2em}
+.verdict{display:inline-block;padding:.2em .6em;border-radius:.3em;font-weight:bold;color:#fff}
+.good{background:#2e7d32}.bad{background:#c62828}.unknown{background:#ef6c00}.none{background:#757575}
+.legend span{display:inline-block;width:2em;height:1em;vertical-align:middle;border:1px solid #ccc}
+footer{margin-top:2em;color:#555;font-size:.9em}"""
+
+#: The colour class of each verdict word: FAIL and violations red, UNKNOWN orange, a pass green.
+_VERDICT_CLASS = {
+    "PASS": "good", "FAIL": "bad", "NONE": "none", "UNKNOWN": "unknown",
+    "no violation found": "good", "violation": "bad", "conformant": "good", "nonconformant": "bad",
+}  # fmt: skip
+
+
+def _verdict(word: str) -> str:
+    return f"<span class='verdict {_VERDICT_CLASS.get(word, 'none')}'>{html.escape(word)}</span>"
+
+
+def _footer(tool: dict[str, Any], recheck: str, created: str | None = None) -> str:
+    versions = ", ".join(f"{html.escape(k)} {html.escape(str(v))}" for k, v in tool.items() if k != "name")
+    when = f" on {html.escape(created)}" if created else ""
+    return (
+        f"<footer>Produced by mechlib{when} ({versions}). Re-check every finding independently: "
+        f"<code>{html.escape(recheck)}</code></footer>"
+    )
 
 
 def _row(*cells: str, head: str | None = None) -> str:
@@ -114,7 +138,12 @@ def _heatmap(m: dict[str, Any]) -> str:
             for v, t in zip(row, texts)
         )
         rows.append(f"<tr><th>{i}</th>{cells}</tr>")
-    return f"<table class='heat'>{head}{''.join(rows)}</table>"
+    legend = (
+        "<p class='legend'>Shade: the probability relative to the largest entry "
+        f"({_approx(format_fraction(top))}): <span style='background:rgba(74,123,208,0.05)'></span> near 0 … "
+        "<span style='background:rgba(74,123,208,1)'></span> the largest.</p>"
+    )
+    return f"<table class='heat'>{head}{''.join(rows)}</table>{legend}"
 
 
 def _bar(value: str, worst: Fraction, cls: str) -> str:
@@ -126,13 +155,30 @@ def render_html(report: dict[str, Any]) -> str:
     """One HTML file: inline CSS only, no script, no external resource."""
     src, esc = report["source"], html.escape
     title = esc(str(src.get("name") or src["path"]))
-    parts = [f"<h1>Audit of {title}</h1>", f"<p>SHA-256 <code>{esc(src['sha256'])}</code></p>"]
+    parts = [
+        f"<h1>Audit of {title}</h1>",
+        f"<p>Claimed privacy: {_verdict(report['verdict'])}"
+        + (
+            f" &nbsp; Findings not certified: {_verdict('UNKNOWN')} {esc(', '.join(report['unknown']))}"
+            if report["unknown"]
+            else ""
+        )
+        + "</p>",
+        f"<p>SHA-256 <code>{esc(src['sha256'])}</code></p>",
+    ]
     parts.append("<table>" + "".join(_row(esc(v), head=esc(k)) for k, v in _findings(report)) + "</table>")
     parts.append(f"<h2>Mechanism x[i][r] (exact value on hover)</h2>{_heatmap(report['mechanism'])}")
     sig = _signature_rows(report)
     if sig:
-        rows = "".join(_row(*map(esc, row), head=str(i)) for i, row in enumerate(sig))
-        parts.append(f"<h2>Signature at α = {esc(report['dp_level'])} (GRS §5.3)</h2><table>{rows}</table>")
+        head = "<tr><th>rows i, i+1 \\ output r</th>" + "".join(f"<th>{o}</th>" for o in report["outputs"]) + "</tr>"
+        rows = "".join(_row(*map(esc, row), head=f"{i}, {i + 1}") for i, row in enumerate(sig))
+        legend = (
+            "<p class='legend'>↓: x[i+1][r] = α·x[i][r]; ↑: x[i][r] = α·x[i+1][r] (the DP constraint is tight); "
+            "S: neither; 0: both zero.</p>"
+        )
+        parts.append(
+            f"<h2>Signature at α = {esc(report['dp_level'])} (GRS §5.3)</h2><table>{head}{rows}</table>{legend}"
+        )
     users = report["user_losses"]
     if users["status"] == "certified":
         worst = max(Fraction(u["mechanism"]) for u in users["users"]) or Fraction(1)
@@ -147,6 +193,7 @@ def render_html(report: dict[str, Any]) -> str:
         )
         head = "<tr><th>prior</th><th>loss</th><th>mechanism</th><th>optimum</th></tr>"
         parts.append(f"<h2>Loss per user: mechanism (blue) vs certified optimum (grey)</h2><table>{head}{rows}</table>")
+    parts.append(_footer(report["tool"], f"mechlib check CERTIFICATE.json {src['path']}"))
     body = "".join(parts)
     return (
         f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>Audit: {title}</title>"
@@ -193,10 +240,17 @@ def render_blackbox_html(result: dict[str, Any], pmf: list[dict[int, Fraction]] 
                 bar += f"<br><span class='bar opt' style='width:{12 * claimed:.2f}em'></span> {claimed:.4f}"
             cells.append(_row(bar, head=str(s)))
         rows.append(f"<h3>count {i}</h3><table>{''.join(cells)}</table>")
-    body = html.escape(render_blackbox_markdown(result)).replace("\n\n", "<p>").replace("**", "")
+    from markdown_it import MarkdownIt
+
+    body = MarkdownIt("commonmark", {"html": False}).render(render_blackbox_markdown(result))
     title = html.escape(result["sampler"]["spec"])
+    verdicts = f"<p>DP test: {_verdict(result['dp']['verdict'])}"
+    if result["conformance"]:
+        verdicts += f" &nbsp; pmf: {_verdict(result['conformance']['verdict'])}"
     legend = "<p>Empirical (blue)" + (" vs claimed (grey)" if pmf else "") + " probability of each output.</p>"
+    footer = _footer(result["tool"], "mechlib check RESULT.json")
     return (
         f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>Black-box audit: {title}</title>"
-        f"<style>{_STYLE}</style></head><body>{body}{legend}{''.join(rows)}</body></html>\n"
+        f"<style>{_STYLE}</style></head><body>{body.replace('</h1>', '</h1>' + verdicts, 1)}{legend}"
+        f"{''.join(rows)}{footer}</body></html>\n"
     )
