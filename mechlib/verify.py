@@ -253,7 +253,13 @@ def write_reports(doc: dict[str, Any], directory: Path, stem: str = "verify") ->
     return json_path, md_path
 
 
+#: Evidence shown per claim in verify.md (the whole of it is in verify.json).
+EVIDENCE_CHARS = 3000
+
+
 def markdown(doc: dict[str, Any]) -> str:
+    """verify.md: the summary, a table of every claim (statement in full), then per claim its
+    parts' scopes, where it is checked, its mutants and its evidence (folded, readable JSON)."""
     s = doc["summary"]
     lines = [
         "# mechlib verify",
@@ -266,23 +272,37 @@ def markdown(doc: dict[str, Any]) -> str:
         "(the listed instances), SAMPLED (random examples, no counterexample found). A claim whose every",
         "part only sampled reads NO COUNTEREXAMPLE, never PROVED.",
         "",
-        "| claim | paper | kind | verdict | strength | expected | seconds | shortfall | evidence |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| claim | statement | verdict | strength | kinds | expected | seconds |",
+        "|---|---|---|---|---|---|---|",
     ]
     for c in doc["claims"]:
-        note = c["reason"] or ", ".join(f"{k}: {_brief(v)}" for k, v in c["evidence"].items())
-        scope = "; ".join(f"{k}: {v['strength']} (n {v['n']}; α {v['alpha']})" for k, v in c["scope"].items())
+        verdict = c["verdict"] if c["as_expected"] else f"**{c['verdict']}** (not as expected)"
         lines.append(
-            f"| {c['id']} | {c['paper']} {c['location']} | {c['kind']} | {c['verdict']} "
-            f"| {c['strength'] or '—'} ({scope}) | {c['expected']} | {c['seconds']:.3f} "
-            f"| {'; '.join(c['shortfall']) or '—'} | {note.replace('|', '/')} |"
+            f"| [{c['id']}](#{c['id'].lower().replace('.', '')}) | {c['statement'].replace('|', '/')} | {verdict} "
+            f"| {c['strength'] or '—'} | {c['kind']} | {c['expected']} | {c['seconds']:.2f} |"
         )
+    for c in doc["claims"]:
+        lines += ["", f"## {c['id']}", "", f"{c['paper']} {c['location']}: {c['statement']}", ""]
+        lines.append(f"**{c['verdict']}**, strength {c['strength'] or '—'} (target {c['target_strength']}); "
+                     f"expected {c['expected']}; {c['seconds']:.2f} s.")  # fmt: skip
+        if c["reason"]:
+            lines.append(f"Reason: {c['reason']}")
+        if c["shortfall"]:
+            lines.append(f"Short of the catalogue: {'; '.join(c['shortfall'])}.")
+        lines += ["", "| part | checked in | strength | n | α | method | examples |", "|---|---|---|---|---|---|---|"]
+        for kind, scope in c["scope"].items():
+            where = c["checks"].get(kind, "")
+            lines.append(
+                f"| {kind} | `{where}` | {scope['strength']} | {scope['n']} | {scope['alpha']} | {scope['method']} "
+                f"| {scope.get('examples') or '—'} |"
+            )
+        if c["mutants"]:
+            lines += ["", "Mutants that must be killed: " + "; ".join(c["mutants"]) + "."]
+        shown = json.dumps(c["evidence"], indent=1, ensure_ascii=False)
+        if len(shown) > EVIDENCE_CHARS:
+            shown = shown[:EVIDENCE_CHARS] + f"\n… ({len(shown) - EVIDENCE_CHARS} more characters in verify.json)"
+        lines += ["", "<details><summary>evidence</summary>", "", "```json", shown, "```", "", "</details>"]
     return "\n".join(lines) + "\n"
-
-
-def _brief(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 80 else text[:77] + "…"
 
 
 def _git_commit() -> str | None:

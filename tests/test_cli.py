@@ -169,7 +169,7 @@ def test_verify_json_and_reports(capsys: pytest.CaptureFixture[str], tmp_path: P
     assert partial["schema"] == "mechlib.verify/1" and not (tmp_path / "verify.json").exists()
     assert partial["summary"]["UNKNOWN"] == partial["summary"]["claims"] - partial["summary"]["implemented"]
     assert partial["summary"]["wall_seconds"] > 0
-    assert "| GRS-F4 |" in (tmp_path / "verify.partial.md").read_text()
+    assert "## GRS-F4" in (tmp_path / "verify.partial.md").read_text()
 
 
 def test_verify_of_no_claim_is_bad_input(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
