@@ -32,7 +32,7 @@ from typing import Any
 import flint
 
 from mechlib.checkers.numbers import exact
-from mechlib.schemas import validate
+from mechlib.schemas import precheck
 
 SCHEMA = "mechlib.audit/2"
 
@@ -188,12 +188,9 @@ def check_certificate(
     into the certificate's own form (``matrix`` as exact strings, ``inputs``, ``outputs``,
     ``neighbours``, ``claimed``: {"alpha"|"epsilon": text} or None), compared field by field.
     """
-    if not isinstance(cert, dict) or cert.get("schema") != SCHEMA:
-        found = cert.get("schema") if isinstance(cert, dict) else type(cert).__name__
-        return [f"schema {found!r} is not {SCHEMA!r}"]
-    structure = validate(cert, SCHEMA)
-    if structure is not None:
-        return [f"malformed certificate: {structure}"]
+    wrong = precheck(cert, SCHEMA, "certificate")
+    if wrong:
+        return wrong
     try:
         return _check(cert, source, source_mechanism)
     except Malformed as err:

@@ -29,7 +29,7 @@ from typing import Any
 import flint
 
 from mechlib.checkers.numbers import exact
-from mechlib.schemas import validate
+from mechlib.schemas import precheck
 
 SCHEMA = "mechlib.blackbox/2"
 
@@ -145,12 +145,9 @@ def _hits(h: dict[int, int], op: str, t: int) -> int:
 
 def check_result(result: Any) -> list[str]:
     """The failed checks (empty: every recorded finding holds, or is listed provenance)."""
-    if not isinstance(result, dict) or result.get("schema") != SCHEMA:
-        found = result.get("schema") if isinstance(result, dict) else type(result).__name__
-        return [f"schema {found!r} is not {SCHEMA!r}"]
-    structure = validate(result, SCHEMA)
-    if structure is not None:
-        return [f"malformed result: {structure}"]
+    wrong = precheck(result, SCHEMA, "result")
+    if wrong:
+        return wrong
     flint.ctx.prec = 256
     try:
         return _check(result)

@@ -22,7 +22,7 @@ from typing import Any
 import flint
 
 from mechlib.checkers.numbers import exact
-from mechlib.schemas import validate
+from mechlib.schemas import precheck
 
 SCHEMA = "mechlib.bracket/1"
 
@@ -34,12 +34,9 @@ def _f(text: Any) -> Fraction:
 def check_certificate(cert: dict[str, Any]) -> list[str]:
     """The list of failed checks (empty: the certificate holds); a malformed certificate is one
     failure naming the problem, never an exception."""
-    if not isinstance(cert, dict) or cert.get("schema") != SCHEMA:
-        found = cert.get("schema") if isinstance(cert, dict) else type(cert).__name__
-        return [f"schema {found!r} is not {SCHEMA!r}"]
-    structure = validate(cert, SCHEMA)
-    if structure is not None:
-        return [f"malformed certificate: {structure}"]
+    wrong = precheck(cert, SCHEMA, "certificate")
+    if wrong:
+        return wrong
     try:
         return _check(cert)
     except (KeyError, TypeError, IndexError, ValueError, ZeroDivisionError, AttributeError) as err:

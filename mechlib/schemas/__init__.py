@@ -62,3 +62,13 @@ def validate(document: Any, name: str) -> str | None:
     path = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first.absolute_path)
     message = first.message if len(first.message) <= 200 else first.message[:200] + "…"
     return f"{path}: {message} (schema {name})"
+
+
+def precheck(document: Any, schema_id: str, kind: str) -> list[str]:
+    """The checkers' first step: [] if ``document`` carries ``schema_id`` and follows its schema,
+    else the one failure that says which (``kind``: "certificate" or "result")."""
+    if not isinstance(document, dict) or document.get("schema") != schema_id:
+        found = document.get("schema") if isinstance(document, dict) else type(document).__name__
+        return [f"schema {found!r} is not {schema_id!r}"]
+    structure = validate(document, schema_id)
+    return [] if structure is None else [f"malformed {kind}: {structure}"]
