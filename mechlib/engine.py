@@ -64,6 +64,13 @@ class TaskResult:
     value: Any = None
     reason: str = ""
     seconds: float = 0.0
+    timed_out: bool = False
+
+    @property
+    def unknown_reason(self) -> str:
+        """Why a failed task has no answer: its time limit ("timed out after …", a verdict of
+        UNKNOWN), or ``ENGINE_FAILURE`` and what went wrong (the process died, it raised)."""
+        return self.reason if self.timed_out else ENGINE_FAILURE + self.reason
 
 
 def resolve(spec: str) -> Callable[..., Any]:
@@ -77,8 +84,8 @@ def run_task(task: Task) -> TaskResult:
     or its own environment."""
     start = time.perf_counter()
 
-    def finished(ok: bool, value: Any = None, reason: str = "") -> TaskResult:
-        return TaskResult(task.key, ok, value, reason, time.perf_counter() - start)
+    def finished(ok: bool, value: Any = None, reason: str = "", timed_out: bool = False) -> TaskResult:
+        return TaskResult(task.key, ok, value, reason, time.perf_counter() - start, timed_out)
 
     if task.timeout is None and not task.env:
         try:
@@ -97,7 +104,7 @@ def run_task(task: Task) -> TaskResult:
     except subprocess.TimeoutExpired:
         child.kill()
         child.communicate()
-        return finished(False, reason=f"timed out after {task.timeout:g} s")
+        return finished(False, reason=f"timed out after {task.timeout:g} s", timed_out=True)
     if child.returncode != 0 or not out:
         last = (errors.decode(errors="replace").strip().splitlines() or [""])[-1]
         return finished(False, reason=f"the task's process died (exit code {child.returncode}) {last}".strip())

@@ -42,9 +42,9 @@ from pathlib import Path
 from typing import Any
 
 from mechlib import __version__
-from mechlib.audit.loading import write_all
+from mechlib.audit.loading import write_all, write_atomic
 from mechlib.core.exact import format_fraction, to_fraction
-from mechlib.engine import ENGINE_FAILURE, Task, TaskResult, run_all
+from mechlib.engine import Task, TaskResult, run_all
 from mechlib.errors import InputError
 
 SCHEMA = "mechlib.sweep/1"
@@ -310,7 +310,7 @@ def run(
     def finished(result: TaskResult) -> None:
         results[result.key] = result
         if result.ok:  # only an answer is kept: a failed task is tried again on the next run
-            write_bytes_atomic(cache / f"{result.key}.pickle", pickle.dumps(result))
+            write_atomic(cache / f"{result.key}.pickle", pickle.dumps(result))
         if progress is not None:
             progress(len(results), len(planned), from_cache)
 
@@ -323,13 +323,6 @@ def run(
     files[str(out / "sweep.md")] = render_markdown(report)
     write_all(files)
     return report, out
-
-
-def write_bytes_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(path.suffix + ".partial")
-    partial.write_bytes(data)
-    partial.replace(path)
 
 
 def merge(
@@ -366,14 +359,10 @@ def merge(
 
 def _claim_row(p: Planned, r: TaskResult) -> dict[str, Any]:
     from proofs import REGISTRY
-    from proofs.registry import Outcome, Result, Verdict
+    from proofs.registry import Result, outcome_of_task
 
     claim = REGISTRY[p.task.kwargs["claim_id"]]
-    if r.ok:
-        outcome, seconds = r.value
-    else:
-        reason = r.reason if r.reason.startswith("timed out") else ENGINE_FAILURE + r.reason
-        outcome, seconds = Outcome(Verdict.UNKNOWN, reason=reason), r.seconds
+    outcome, seconds = outcome_of_task(r)
     result = Result(claim, outcome, seconds)
     env = p.task.env
     return {

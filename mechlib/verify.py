@@ -156,9 +156,8 @@ def _task_env() -> dict[str, str]:
     import os
 
     env = {k: os.environ[k] for k in _PASSED_ENV if k in os.environ}
-    env.setdefault("MECHLIB_COUNTEREXAMPLES", str(Path("reports/counterexamples").resolve()))
-    if env["MECHLIB_COUNTEREXAMPLES"]:
-        env["MECHLIB_COUNTEREXAMPLES"] = str(Path(env["MECHLIB_COUNTEREXAMPLES"]).resolve())
+    where = env.get("MECHLIB_COUNTEREXAMPLES", "reports/counterexamples")  # empty: not saved
+    env["MECHLIB_COUNTEREXAMPLES"] = str(Path(where).resolve()) if where else ""
     return env
 
 
@@ -167,8 +166,8 @@ def _on_engine(
 ) -> None:
     """Claims (or (key, (mutant, claim)) pairs) as engine tasks; ``done`` gets each Result (with
     its key, for mutants). A task that timed out or whose process died is UNKNOWN."""
-    from mechlib.engine import ENGINE_FAILURE, Task, TaskResult, run_all
-    from proofs.registry import Outcome, Result, Verdict, run_claim
+    from mechlib.engine import Task, TaskResult, run_all
+    from proofs.registry import Result, outcome_of_task, run_claim
 
     env = _task_env()
     tasks, claim_of = [], {}
@@ -185,14 +184,7 @@ def _on_engine(
         tasks.append(Task(key, "mechlib.verify:claim_outcome", kwargs, timeout=timeout, env=env))
 
     def finished(result: TaskResult) -> None:
-        claim = claim_of[result.key]
-        if result.ok:
-            outcome, seconds = result.value
-        else:
-            timed_out = result.reason.startswith("timed out")
-            reason = result.reason if timed_out else ENGINE_FAILURE + result.reason
-            outcome, seconds = Outcome(Verdict.UNKNOWN, reason=reason), result.seconds
-        answer = Result(claim, outcome, seconds)
+        answer = Result(claim_of[result.key], *outcome_of_task(result))
         done(result.key, answer) if mutants else done(answer)
 
     run_all(tasks, jobs=jobs, scheduler=scheduler, done=finished)

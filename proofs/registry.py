@@ -274,3 +274,12 @@ def decide(failures: list[dict[str, Any]], evidence: dict[str, Any]) -> Outcome:
     if failures:
         return Outcome(Verdict.REFUTED, {**evidence, "failures": failures})
     return Outcome(Verdict.PROVED, evidence)
+
+
+def outcome_of_task(result: Any) -> tuple[Outcome, float]:
+    """(outcome, seconds) of an engine task that ran ``mechlib.verify:claim_outcome``: its answer,
+    or UNKNOWN with the reason it has none (timed out, or an engine failure)."""
+    if result.ok:
+        outcome, seconds = result.value
+        return outcome, seconds
+    return Outcome(Verdict.UNKNOWN, reason=result.unknown_reason), result.seconds

@@ -19,7 +19,7 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
@@ -274,20 +274,20 @@ def _read_npy(data: bytes) -> list[list[float]]:
     return values
 
 
-def write_all(outputs: dict[Any, str]) -> None:
+def write_all(outputs: Mapping[Any, str | bytes]) -> None:
     """Write every file or none: each goes to a temporary beside its target first; only when all
     are written are they renamed into place (a failure removes every temporary). Temporaries
     left by a killed run (``.NAME.*.tmp``) beside a target are removed first."""
     staged: list[tuple[str, Path]] = []
     try:
-        for path, text in outputs.items():
+        for path, data in outputs.items():
             target = Path(path)
             target.parent.mkdir(parents=True, exist_ok=True)
             for stale in target.parent.glob(f".{target.name}.*.tmp"):
                 stale.unlink(missing_ok=True)
             if target.is_dir():
                 raise IsADirectoryError(21, "is a directory", str(target))
-            staged.append((_stage(target, text), target))
+            staged.append((_stage(target, data), target))
         for tmp, target in staged:
             os.replace(tmp, target)
     except BaseException:
@@ -296,11 +296,11 @@ def write_all(outputs: dict[Any, str]) -> None:
         raise
 
 
-def _stage(target: Path, text: str) -> str:
+def _stage(target: Path, data: str | bytes) -> str:
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data.encode("utf-8") if isinstance(data, str) else data)
             handle.flush()
             os.fsync(handle.fileno())
         umask = os.umask(0)
@@ -312,9 +312,10 @@ def _stage(target: Path, text: str) -> str:
     return tmp
 
 
-def write_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to ``path`` so that it is either fully written or untouched."""
-    write_all({path: text})
+def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
+    """Write ``data`` (text, as UTF-8, or bytes) to ``path`` so that it is either fully written or
+    untouched."""
+    write_all({path: data})
 
 
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
