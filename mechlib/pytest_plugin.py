@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
+from mechlib.core.families import gs_appendix_b as gs_appendix_b_matrix
 from mechlib.core.families import randomized_response, truncated_geometric
 from mechlib.core.mechanism import Mechanism
 from mechlib.core.users import BayesUser, Prior, absolute_loss
@@ -39,14 +40,6 @@ register_type_strategies()
 
 HALF = Fraction(1, 2)
 
-#: GS Appendix B's matrix (1/2-DP, not derivable from the truncated geometric mechanism).
-GS_APPENDIX_B = [
-    ["1/9", "2/9", "4/9", "2/9"],
-    ["2/9", "1/9", "2/9", "4/9"],
-    ["4/9", "2/9", "1/9", "2/9"],
-    ["13/18", "1/9", "1/18", "1/9"],
-]
-
 
 @pytest.fixture
 def truncated_geometric_half() -> Mechanism:
@@ -63,7 +56,7 @@ def randomized_response_half() -> Mechanism:
 @pytest.fixture
 def gs_appendix_b() -> Mechanism:
     """GS Appendix B's matrix: 1/2-DP, not derivable from T."""
-    return Mechanism(GS_APPENDIX_B)
+    return gs_appendix_b_matrix()
 
 
 @pytest.fixture

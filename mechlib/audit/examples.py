@@ -20,30 +20,21 @@ from typing import Any
 from mechlib.audit.loading import load_mechanism, write_atomic
 from mechlib.audit.report import render_html, render_markdown
 from mechlib.audit.whitebox import audit
-from mechlib.core.families import exponential, randomized_response, truncated_geometric
+from mechlib.core.families import exponential, gs_appendix_b, randomized_response, truncated_geometric
 from mechlib.core.mechanism import Mechanism
-
-#: GS Appendix B's matrix as reconstructed in CLAIMS.md (1/2-DP, not derivable from T).
-GS_APPENDIX_B = [
-    ["1/9", "2/9", "4/9", "2/9"],
-    ["2/9", "1/9", "2/9", "4/9"],
-    ["4/9", "2/9", "1/9", "2/9"],
-    ["13/18", "1/9", "1/18", "1/9"],
-]
 
 
 def sources() -> dict[str, dict[str, Any]]:
     """name -> the JSON source (exact strings) with a claimed level."""
-    mechanisms: dict[str, tuple[Mechanism | list[list[str]], dict[str, str], str]] = {
+    mechanisms: dict[str, tuple[Mechanism, dict[str, str], str]] = {
         "truncated_geometric": (truncated_geometric("1/2", 5), {"claimed_alpha": "1/2"}, "T, α = 1/2, n = 5"),
         "randomized_response": (randomized_response("1/3", 4), {"claimed_epsilon": "1.1"}, "4-ary randomized response"),
         "exponential": (exponential("1/2", 4), {"claimed_alpha": "1/4"}, "exponential mechanism, base 1/2"),
-        "gs_appendix_b": (GS_APPENDIX_B, {"claimed_alpha": "1/2"}, "GS Appendix B"),
+        "gs_appendix_b": (gs_appendix_b(), {"claimed_alpha": "1/2"}, "GS Appendix B"),
     }
     out = {}
     for name, (mech, claim, title) in mechanisms.items():
-        matrix = mech.to_strings() if isinstance(mech, Mechanism) else mech
-        out[name] = {"name": title, "matrix": matrix, **claim}
+        out[name] = {"name": title, "matrix": mech.to_strings(), **claim}
     return out
 
 

@@ -201,3 +201,16 @@ def rounded_laplace_bounds(alpha: object, n: int, *, margin: int | None = None, 
     lower = tuple(tuple(map(min, x, y)) for x, y in zip(at_lo, at_hi))
     upper = tuple(tuple(map(max, x, y)) for x, y in zip(at_lo, at_hi))
     return EntryBounds(lower, upper, tuple(range(-margin, n + margin + 1)))
+
+
+def gs_appendix_b() -> Mechanism:
+    """GS Appendix B's matrix on counts 0..3 as reconstructed in CLAIMS.md: 1/2-DP and not derivable
+    from the truncated 1/2-geometric mechanism (GS Theorem 2's three-term value −0.75/9)."""
+    return Mechanism(
+        [
+            ["1/9", "2/9", "4/9", "2/9"],
+            ["2/9", "1/9", "2/9", "4/9"],
+            ["4/9", "2/9", "1/9", "2/9"],
+            ["13/18", "1/9", "1/18", "1/9"],
+        ]
+    )

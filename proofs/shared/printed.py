@@ -1,20 +1,12 @@
-"""Claims decided by the certified LPs, derivability and the release chain (EXACT parts).
-
-The SMT, symbolic and fuzz parts of these IDs belong to the proofs and fuzzing work.
-"""
+"""The papers' printed matrices that several claims' checks use: GS Appendix B's (as reconstructed
+in CLAIMS.md, the library's :func:`mechlib.core.families.gs_appendix_b`) and GRS Figure 5."""
 
 from __future__ import annotations
 
+from mechlib.core.families import gs_appendix_b
 from mechlib.core.mechanism import Mechanism
 
-GS_APPENDIX_B = Mechanism(
-    [
-        ["1/9", "2/9", "4/9", "2/9"],
-        ["2/9", "1/9", "2/9", "4/9"],
-        ["4/9", "2/9", "1/9", "2/9"],
-        ["13/18", "1/9", "1/18", "1/9"],
-    ]
-)
+GS_APPENDIX_B = gs_appendix_b()
 GRS_FIGURE_5A = Mechanism(
     [
         ["1/3", "1/3", "1/3", 0],
