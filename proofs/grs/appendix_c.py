@@ -16,9 +16,9 @@ from mechlib.core.exact import format_fraction
 from mechlib.optimality.smt import q
 from proofs.catalogue import SMT
 from proofs.mutants import module_constant, register
-from proofs.registry import Outcome, Verdict, check
+from proofs.registry import Outcome, Verdict, check, instances
 from proofs.shared.encodings import pair_mechanism
-from proofs.smt import proved_if_unsat, run, smt_query
+from proofs.smt import TWO_SOLVERS, proved_if_unsat, run, smt_query
 
 FIGURE_6 = {  # GRS Appendix C: rows are the databases by the set of rows equal to 1; outputs 1, 2
     "a": {
@@ -116,7 +116,15 @@ def figure_6_unique_query(user: str, l2: Fraction, l3: Fraction) -> z3.Solver:
     return solver
 
 
-@check("GRS-C", kind=SMT)
+@check(
+    "GRS-C",
+    kind=SMT,
+    scope=instances(
+        "D = {0,1}, n = 3 (8 databases, Hamming neighbours); Figure 6's two users",
+        "1/2; loss box around δ = 1/100, ε = 1/1000",
+        TWO_SOLVERS,
+    ),
+)
 def smt_no_non_oblivious_mechanism_serves_both() -> Outcome:
     """GRS App. C: Figure 6(a) and 6(b) are the unique optimal direct 1/2-DP mechanisms of their
     users (at δ = 1/100, ε = 1/1000: at the four corners of an arb-certified rational box around

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from proofs.catalogue import EXACT
 from proofs.registry import Outcome, check
-from proofs.shared.oblivious import oblivious_suffices
+from proofs.shared.oblivious import SCOPE, oblivious_suffices
 
 
-@check("GRS-P6.1", kind=EXACT)
+@check("GRS-P6.1", kind=EXACT, scope=SCOPE)
 def exact_averaging_over_databases() -> Outcome:
     return oblivious_suffices()

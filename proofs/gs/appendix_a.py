@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from proofs.catalogue import EXACT
 from proofs.registry import Outcome, check
-from proofs.shared.oblivious import oblivious_suffices
+from proofs.shared.oblivious import SCOPE, oblivious_suffices
 
 
-@check("GS-AA", kind=EXACT)
+@check("GS-AA", kind=EXACT, scope=SCOPE)
 def exact_oblivious_wlog_for_minimax() -> Outcome:
     return oblivious_suffices()

@@ -19,7 +19,7 @@ from mechlib.core.mechanism import Mechanism
 from mechlib.core.post_processing import expected_loss
 from mechlib.core.privacy import dp_level
 from mechlib.core.users import MinimaxUser, absolute_loss, binary_loss, squared_loss
-from proofs.registry import Outcome, decide
+from proofs.registry import Outcome, decide, instances
 
 
 def rowwise_randomized_response(flips: list[Fraction]) -> Mechanism:
@@ -76,6 +76,14 @@ def random_database_mechanism(n: int, rng: random.Random) -> Mechanism:
 
 #: Random mechanisms on databases beside the row-wise randomized responses (seeded).
 RANDOM_MECHANISMS = 24
+
+#: What :func:`oblivious_suffices` establishes when it passes.
+SCOPE = instances(
+    f"databases {{0,1}}^n, n ∈ {{2, 3}}: 3 row-wise randomized responses and {RANDOM_MECHANISMS} seeded random "
+    "mechanisms; 12 minimax users each (3 losses × 4 side informations)",
+    "each mechanism's own DP level",
+    "exact rationals",
+)
 
 
 def _database_mechanisms() -> list[tuple[str, Mechanism]]:

@@ -19,7 +19,7 @@ from mechlib.infodesign.info_structure import geometric_structure
 from mechlib.optimality.optimal import CertificationError
 from proofs.catalogue import EXACT, FUZZ
 from proofs.fuzz import jsonable
-from proofs.registry import Outcome, Verdict, check, decide
+from proofs.registry import Outcome, Verdict, check, decide, instances
 from proofs.shared.uprr import ALPHAS, _with_negative_control, grs_appendix_b_case
 
 
@@ -84,7 +84,15 @@ CENTRAL_VS_EXTREME = {
 }
 
 
-@check("SY-T3", kind=EXACT)
+@check(
+    "SY-T3",
+    kind=EXACT,
+    scope=instances(
+        "N ∈ {2, 3}, T = 1, i.i.d. priors; 16 seeded supermodular payoffs and 4 central-vs-extreme controls",
+        "1/2, 1/3",
+        "certified LP over the vertices of K (all DP mechanisms on databases), exact rationals",
+    ),
+)
 def geometric_optimal_among_all_designs() -> Outcome:
     """N ∈ {2, 3} i.i.d. respondents (P(1) random), α ∈ {1/2, 1/3}, seeded supermodular payoffs:
     the geometric mechanism's value equals the certified optimum over all DP mechanisms on the
