@@ -531,7 +531,8 @@ def _verify_mutants(args: argparse.Namespace, claims: list[Any], progress: str |
         "score": score(results),
         "runs": [r.to_json() for r in results],
     }
-    path = Path(args.reports) / "mutants.json"
+    name = "mutants.partial.json" if args.only or args.paper else "mutants.json"  # a selection keeps the full run
+    path = Path(args.reports) / name
     try:
         write_atomic(path, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     except OSError as err:
