@@ -228,9 +228,9 @@ def measure_fuzzing(quick: bool) -> list[dict[str, Any]]:
     import subprocess
     import sys
 
-    from proofs.fuzz import fuzz
-    from proofs.grs.theorem_3_2 import refinement_serves_like_t, refinements_with_users
-    from proofs.registry import Verdict
+    from mechlib.proofs.fuzz import fuzz
+    from mechlib.proofs.grs.theorem_3_2 import refinement_serves_like_t, refinements_with_users
+    from mechlib.proofs.registry import Verdict
 
     count = 200 if quick else 2000
     start = time.perf_counter()
@@ -249,7 +249,7 @@ def measure_fuzzing(quick: bool) -> list[dict[str, Any]]:
             "meets_target": rate >= 200,
         }
     ]
-    from proofs import REGISTRY
+    from mechlib.proofs import REGISTRY
 
     fuzzed = sorted(c.id for c in REGISTRY.values() if any(k == "FUZZ" for k, _ in c.parts) and not c.slow)
     select = " or ".join(f"[{cid}]" for cid in fuzzed)
@@ -330,7 +330,7 @@ def measure_verify(quick: bool) -> list[dict[str, Any]]:
     import z3
 
     from mechlib import verify
-    from proofs.shared.encodings import dominance_query
+    from mechlib.proofs.shared.encodings import dominance_query
 
     start = time.perf_counter()
     claims = verify.select()

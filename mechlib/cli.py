@@ -521,7 +521,7 @@ def _verify_mutants(args: argparse.Namespace, claims: list[Any], progress: str |
     """``verify --mutants``: the mutation score per claim and overall; survivors fail the run."""
     from mechlib import verify
     from mechlib.audit.loading import write_atomic
-    from proofs.mutants import score
+    from mechlib.proofs.mutants import score
 
     results = verify.run_mutants(
         claims, jobs=args.jobs, timeout=args.timeout, progress=progress, scheduler=args.scheduler

@@ -209,7 +209,7 @@ def _plan_blackbox(k: int, entry: dict[str, Any], where: str, timeout: float) ->
 
 def _claim_ids(entry: dict[str, Any], where: str) -> list[str]:
     try:
-        from proofs import REGISTRY
+        from mechlib.proofs import REGISTRY
     except ImportError as err:
         raise InputError(f"claims need {err.name or 'more packages'}", hint="pip install 'mechlib[proofs]'") from None
     only = entry.get("only", [])
@@ -358,8 +358,8 @@ def merge(
 
 
 def _claim_row(p: Planned, r: TaskResult) -> dict[str, Any]:
-    from proofs import REGISTRY
-    from proofs.registry import Result, outcome_of_task
+    from mechlib.proofs import REGISTRY
+    from mechlib.proofs.registry import Result, outcome_of_task
 
     claim = REGISTRY[p.task.kwargs["claim_id"]]
     outcome, seconds = outcome_of_task(r)

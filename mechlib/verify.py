@@ -21,7 +21,7 @@ def select(only: Iterable[str] = (), paper: str | None = None) -> list[Any]:
     from mechlib.errors import InputError
 
     try:
-        from proofs import REGISTRY
+        from mechlib.proofs import REGISTRY
     except ImportError as err:
         raise InputError(
             f"the claim checks need {err.name or 'more packages'}", hint="pip install 'mechlib[proofs]'"
@@ -52,7 +52,7 @@ def run(
     With ``jobs == 1``, no timeout and no scheduler the claims run in this process, one after
     another (the single-process reference run).
     """
-    from proofs.registry import run_claim
+    from mechlib.proofs.registry import run_claim
 
     with _Reporter(len(claims), progress) as reporter:
         if jobs == 1 and timeout is None and scheduler is None:
@@ -106,14 +106,14 @@ class _Reporter:
 
 def claim_outcome(claim_id: str, mutant: str | None = None) -> tuple[Any, float]:
     """An engine task: one claim's outcome and time (in a mutant's world, if named)."""
-    from proofs import REGISTRY
-    from proofs.registry import run_claim
+    from mechlib.proofs import REGISTRY
+    from mechlib.proofs.registry import run_claim
 
     if mutant is None:
         result = run_claim(REGISTRY[claim_id])
     else:
-        import proofs.falsifications  # noqa: F401  (registers the mutants)
-        from proofs.mutants import run_mutant
+        import mechlib.proofs.falsifications  # noqa: F401  (registers the mutants)
+        from mechlib.proofs.mutants import run_mutant
 
         result = run_mutant(mutant, claim_id).result
     return result.outcome, result.seconds
@@ -130,8 +130,8 @@ def run_mutants(
     """Every registered mutant of the selected claims, each (mutant, claim) one engine task in its
     own child process (stopped at ``timeout``: UNKNOWN, which kills the mutant), all submitted at
     once. MutantResults in a stable order."""
-    import proofs.falsifications  # noqa: F401  (registers the mutants)
-    from proofs.mutants import MUTANTS, MutantResult, pairs
+    import mechlib.proofs.falsifications  # noqa: F401  (registers the mutants)
+    from mechlib.proofs.mutants import MUTANTS, MutantResult, pairs
 
     wanted = {c.id: c for c in claims}
     chosen = pairs(list(wanted))
@@ -167,7 +167,7 @@ def _on_engine(
     """Claims (or (key, (mutant, claim)) pairs) as engine tasks; ``done`` gets each Result (with
     its key, for mutants). A task that timed out or whose process died is UNKNOWN."""
     from mechlib.engine import Task, TaskResult, run_all
-    from proofs.registry import Result, outcome_of_task, run_claim
+    from mechlib.proofs.registry import Result, outcome_of_task, run_claim
 
     env = _task_env()
     tasks, claim_of = [], {}
@@ -197,8 +197,8 @@ STRENGTHS = ("ALL-n", "BOUNDED", "INSTANCES", "SAMPLED")
 def report(results: list[Any], wall_seconds: float | None = None) -> dict[str, Any]:
     """The verify report; ``seconds`` is the sum of the claims' own times, ``wall_seconds`` the
     run's wall time (engine start and every claim's process included)."""
-    import proofs.falsifications  # noqa: F401  (registers the mutants)
-    from proofs.mutants import pairs
+    import mechlib.proofs.falsifications  # noqa: F401  (registers the mutants)
+    from mechlib.proofs.mutants import pairs
 
     mutants: dict[str, list[str]] = {}
     for name, claim in pairs():

@@ -27,7 +27,7 @@ def patch_everywhere(monkeypatch: pytest.MonkeyPatch, original: Any, replacement
     holders = [
         (module, name)
         for module_name, module in list(sys.modules.items())
-        if module is not None and module_name.startswith(("mechlib", "proofs"))
+        if module is not None and module_name.startswith("mechlib")
         for name, value in list(vars(module).items())
         if value is original
     ]

@@ -3,7 +3,7 @@
 from fractions import Fraction
 
 from mechlib import Mechanism, dp_level
-from proofs.shared.oblivious import averaged, rowwise_randomized_response
+from mechlib.proofs.shared.oblivious import averaged, rowwise_randomized_response
 
 FLIPS = [Fraction(1, 5), Fraction(1, 3), Fraction(2, 5)]
 

@@ -11,9 +11,9 @@ from mechlib import InputError, Mechanism, Remap, compose, is_dp, randomized_res
 from mechlib.core.exact_linear import from_fmpq, to_fmpq
 from mechlib.core.signature import remap_from_signature
 from mechlib.optimality.derivability import derivation_witness, inverse_t_rows, t_alpha_beta
+from mechlib.proofs.grs.figure_3 import FIGURE_3A
+from mechlib.proofs.shared.printed import GS_APPENDIX_B
 from mechlib.strategies import alphas, dp_mechanisms, dp_mixtures, remaps
-from proofs.grs.figure_3 import FIGURE_3A
-from proofs.shared.printed import GS_APPENDIX_B
 
 
 def general_solve(m: Mechanism, alpha: Fraction) -> list[list[Fraction]]:

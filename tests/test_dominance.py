@@ -17,8 +17,8 @@ from mechlib import (
 from mechlib.optimality.derivability import TBasis
 from mechlib.optimality.dominance import check_dominance, dominance_certificate, tail_profile
 from mechlib.optimality.optimal import CertificationError
+from mechlib.proofs.shared.printed import GS_APPENDIX_B
 from mechlib.strategies import dp_mixtures
-from proofs.shared.printed import GS_APPENDIX_B
 
 
 @settings(max_examples=30)

@@ -17,8 +17,8 @@ from mechlib import (
     truncated_geometric,
 )
 from mechlib.core.families import rational_sqrt, sqrt_bounds
+from mechlib.proofs.grs.example_2_2 import FIGURE_1A, FIGURE_1B
 from mechlib.strategies import alphas
-from proofs.grs.example_2_2 import FIGURE_1A, FIGURE_1B
 
 
 def test_grs_figure_1b_exactly() -> None:

@@ -7,27 +7,27 @@ from pathlib import Path
 import pytest
 from hypothesis import strategies as st
 
-import proofs.grs.lemma_5_4
+import mechlib.proofs.grs.lemma_5_4
 from mechlib import BayesUser, Loss, Mechanism, Prior, Remap, binary_loss, truncated_geometric
 from mechlib.core.post_processing import optimal_remap
 from mechlib.core.signature import Signature
-from proofs.fuzz import fuzz
-from proofs.grs.corollary_3_3 import geometric_is_optimal
-from proofs.grs.lemma_5_2 import direct_mechanisms_suffice
-from proofs.grs.lemma_5_3 import signature_shape, signature_violation
-from proofs.grs.lemma_5_4 import signature_iff_binding
-from proofs.grs.lemma_5_5 import unimodal_violation
-from proofs.grs.lemma_5_8 import slack_count_violation
-from proofs.grs.lemma_5_9 import single_peak_violation
-from proofs.grs.lemma_5_10 import vertex_is_a_remap_of_t
-from proofs.grs.remark_2_3 import optimal_remap_is_best
-from proofs.grs.theorem_3_2 import fuzz_refinements
-from proofs.grs.theorem_a_2 import laplace_cases, laplace_within_factor
-from proofs.grs.user_lp import lp_matches_t
-from proofs.gs.theorem_1b import minimax_from_g
-from proofs.gs.theorem_2 import derivability_agrees
-from proofs.other.dominance import dominated
-from proofs.registry import Verdict
+from mechlib.proofs.fuzz import fuzz
+from mechlib.proofs.grs.corollary_3_3 import geometric_is_optimal
+from mechlib.proofs.grs.lemma_5_2 import direct_mechanisms_suffice
+from mechlib.proofs.grs.lemma_5_3 import signature_shape, signature_violation
+from mechlib.proofs.grs.lemma_5_4 import signature_iff_binding
+from mechlib.proofs.grs.lemma_5_5 import unimodal_violation
+from mechlib.proofs.grs.lemma_5_8 import slack_count_violation
+from mechlib.proofs.grs.lemma_5_9 import single_peak_violation
+from mechlib.proofs.grs.lemma_5_10 import vertex_is_a_remap_of_t
+from mechlib.proofs.grs.remark_2_3 import optimal_remap_is_best
+from mechlib.proofs.grs.theorem_3_2 import fuzz_refinements
+from mechlib.proofs.grs.theorem_a_2 import laplace_cases, laplace_within_factor
+from mechlib.proofs.grs.user_lp import lp_matches_t
+from mechlib.proofs.gs.theorem_1b import minimax_from_g
+from mechlib.proofs.gs.theorem_2 import derivability_agrees
+from mechlib.proofs.other.dominance import dominated
+from mechlib.proofs.registry import Verdict
 from tests.conftest import patch_everywhere
 
 ILLEGAL = BayesUser(Prior.uniform(3), Loss([[1, 0, 0, 1], [0, 1, 1, 0], [0, 0, 1, 1], [1, 1, 0, 1]]))
@@ -107,7 +107,7 @@ def test_binding_set_distinguishes_what_the_signature_distinguishes(monkeypatch:
     assert signature_iff_binding(((HALF, t), rr)) is None  # different signatures, different binding sets
     assert signature_iff_binding(((HALF, t), t)) is None
     # Negative control: a binding set that forgets the direction makes T and RR look alike somewhere.
-    monkeypatch.setattr(proofs.grs.lemma_5_4, "binding_set", lambda x, a: frozenset({("any", 0, 0)}))
+    monkeypatch.setattr(mechlib.proofs.grs.lemma_5_4, "binding_set", lambda x, a: frozenset({("any", 0, 0)}))
     assert signature_iff_binding(((HALF, t), rr)) == {"same_signature": False, "same_binding": True}
 
 
@@ -117,8 +117,8 @@ def test_issue5_fuzz_parts_fail_on_mutations(monkeypatch: pytest.MonkeyPatch) ->
     from functools import partial
 
     from mechlib.core.signature import signature
+    from mechlib.proofs.grs.lemma_5_6 import row_order_violation
     from mechlib.strategies import dp_mixtures
-    from proofs.grs.lemma_5_6 import row_order_violation
 
     control = fuzz("control-L5.6", dp_mixtures(max_n=5), lambda c: row_order_violation(signature(c[1], c[0])), 300)
     assert control.verdict == Verdict.REFUTED
@@ -135,7 +135,7 @@ def test_issue5_fuzz_parts_fail_on_mutations(monkeypatch: pytest.MonkeyPatch) ->
 def test_gs_lemma5_structure_detector() -> None:
     """T has no free column between adjacent rows; randomized response has all of them free."""
     from mechlib import randomized_response
-    from proofs.gs.section_4_2 import free_columns
+    from mechlib.proofs.gs.section_4_2 import free_columns
 
     half = Fraction(1, 2)
     assert free_columns(truncated_geometric(half, 4), half) == [0, 0, 0, 0]

@@ -167,7 +167,7 @@ def test_supermodularity_witness_and_values() -> None:
     assert not_sm.supermodularity_violation() == (0, 0)
     mu0 = [Fraction(1, 3)] * 3
     g = geometric_structure(mu0)
-    from proofs.shared.uprr import example2_tau_b
+    from mechlib.proofs.shared.uprr import example2_tau_b
 
     b = example2_tau_b()
     assert at_least(sm.value(g, E1), sm.value(b, E1), E1)

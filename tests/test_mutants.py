@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-import proofs.falsifications  # noqa: F401  (registers the mutants)
-from proofs.mutants import KINDS, MUTANTS, pairs, run_mutant, score
-from proofs.registry import REGISTRY
+import mechlib.proofs.falsifications  # noqa: F401  (registers the mutants)
+from mechlib.proofs.mutants import KINDS, MUTANTS, pairs, run_mutant, score
+from mechlib.proofs.registry import REGISTRY
 
 #: The guard: a lost registration (or a mutant quietly dropped) changes these numbers.
 EXPECTED_MUTANTS = 46
@@ -69,7 +69,7 @@ def test_mutant_is_killed(mutant: str, claim: str) -> None:
 
 def test_a_surviving_mutant_is_reported() -> None:
     """The score names survivors: a mutant that does not falsify its claim's check is visible."""
-    from proofs.mutants import register
+    from mechlib.proofs.mutants import register
 
     register("identity (test)", "changed statement", ("GS-D2",), lambda: [])
     try:

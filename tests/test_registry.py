@@ -9,18 +9,18 @@ from pathlib import Path
 
 import pytest
 
-import proofs.grs.figure_3
+import mechlib.proofs.grs.figure_3
 from mechlib import Mechanism, truncated_geometric
 from mechlib.core.remap import Remap
-from proofs import REGISTRY, Verdict
-from proofs.catalogue import CATALOGUE, ClaimInfo, Strength
-from proofs.grs.appendix_b import check_grs_appendix_b
-from proofs.grs.example_2_2 import check_truncated_geometric
-from proofs.grs.example_2_3 import check_post_processing_example
-from proofs.grs.figure_3 import check_figure_3
-from proofs.grs.figure_4 import check_signature_of_t
-from proofs.gs.appendix_b import check_gs_appendix_b
-from proofs.registry import Claim, Outcome, run_claim
+from mechlib.proofs import REGISTRY, Verdict
+from mechlib.proofs.catalogue import CATALOGUE, ClaimInfo, Strength
+from mechlib.proofs.grs.appendix_b import check_grs_appendix_b
+from mechlib.proofs.grs.example_2_2 import check_truncated_geometric
+from mechlib.proofs.grs.example_2_3 import check_post_processing_example
+from mechlib.proofs.grs.figure_3 import check_figure_3
+from mechlib.proofs.grs.figure_4 import check_signature_of_t
+from mechlib.proofs.gs.appendix_b import check_gs_appendix_b
+from mechlib.proofs.registry import Claim, Outcome, run_claim
 from tests.conftest import patch_everywhere
 
 INFO = ClaimInfo("X-1", "GRS", "nowhere", "a test claim", ("EXACT",), "nobody", Strength.INSTANCES)
@@ -153,7 +153,7 @@ def test_a_check_returning_garbage_is_unknown() -> None:
 
 
 def test_mutated_inputs_refute_the_certified_examples(monkeypatch: pytest.MonkeyPatch) -> None:
-    from proofs.shared.printed import GRS_FIGURE_5A, GS_APPENDIX_B
+    from mechlib.proofs.shared.printed import GRS_FIGURE_5A, GS_APPENDIX_B
 
     # GS-AB with a derivable matrix in place of the appendix's: REFUTED
     patch_everywhere(monkeypatch, GS_APPENDIX_B, truncated_geometric(Fraction(1, 2), 3))
@@ -164,8 +164,8 @@ def test_mutated_inputs_refute_the_certified_examples(monkeypatch: pytest.Monkey
 
 
 def test_vertex_check() -> None:
-    from proofs.grs.appendix_b import _is_vertex
-    from proofs.shared.printed import GRS_FIGURE_5A
+    from mechlib.proofs.grs.appendix_b import _is_vertex
+    from mechlib.proofs.shared.printed import GRS_FIGURE_5A
 
     half = Fraction(1, 2)
     t = truncated_geometric(half, 3)
@@ -177,7 +177,7 @@ def test_vertex_check() -> None:
 def test_a_non_optimal_matrix_refutes_figure_3(monkeypatch: pytest.MonkeyPatch) -> None:
     """T itself is not optimal for Figure 3's user: no corner certificate exists."""
     monkeypatch.setattr(
-        proofs.grs.figure_3, "FIGURE_3A", [list(r) for r in truncated_geometric(Fraction(1, 2), 5).rows]
+        mechlib.proofs.grs.figure_3, "FIGURE_3A", [list(r) for r in truncated_geometric(Fraction(1, 2), 5).rows]
     )
     outcome = check_figure_3()
     assert outcome.verdict == Verdict.REFUTED and outcome.evidence["failures"]
@@ -203,7 +203,7 @@ def test_a_claim_over_its_timeout_is_unknown_never_a_pass() -> None:
 
 
 def test_parts_combine_refuted_first_then_unknown() -> None:
-    from proofs.registry import combine
+    from mechlib.proofs.registry import combine
 
     proved, refuted, unknown = (
         Outcome(Verdict.PROVED),

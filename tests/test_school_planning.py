@@ -15,7 +15,7 @@ from mechlib.checkers.bracket_certificate import check_certificate
 from mechlib.infodesign.alpha import exp_bounds
 from mechlib.infodesign.cell_lp import Bracket, bracket, posterior_mean_loss
 from mechlib.infodesign.school_planning import Example, certificate, geometric_loss, histogram_graph, oblivious_graph
-from proofs.sy.example_1 import school_planning_figures
+from mechlib.proofs.sy.example_1 import school_planning_figures
 
 SMALL = Example(households=6, probabilities=(Fraction("0.85"), Fraction("0.12"), Fraction("0.03")))
 BOX = (4, 2)
@@ -115,7 +115,7 @@ def test_cli_check_and_bad_input(small_bracket: Bracket, tmp_path: Path, capsys:
 def test_sy_e1_verdict_logic(
     monkeypatch: pytest.MonkeyPatch, geometric: str, lower: str, upper: str, check: Any, verdict: str
 ) -> None:
-    import proofs.sy.example_1 as se
+    import mechlib.proofs.sy.example_1 as se
 
     report = {
         "geometric": {"loss": geometric},

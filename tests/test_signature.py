@@ -3,7 +3,7 @@ from fractions import Fraction
 import pytest
 
 from mechlib import InputError, Mechanism, randomized_response, signature, truncated_geometric
-from proofs.grs.figure_3 import FIGURE_3A
+from mechlib.proofs.grs.figure_3 import FIGURE_3A
 
 FIGURE_3B = """↓ 0 ↑ ↑ ↑ ↑
 ↓ 0 S ↑ ↑ ↑

@@ -6,10 +6,10 @@ import pytest
 import z3
 
 from mechlib import Mechanism, randomized_response, truncated_geometric
-from proofs.grs.example_2_1 import geometric_window_is_dp
-from proofs.gs.theorem_2 import derivability_equivalence
-from proofs.shared.encodings import dominance_query, recheck_counterexample
-from proofs.shared.printed import GS_APPENDIX_B
+from mechlib.proofs.grs.example_2_1 import geometric_window_is_dp
+from mechlib.proofs.gs.theorem_2 import derivability_equivalence
+from mechlib.proofs.shared.encodings import dominance_query, recheck_counterexample
+from mechlib.proofs.shared.printed import GS_APPENDIX_B
 
 
 def test_t_is_dp_for_symbolic_alpha() -> None:
@@ -56,7 +56,7 @@ def test_dominance_n3_all_alphas() -> None:
 
 
 def test_polynomial_identity_by_evaluation_catches_a_wrong_exponent() -> None:
-    from proofs.shared.symbolic import identity_by_evaluation, kms
+    from mechlib.proofs.shared.symbolic import identity_by_evaluation, kms
 
     m = 5
     assert identity_by_evaluation(m, lambda a: kms(m, a), lambda a: (1 - a * a) ** (m - 1), m * (m - 1))
@@ -65,7 +65,7 @@ def test_polynomial_identity_by_evaluation_catches_a_wrong_exponent() -> None:
 
 def test_t_alpha_beta_has_a_negative_entry_when_alpha_exceeds_beta() -> None:
     """GS Lemma 3 negative control: the sign query is SAT for β < α."""
-    from proofs.gs.lemma_3 import negative_entry_query, t_alpha_beta_symbolic
+    from mechlib.proofs.gs.lemma_3 import negative_entry_query, t_alpha_beta_symbolic
 
     t = t_alpha_beta_symbolic(2)
     assert negative_entry_query(t, ordered=True).check() == z3.unsat
@@ -74,7 +74,7 @@ def test_t_alpha_beta_has_a_negative_entry_when_alpha_exceeds_beta() -> None:
 
 def test_gs_appendix_matrices_are_not_derivable_but_remaps_of_t_are() -> None:
     from mechlib import Remap, compose
-    from proofs.shared.encodings import not_derivable
+    from mechlib.proofs.shared.encodings import not_derivable
 
     half = Fraction(1, 2)
     assert not_derivable(GS_APPENDIX_B, half)[0] == z3.unsat
@@ -85,7 +85,7 @@ def test_gs_appendix_matrices_are_not_derivable_but_remaps_of_t_are() -> None:
 
 def test_t_is_the_unique_optimum_for_lemma_5_12s_user_but_not_for_a_point_prior() -> None:
     from mechlib import BayesUser, Prior, binary_loss
-    from proofs.shared.encodings import lemma_5_12_user, unique_optimum
+    from mechlib.proofs.shared.encodings import lemma_5_12_user, unique_optimum
 
     half = Fraction(1, 2)
     t = truncated_geometric(half, 3)
@@ -95,14 +95,14 @@ def test_t_is_the_unique_optimum_for_lemma_5_12s_user_but_not_for_a_point_prior(
 
 
 def test_grs_appendix_c() -> None:
-    from proofs.grs.appendix_c import remapped_to_both
+    from mechlib.proofs.grs.appendix_c import remapped_to_both
 
     assert remapped_to_both("a", "b")[0] == z3.unsat
     assert remapped_to_both("a", "a")[0] == z3.sat  # control: one user alone is served
 
 
 def test_brenner_nissim_triangle_versus_path() -> None:
-    from proofs.other.brenner_nissim_path import BN_GRAPHS, bn_users, is_path, path_order, serves_both
+    from mechlib.proofs.other.brenner_nissim_path import BN_GRAPHS, bn_users, is_path, path_order, serves_both
 
     half = Fraction(1, 2)
     users = dict(bn_users(3, BN_GRAPHS["triangle K3"]))

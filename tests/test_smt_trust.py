@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 import z3
 
-from proofs import smt
-from proofs.registry import Verdict
+from mechlib.proofs import smt
+from mechlib.proofs.registry import Verdict
 
 
 def _query(hypotheses: list[Any], negated_goal: Any, logic: str = "QF_NRA") -> z3.Solver:

@@ -8,22 +8,22 @@ from typing import Any
 import pytest
 from hypothesis import strategies as st
 
-import proofs.shared.privacy_set_instances as ps
+import mechlib.proofs.shared.privacy_set_instances as ps
 from mechlib.infodesign.alpha import Alpha, X, const
 from mechlib.infodesign.databases import DatabaseSpace, iid_prior
 from mechlib.infodesign.designer import optimal_oblivious_value
 from mechlib.infodesign.info_structure import InformationStructure, geometric_structure
 from mechlib.infodesign.privacy_sets import k_omega_vertices, k_omega_violation, k_violation
+from mechlib.proofs.fuzz import fuzz
+from mechlib.proofs.registry import Verdict
+from mechlib.proofs.sy.equation_4 import dp_iff_posteriors_in_k
+from mechlib.proofs.sy.lemma_1 import geometric_posteriors_exact, lemma1_violation
+from mechlib.proofs.sy.lemma_2 import lemma2_violation
+from mechlib.proofs.sy.theorem_1 import _theorem1_posterior
+from mechlib.proofs.sy.theorem_2 import categorical_anonymous_equal
+from mechlib.proofs.sy.theorem_3 import theorem3_violation
+from mechlib.proofs.sy.theorem_4 import theorem4_violation
 from mechlib.strategies import oblivious_dp_cases, payoffs
-from proofs.fuzz import fuzz
-from proofs.registry import Verdict
-from proofs.sy.equation_4 import dp_iff_posteriors_in_k
-from proofs.sy.lemma_1 import geometric_posteriors_exact, lemma1_violation
-from proofs.sy.lemma_2 import lemma2_violation
-from proofs.sy.theorem_1 import _theorem1_posterior
-from proofs.sy.theorem_2 import categorical_anonymous_equal
-from proofs.sy.theorem_3 import theorem3_violation
-from proofs.sy.theorem_4 import theorem4_violation
 from tests.conftest import patch_everywhere
 
 HALF = Alpha.of("1/2")
@@ -44,7 +44,7 @@ def test_a_wrong_alpha_in_the_posterior_test_breaks_e4(monkeypatch: pytest.Monke
 
 
 def test_an_asymmetric_prior_refutes_t2(monkeypatch: pytest.MonkeyPatch) -> None:
-    from proofs.sy.proposition_4 import ASYMMETRIC_3
+    from mechlib.proofs.sy.proposition_4 import ASYMMETRIC_3
 
     patch_everywhere(
         monkeypatch, iid_prior, lambda space, p: dict(ASYMMETRIC_3) if space.n == 3 else iid_prior(space, p)
@@ -155,7 +155,7 @@ def test_supermodular_strategy_is_supermodular_and_control_is_not() -> None:
 
 
 def test_an_uncertifiable_optimum_makes_t3_unknown_not_proved(monkeypatch: pytest.MonkeyPatch) -> None:
-    from proofs.registry import REGISTRY, run_claim
+    from mechlib.proofs.registry import REGISTRY, run_claim
 
     patch_everywhere(monkeypatch, optimal_oblivious_value, lambda *args: None)
     assert run_claim(REGISTRY["SY-T3"]).outcome.verdict == Verdict.UNKNOWN

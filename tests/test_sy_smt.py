@@ -4,8 +4,8 @@ from fractions import Fraction
 
 import z3
 
-import proofs.sy.appendix_a
-from proofs.shared.privacy_set_smt import (
+import mechlib.proofs.sy.appendix_a
+from mechlib.proofs.shared.privacy_set_smt import (
     _witness,
     databases,
     iid,
@@ -13,8 +13,8 @@ from proofs.shared.privacy_set_smt import (
     projection_leaves_k_omega,
     recheck_witness,
 )
-from proofs.sy.appendix_a import exact_married_respondents, phi
-from proofs.sy.proposition_4 import ASYMMETRIC_3
+from mechlib.proofs.sy.appendix_a import exact_married_respondents, phi
+from mechlib.proofs.sy.proposition_4 import ASYMMETRIC_3
 
 HALF = Fraction(1, 2)
 
@@ -50,7 +50,7 @@ def test_appendix_a_check_fails_for_a_posterior_outside_k(monkeypatch: object) -
     """Mutation: φ(100) = α⁴ makes π̂/π₀ jump by α² between (000) and (100): π̂ ∉ K, REFUTED."""
     import pytest
 
-    from proofs.registry import Verdict
+    from mechlib.proofs.registry import Verdict
 
     real = phi
 
@@ -60,7 +60,7 @@ def test_appendix_a_check_fails_for_a_posterior_outside_k(monkeypatch: object) -
         return f
 
     mp = pytest.MonkeyPatch()
-    mp.setattr(proofs.sy.appendix_a, "phi", wrong)
+    mp.setattr(mechlib.proofs.sy.appendix_a, "phi", wrong)
     try:
         assert exact_married_respondents().verdict == Verdict.REFUTED
     finally:

@@ -1,0 +1,27 @@
+"""GRS-L5.8 (GRS Lemma 5.8): At an optimal vertex, #S entries ≤ #zero columns.
+
+Every check part of this claim is here (``mechlib verify --only GRS-L5.8``), and so are the mutants
+that falsify it alone; those that falsify several claims are in :mod:`mechlib.proofs.falsifications`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mechlib.core.signature import ZERO, Signature
+from mechlib.proofs.catalogue import FUZZ
+from mechlib.proofs.fuzz import fuzz
+from mechlib.proofs.registry import Outcome, check
+from mechlib.proofs.shared.generators import STRICT_USERS_AND_ALPHAS, on_optimal_vertex
+
+
+def slack_count_violation(sig: Signature) -> dict[str, Any] | None:
+    """GRS Lemma 5.8: #S entries ≤ #zero columns."""
+    slack = sum(row.count("S") for row in sig.rows)
+    zero_columns = sum(all(row[c] == ZERO for row in sig.rows) for c in range(len(sig.outputs)))
+    return None if slack <= zero_columns else {"S": slack, "zero_columns": zero_columns, "signature": str(sig)}
+
+
+@check("GRS-L5.8", kind=FUZZ)
+def fuzz_slack_count() -> Outcome:
+    return fuzz("GRS-L5.8", STRICT_USERS_AND_ALPHAS, on_optimal_vertex(slack_count_violation), 30)

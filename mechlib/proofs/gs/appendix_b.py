@@ -1,0 +1,47 @@
+"""GS-AB (GS Appendix B): The matrix is 1/2-DP and not derivable from G_{3,1/2}: three-term value
+−0.75/9.
+
+Every check part of this claim is here (``mechlib verify --only GS-AB``), and so are the mutants
+that falsify it alone; those that falsify several claims are in :mod:`mechlib.proofs.falsifications`.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from mechlib.core.exact import format_fraction
+from mechlib.core.privacy import dp_level
+from mechlib.optimality.derivability import derivation_witness
+from mechlib.proofs.catalogue import SMT
+from mechlib.proofs.mutants import module_constant, perturbed, register
+from mechlib.proofs.registry import Outcome, check, decide
+from mechlib.proofs.shared.encodings import printed_matrix_parts
+from mechlib.proofs.shared.printed import GS_APPENDIX_B
+from mechlib.proofs.smt import proved_if_unsat
+
+
+@check("GS-AB", kind="EXACT")
+def check_gs_appendix_b() -> Outcome:
+    level = dp_level(GS_APPENDIX_B).alpha
+    found = derivation_witness(GS_APPENDIX_B, Fraction(1, 2))
+    failures: list[dict[str, Any]] = []
+    if level != Fraction(1, 2):
+        failures.append({"dp_level": format_fraction(level)})
+    v = found.violation
+    if v is None or (v.row, v.output, v.value) != (1, 1, Fraction(-3, 4) / 9):
+        failures.append({"derivation": None if v is None else v.to_json()})
+    evidence = {"dp_level": format_fraction(level), "violation": None if v is None else v.to_json()}
+    return decide(failures, evidence)
+
+
+@check("GS-AB", kind=SMT)
+def smt_gs_appendix_b() -> Outcome:
+    return proved_if_unsat(printed_matrix_parts(GS_APPENDIX_B, Fraction(1, 2)))
+
+
+# -- mutants: falsifications this claim's checks must refute ---------------------------------
+
+
+register("GS App. B perturbed", "perturbed figure", ("GS-AB",),
+         module_constant("mechlib.proofs.shared.printed", "GS_APPENDIX_B", perturbed))  # fmt: skip

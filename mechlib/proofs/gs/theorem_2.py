@@ -1,0 +1,237 @@
+"""GS-T2 (GS Theorem 2, Lemma 2): M (α-DP) is derivable from G ⇔ G⁻¹M ≥ 0 ⇔ three-term column
+conditions.
+
+Every check part of this claim is here (``mechlib verify --only GS-T2``), and so are the mutants
+that falsify it alone; those that falsify several claims are in :mod:`mechlib.proofs.falsifications`.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import flint
+import sympy as sp
+import z3
+
+from mechlib.core.exact import format_fraction
+from mechlib.core.families import exponential, randomized_response, truncated_geometric
+from mechlib.core.mechanism import Mechanism
+from mechlib.core.privacy import dp_level
+from mechlib.core.remap import Remap
+from mechlib.core.stochastic import compose
+from mechlib.optimality.derivability import derivation_witness
+from mechlib.optimality.smt import q
+from mechlib.proofs.catalogue import EXACT, FUZZ, SMT, Strength
+from mechlib.proofs.fuzz import fuzz
+from mechlib.proofs.registry import Outcome, Scope, Verdict, check, decide, instances
+from mechlib.proofs.shared.encodings import HALF, THIRD
+from mechlib.proofs.shared.parametric import ALL_N, INTERIOR
+from mechlib.proofs.shared.printed import GRS_FIGURE_5A, GS_APPENDIX_B
+from mechlib.proofs.smt import TWO_SOLVERS, proved_if_unsat, run, smt_query
+from mechlib.strategies import dp_mixtures
+
+
+def derivability_equivalence(
+    n: int, alpha: Fraction, middle: Fraction | None = None
+) -> tuple[z3.CheckSatResult, dict[str, Any]]:
+    """∃ an α-DP column x ≥ 0 and y with T·y = x where (y ≥ 0) and (GS's conditions on x) differ?
+
+    GS's conditions: x₀ ≥ αx₁, x_n ≥ αx_{n−1}, (1+α²)x_r ≥ α(x_{r−1}+x_{r+1}) inside; ``middle``
+    replaces 1+α² (negative controls).
+    """
+    size = n + 1
+    t = truncated_geometric(alpha, n).rows
+    a = q(alpha)
+    x = [z3.Real(f"x{i}") for i in range(size)]
+    y = [z3.Real(f"y{r}") for r in range(size)]
+    solver = smt_query("QF_LRA")
+    for i in range(size):
+        solver.add(x[i] >= 0, z3.Sum([q(t[i][r]) * y[r] for r in range(size)]) == x[i])
+        if i + 1 < size:
+            solver.add(a * x[i] <= x[i + 1], a * x[i + 1] <= x[i])
+    conditions = [x[0] >= a * x[1], x[n] >= a * x[n - 1]]
+    m = 1 + a * a if middle is None else q(middle)
+    conditions += [m * x[r] >= a * (x[r - 1] + x[r + 1]) for r in range(1, n)]
+    solver.add(z3.And([v >= 0 for v in y]) != z3.And(conditions))
+    return run(solver)
+
+
+@check(
+    "GS-T2",
+    kind=SMT,
+    scope=instances("n ∈ {2, 5, 10, 20}", "α ∈ {1/2, 1/3, 2/3}", TWO_SOLVERS + " (symbolic columns)"),
+)
+def smt_gs_theorem_2() -> Outcome:
+    return proved_if_unsat(
+        {
+            f"n={n}, α={format_fraction(a)}": derivability_equivalence(n, a)
+            for a in (Fraction(1, 2), Fraction(1, 3), Fraction(2, 3))
+            for n in (2, 5, 10, 20)
+        }
+    )
+
+
+def derivability_agrees(case: tuple[Fraction, Mechanism]) -> dict[str, Any] | None:
+    """GS-T2: the closed-form three-term verdict equals G⁻¹M ≥ 0 by flint's general solve."""
+    import flint
+
+    from mechlib.core.exact_linear import from_fmpq, to_fmpq
+    from mechlib.optimality.derivability import derivation_witness
+
+    alpha, m = case
+    t = flint.fmpq_mat([[to_fmpq(v) for v in row] for row in truncated_geometric(alpha, m.n).rows])
+    y = t.solve(flint.fmpq_mat([[to_fmpq(v) for v in row] for row in m.rows]))
+    general = all(from_fmpq(y[i, j]) >= 0 for i in range(m.n + 1) for j in range(len(m.outputs)))
+    verdict = derivation_witness(m, alpha).derivable
+    return None if verdict == general else {"three_term": verdict, "general_solve": general, "mechanism": m}
+
+
+@check("GS-T2", kind=FUZZ)
+def fuzz_derivability() -> Outcome:
+    return fuzz("GS-T2", dp_mixtures(max_n=6), derivability_agrees, 80)
+
+
+def _exact_inverse_times(t: Mechanism, m: Mechanism) -> list[list[Fraction]]:
+    """T⁻¹M by flint's exact solve (not GS's closed form)."""
+
+    def mat(rows: Any) -> Any:
+        return flint.fmpq_mat([[flint.fmpq(v.numerator, v.denominator) for v in row] for row in rows])
+
+    y = mat(t.rows).solve(mat(m.rows))
+    return [[Fraction(int(y[i, j].p), int(y[i, j].q)) for j in range(y.ncols())] for i in range(y.nrows())]
+
+
+def _three_term(m: Mechanism, alpha: Fraction) -> bool:
+    """GS Thm 2's conditions read off the columns: x₀ ≥ αx₁, x_n ≥ αx_{n−1}, (1+α²)x_r ≥ α(x_{r−1}+x_{r+1})."""
+    n = m.n
+    for c in range(len(m.outputs)):
+        x = [row[c] for row in m.rows]
+        if x[0] < alpha * x[1] or x[n] < alpha * x[n - 1]:
+            return False
+        if any((1 + alpha * alpha) * x[r] < alpha * (x[r - 1] + x[r + 1]) for r in range(1, n)):
+            return False
+    return True
+
+
+GS_T2_CASES = {
+    "GS App. B": (GS_APPENDIX_B, HALF),
+    "GRS Figure 5(a)": (GRS_FIGURE_5A, HALF),
+    "randomized response k=4": (randomized_response(THIRD, 4), THIRD),
+    "exponential n=4": (exponential(HALF, 4), dp_level(exponential(HALF, 4)).alpha),
+    "T, n=5": (truncated_geometric(HALF, 5), HALF),
+    "a remap of T": (compose(Remap([[1, 0], [1, 0], [0, 1], [0, 1]]), truncated_geometric(THIRD, 3)), THIRD),
+    "T at 1/2 seen at 1/3": (truncated_geometric(HALF, 4), THIRD),
+}
+
+
+@check("GS-T2", kind=EXACT, scope=instances("7 listed mechanisms, n ≤ 5", "their DP levels", "exact rationals, 3 ways"))
+def exact_derivability_three_ways() -> Outcome:
+    """For each instance, the three sides of GS Thm 2 agree: T⁻¹M ≥ 0 by flint's exact solve, the
+    column conditions read off M, and derivation_witness (GS's closed-form T⁻¹)."""
+    failures: list[dict[str, Any]] = []
+    seen = {}
+    for name, (m, alpha) in GS_T2_CASES.items():
+        y = _exact_inverse_times(truncated_geometric(alpha, m.n), m)
+        by_inverse = all(v >= 0 for row in y for v in row)
+        by_columns = _three_term(m, alpha)
+        by_witness = derivation_witness(m, alpha).derivable
+        seen[name] = by_inverse
+        if not by_inverse == by_columns == by_witness:
+            failures.append({"case": name, "inverse": by_inverse, "columns": by_columns, "witness": by_witness})
+    if not any(seen.values()) or all(seen.values()):
+        failures.append({"problem": "the instances should include derivable and non-derivable mechanisms"})
+    return decide(failures, {"derivable": seen})
+
+
+def _t_entry(a: Any, n: int, i: int, k: int) -> Any:
+    """T[i][k] = f_k·α^|i−k|/(1+α), f_k = 1 at k ∈ {0, n}, 1 − α inside (GRS Example 2.2)."""
+    return (1 if k in (0, n) else 1 - a) * a ** abs(i - k) / (1 + a)
+
+
+def _inverse_entry(a: Any, n: int, k: int, j: int) -> Any:
+    """T⁻¹[k][j] from GS's closed form: rows 0 and n are [1, −α]/(1−α) (mirrored), interior rows
+    [−α, 1+α², −α]/(1−α)²."""
+    if k in (0, n):
+        neighbour = 1 if k == 0 else n - 1
+        return 1 / (1 - a) if j == k else -a / (1 - a) if j == neighbour else 0
+    return INTERIOR[1](a) / (1 - a) ** 2 if j == k else -a / (1 - a) ** 2 if abs(j - k) == 1 else 0
+
+
+def inverse_identities() -> dict[str, bool]:
+    """(T·T⁻¹)[i][j] = [i = j] for every n. Column j of T⁻¹ is nonzero only in rows k = j−1, j, j+1,
+    so for i = j−1−d (d ≥ 0) the entry is Σ_k f_k·α^(d + k − j + 1)/(1+α)·T⁻¹[k][j], for
+    i = j+1+d it is Σ_k f_k·α^(d + j + 1 − k)/(1+α)·T⁻¹[k][j], and at i = j it is
+    Σ_k f_k·α^|j−k|/(1+α)·T⁻¹[k][j] — with d symbolic, and f_k, T⁻¹[k][j] depending only on which of
+    j−1, j, j+1 are boundary rows. For n ≥ 4 the column types are j = 0, 1, middle, n−1, n (their
+    entries read at n = 6, j = 0, 1, 3, 5, 6 — the same for every n ≥ 4); n = 1, 2, 3 are base cases,
+    multiplied out in full."""
+    a = sp.Symbol("alpha", positive=True)
+    d = sp.Symbol("d", integer=True, nonnegative=True)
+    results: dict[str, bool] = {}
+    for n in (1, 2, 3):
+
+        def cell(i: int, j: int, n: int = n) -> Any:
+            return sum(_t_entry(a, n, i, k) * _inverse_entry(a, n, k, j) for k in range(n + 1))
+
+        product = sp.Matrix(n + 1, n + 1, cell)
+        results[f"base n = {n}: T·T⁻¹ = I"] = sp.simplify(product - sp.eye(n + 1)) == sp.zeros(n + 1)
+    n = 6
+    for j, name in ((0, "j = 0"), (1, "j = 1"), (3, "2 ≤ j ≤ n−2"), (5, "j = n−1"), (6, "j = n")):
+        rows = [k for k in (j - 1, j, j + 1) if 0 <= k <= n]
+        f = {k: (1 if k in (0, n) else 1 - a) / (1 + a) for k in rows}
+        inv = {k: _inverse_entry(a, n, k, j) for k in rows}
+        on = sum(f[k] * a ** abs(j - k) * inv[k] for k in rows)
+        results[f"{name}: diagonal = 1"] = sp.simplify(on - 1) == 0
+        if j >= 1:  # rows i = j−1−d above the diagonal
+            above = sum(f[k] * a ** (d + k - j + 1) * inv[k] for k in rows)
+            results[f"{name}: above = 0 (every d)"] = sp.simplify(sp.powsimp(sp.expand(above))) == 0
+        if j <= n - 1:  # rows i = j+1+d below it
+            below = sum(f[k] * a ** (d + j + 1 - k) * inv[k] for k in rows)
+            results[f"{name}: below = 0 (every d)"] = sp.simplify(sp.powsimp(sp.expand(below))) == 0
+    return results
+
+
+def dp_gives_the_boundary_conditions() -> tuple[Any, dict[str, Any]]:
+    """GS Lemma 2: for an α-DP column, x₀ − αx₁ ≥ 0 and x_n − αx_{n−1} ≥ 0 (LRA; the latter is the
+    mirror image)."""
+    a, x0, x1 = z3.Reals("alpha x0 x1")
+    query = smt_query("QF_NRA")
+    query.add(a > 0, a < 1, x0 >= 0, x1 >= 0, a * x1 <= x0, a * x0 <= x1)
+    query.add(x0 - a * x1 < 0)
+    return run(query)
+
+
+def inverse_scales_positive() -> tuple[Any, dict[str, Any]]:
+    """T⁻¹'s row scales 1/(1−α) and 1/(1−α)² are positive on (0, 1)."""
+    a = z3.Real("alpha")
+    query = smt_query("QF_NRA")
+    query.add(a > 0, a < 1)
+    query.add(z3.Or(1 / (1 - a) <= 0, 1 / ((1 - a) * (1 - a)) <= 0))
+    return run(query)
+
+
+@check(
+    "GS-T2",
+    kind="SYM",
+    scope=Scope(Strength.ALL_N, ALL_N, "symbolic, 0 < α < 1", "sympy (T·T⁻¹ = I by column types) + " + TWO_SOLVERS),
+)
+def gs_theorem_2_every_n() -> Outcome:
+    """GS Thm 2 for every n: the closed-form T⁻¹ is T's inverse (inverse_identities), so M = Y∘T
+    has the unique solution Y = T⁻¹M, whose rows sum to 1 (T·1 = 1 gives T⁻¹·1 = 1); row r of T⁻¹M
+    is GS's condition on each column divided by (1−α) (r ∈ {0, n}) or (1−α)² (inside), positive
+    scales; and for an α-DP M the two boundary conditions hold (GS Lemma 2). So M is derivable iff
+    the interior three-term conditions hold."""
+    identities = inverse_identities()
+    outcome = proved_if_unsat(
+        {"scales positive": inverse_scales_positive(), "DP ⇒ boundary rows": dp_gives_the_boundary_conditions()}
+    )
+    evidence = {
+        **outcome.evidence,
+        "T·T⁻¹ = I (every n)": identities,
+        "facts used": "α^(d+1) = α·α^d; T·1 = 1 (GRS-E2.2, every n); Y = T⁻¹M is unique since T is invertible",
+    }
+    failed = [k for k, ok in identities.items() if not ok]
+    if outcome.verdict != Verdict.PROVED:
+        return Outcome(outcome.verdict, evidence, outcome.reason)
+    return Outcome(Verdict.REFUTED if failed else Verdict.PROVED, evidence, f"fails: {failed}" if failed else None)

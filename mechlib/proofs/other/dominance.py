@@ -1,0 +1,61 @@
+"""DOM (CLAIMS.md note 1): Every α-DP mechanism on N is dominated, for every legal user, by a post-
+processing of T.
+
+Every check part of this claim is here (``mechlib verify --only DOM``), and so are the mutants
+that falsify it alone; those that falsify several claims are in :mod:`mechlib.proofs.falsifications`.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from mechlib.core.exact import format_fraction
+from mechlib.core.families import exponential, randomized_response
+from mechlib.core.mechanism import Mechanism
+from mechlib.optimality.dominance import check_dominance, dominance_certificate
+from mechlib.proofs.catalogue import FUZZ, SMT
+from mechlib.proofs.fuzz import fuzz
+from mechlib.proofs.registry import Outcome, bounded, check, decide
+from mechlib.proofs.shared.encodings import dominance_proofs
+from mechlib.proofs.shared.generators import dp_mechanisms
+from mechlib.proofs.shared.printed import GRS_FIGURE_5A, GS_APPENDIX_B
+
+
+@check("DOM", kind="EXACT")
+def check_dominance_examples() -> Outcome:
+    named = {
+        "GS Appendix B": GS_APPENDIX_B,
+        "randomized response k=6, α=1/3": randomized_response(Fraction(1, 3), 6),
+        "exponential n=6, base 1/2": exponential(Fraction(1, 2), 6),
+        "GRS Figure 5(a)": GRS_FIGURE_5A,
+    }
+    failures: list[dict[str, Any]] = []
+    evidence: dict[str, Any] = {}
+    for name, x in named.items():
+        certificate = dominance_certificate(x)
+        violation = check_dominance(x, certificate.alpha, certificate.remap)
+        if violation is not None:
+            failures.append({name: violation.to_json()})
+        evidence[name] = {"alpha": format_fraction(certificate.alpha), "remap": certificate.remap.to_strings()}
+    return decide(failures, evidence)
+
+
+@check("DOM", kind=SMT, scope=bounded(2, "α = 1/2", "z3 qsat + cvc5: ∀X∃Y"))
+def smt_dominance() -> Outcome:
+    return dominance_proofs((Fraction(1, 2),))
+
+
+def dominated(case: tuple[Fraction, Mechanism]) -> dict[str, Any] | None:
+    """DOM: a remap of T whose error tails are nowhere above X's, found and re-checked exactly."""
+    from mechlib.optimality.dominance import check_dominance, dominance_certificate
+
+    alpha, x = case
+    certificate = dominance_certificate(x, alpha)
+    violation = check_dominance(x, alpha, certificate.remap)
+    return None if violation is None else {"violation": violation.to_json(), "mechanism": x}
+
+
+@check("DOM", kind=FUZZ)
+def fuzz_dominance() -> Outcome:
+    return fuzz("DOM", dp_mechanisms(max_n=5), dominated, 25)

@@ -1,0 +1,213 @@
+"""How an SMT part decides: UNSAT of a negated goal, shown non-vacuous and confirmed by two solvers.
+
+A query is a z3 solver made by :func:`smt_query` (which records its SMT-LIB logic) whose **last
+assertion is the negated goal** and whose earlier assertions are the hypotheses. :func:`run`
+
+1. asks z3 (per-query limit ``QUERY_SECONDS``);
+2. on UNSAT, checks the hypotheses alone are satisfiable (the goal dropped) and re-evaluates each
+   hypothesis in z3's model with exact (rational or algebraic) arithmetic — unsatisfiable
+   hypotheses would prove anything, so the answer becomes unknown "vacuous";
+3. exports the same query as SMT-LIB 2 and asks cvc5. An UNSAT counts only if cvc5 also
+   answers unsat: a different answer, a cvc5 timeout or error makes the query unknown (never a
+   pass). A SAT answer stands only if z3's model satisfies every assertion when evaluated exactly
+   (:func:`model_satisfies`) — or, where quantifiers keep it from evaluating, if the caller's
+   exact re-check of the model holds or cvc5 answers sat too; cvc5 is always asked
+   (``SAT_CONFIRM_SECONDS``) and its unsat makes the query unknown. Both solvers' times are
+   recorded.
+
+The answer returned is the agreed one; evidence records each solver's answer and the vacuity
+check, so a reader can see what was shown by whom.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from typing import Any
+
+import z3
+
+from mechlib.proofs.registry import Outcome, Verdict
+
+#: Per-query limit for each solver (the claim's overall limit is ``mechlib verify --timeout``).
+QUERY_SECONDS = 60
+#: cvc5's limit when it is asked to confirm a SAT answer (a counterexample is confirmed by
+#: re-checking its model exactly, which the callers that rely on it do; cvc5 is a second look).
+SAT_CONFIRM_SECONDS = 10
+
+_LOGIC = "_mechlib_logic"
+
+#: The method of an SMT part, as its scope states it.
+TWO_SOLVERS = "z3 + cvc5: UNSAT of the negation"
+
+
+def smt_query(logic: str) -> z3.Solver:
+    """A z3 solver for ``logic`` (SMT-LIB name); "LRA" (quantified linear real arithmetic) uses
+    z3's ``qsat`` tactic. The logic is recorded for the cvc5 export."""
+    made = z3.Tactic("qsat").solver() if logic == "LRA" else z3.SolverFor(logic)
+    setattr(made, _LOGIC, logic)
+    return made
+
+
+def run(
+    query: z3.Solver, recheck: Callable[[z3.ModelRef], str | None] | None = None
+) -> tuple[z3.CheckSatResult, dict[str, Any]]:
+    """Decide ``query`` (see the module docstring); the answer is ``unknown`` unless both solvers
+    agree and, for UNSAT, the hypotheses are shown satisfiable. ``recheck``: the caller's exact
+    re-check of a SAT model (None if it holds, else what fails), used where quantifiers keep the
+    model from being evaluated."""
+    logic = getattr(query, _LOGIC, None)
+    if logic is None:
+        raise ValueError(
+            "SMT queries are built with mechlib.proofs.smt.smt_query(logic), which records the logic for cvc5"
+        )
+    query.set("timeout", QUERY_SECONDS * 1000)
+    start = time.perf_counter()
+    answer = query.check()
+    stats = query.statistics()
+    wanted = ("conflicts", "decisions", "max memory", "rlimit count")
+    z3_evidence: dict[str, Any] = {k: stats.get_key_value(k) for k in stats if k in wanted}
+    z3_evidence.update(answer=str(answer), seconds=round(time.perf_counter() - start, 4))
+    evidence: dict[str, Any] = {"answer": str(answer), "z3": z3_evidence}
+    if answer == z3.unknown:
+        evidence["reason_unknown"] = f"z3: {query.reason_unknown()}"
+        return answer, evidence
+    if answer == z3.sat:
+        # z3's model stays readable by the caller: exporting the query does not touch the solver
+        rechecked = model_satisfies(query)
+        if rechecked is None and recheck is not None:
+            problem = recheck(query.model())
+            rechecked = problem is None
+            evidence["caller_recheck"] = problem or "the counterexample holds, re-checked exactly"
+        evidence["model_rechecked"] = rechecked
+        second = _cvc5(query.to_smt2(), logic, seconds=SAT_CONFIRM_SECONDS)
+        evidence["cvc5"] = second
+        doubt = None
+        if second["answer"] == "unsat":
+            doubt = "z3 answered sat, cvc5 unsat"
+        elif rechecked is False:
+            doubt = "z3's model does not satisfy the query when evaluated exactly"
+        elif rechecked is None and second["answer"] != "sat":
+            doubt = f"z3's model could not be evaluated (quantifiers) and cvc5 answered {second['answer']}"
+        if doubt:
+            evidence["answer"] = "unknown"
+            evidence["reason_unknown"] = doubt
+            return z3.unknown, evidence
+        return answer, evidence
+    second = _cvc5(query.to_smt2(), logic)
+    evidence["cvc5"] = second
+    if second["answer"] != "unsat":
+        evidence["answer"] = "unknown"
+        evidence["reason_unknown"] = f"z3 answered unsat, cvc5 {second['answer']} ({second.get('reason', '')})"
+        return z3.unknown, evidence
+    vacuity = hypotheses_satisfiable(query, logic)
+    evidence["vacuity"] = vacuity
+    if not vacuity["satisfiable"]:
+        evidence["answer"] = "unknown"
+        evidence["reason_unknown"] = f"vacuous: the hypotheses alone are {vacuity['answer']}"
+        return z3.unknown, evidence
+    return answer, evidence
+
+
+def hypotheses_satisfiable(query: z3.Solver, logic: str) -> dict[str, Any]:
+    """Every assertion but the last (the negated goal), asserted alone: SAT with a model in which
+    each hypothesis evaluates to true exactly, or the reason it is not."""
+    hypotheses = list(query.assertions())[:-1]
+    if not hypotheses:
+        return {"satisfiable": True, "answer": "sat", "hypotheses": 0, "note": "no hypotheses (a ground query)"}
+    check = smt_query(logic)
+    check.set("timeout", QUERY_SECONDS * 1000)
+    check.add(*hypotheses)
+    start = time.perf_counter()
+    answer = check.check()
+    result: dict[str, Any] = {
+        "hypotheses": len(hypotheses),
+        "answer": str(answer),
+        "seconds": round(time.perf_counter() - start, 4),
+    }
+    if answer != z3.sat:
+        return {**result, "satisfiable": False}
+    model = check.model()
+    holds = all(z3.is_true(model.eval(h, model_completion=True)) for h in hypotheses)
+    return {**result, "satisfiable": holds, "model_rechecked": holds}
+
+
+def _cvc5(smt2: str, logic: str, seconds: int = QUERY_SECONDS) -> dict[str, Any]:
+    """cvc5's answer ("sat" / "unsat" / "unknown") to a z3-exported SMT-LIB 2 query."""
+    import cvc5
+
+    start = time.perf_counter()
+    try:
+        tm = cvc5.TermManager()
+        slv = cvc5.Solver(tm)
+        slv.setOption("tlimit-per", str(seconds * 1000))
+        if logic == "LRA":
+            slv.setOption("cegqi-all", "true")  # quantifier instantiation complete for linear reals
+        symbols = cvc5.SymbolManager(tm)
+        parser = cvc5.InputParser(slv, symbols)
+        body = _without_unary_sums(smt2.replace("(check-sat)", ""))
+        parser.setStringInput(cvc5.InputLanguage.SMT_LIB_2_6, f"(set-logic {logic})\n{body}", "mechlib-query")
+        while True:
+            command = parser.nextCommand()
+            if command.isNull():
+                break
+            command.invoke(slv, symbols)
+        result = slv.checkSat()
+    except Exception as err:  # a cvc5 failure is recorded and makes the query unknown, never a pass
+        return {"answer": "error", "reason": f"{type(err).__name__}: {err}", "seconds": _since(start)}
+    answer = "unsat" if result.isUnsat() else "sat" if result.isSat() else "unknown"
+    found: dict[str, Any] = {"answer": answer, "seconds": _since(start)}
+    if answer == "unknown":
+        found["reason"] = str(result.getUnknownExplanation())
+    return found
+
+
+def _without_unary_sums(smt2: str) -> str:
+    """z3 prints a one-term ``z3.Sum`` as ``(+ x)``, which SMT-LIB 2.6 (and cvc5) reject; write
+    ``x`` instead. A token-level rewrite (symbols in ``|…|`` kept whole), nothing else changes."""
+    uncommented = re.sub(r";[^\n]*", "", smt2)
+    tokens = re.findall(r"\|[^|]*\||\(|\)|[^\s()|]+", uncommented)
+    stack: list[list[str | list[Any]]] = [[]]
+    for token in tokens:
+        if token == "(":
+            stack.append([])
+        elif token == ")":
+            done = stack.pop()
+            stack[-1].append(done[1] if len(done) == 2 and done[0] in ("+", "*") else done)
+        else:
+            stack[-1].append(token)
+
+    def show(node: str | list[Any]) -> str:
+        return node if isinstance(node, str) else "(" + " ".join(show(n) for n in node) + ")"
+
+    return "\n".join(show(node) for node in stack[0])
+
+
+def model_satisfies(query: z3.Solver) -> bool | None:
+    """Whether z3's model makes every assertion true, evaluated exactly (rationals and algebraic
+    numbers): True, False, or None when some assertion does not evaluate to a constant (a
+    quantified formula), in which case the second solver must confirm the SAT answer."""
+    model = query.model()
+    values = [model.eval(a, model_completion=True) for a in query.assertions()]
+    if any(z3.is_false(v) for v in values):
+        return False
+    return True if all(z3.is_true(v) for v in values) else None
+
+
+def _since(start: float) -> float:
+    return round(time.perf_counter() - start, 4)
+
+
+def proved_if_unsat(parts: dict[str, tuple[z3.CheckSatResult, dict[str, Any]]]) -> Outcome:
+    """PROVED if every query is UNSAT (both solvers, non-vacuous); UNKNOWN (with reasons) if any
+    is unknown; REFUTED if a query is SAT."""
+    evidence = {name: ev for name, (_, ev) in parts.items()}
+    unknown = [name for name, (r, _) in parts.items() if r == z3.unknown]
+    if unknown:
+        reasons = "; ".join(f"{n}: {parts[n][1].get('reason_unknown')}" for n in unknown)
+        return Outcome(Verdict.UNKNOWN, evidence, f"unknown for {reasons}")
+    sat = [name for name, (r, _) in parts.items() if r == z3.sat]
+    if sat:
+        return Outcome(Verdict.REFUTED, evidence, f"SAT (counterexample) for {sat}")
+    return Outcome(Verdict.PROVED, evidence)
