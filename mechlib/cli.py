@@ -183,7 +183,25 @@ def build_parser() -> argparse.ArgumentParser:
         help="the audited file or module:function (which runs that Python code): its SHA-256, matrix, "
         "labels, neighbours and claim must match the certificate's",
     )
+    explain = sub.add_parser(
+        "explain",
+        help="what a term in mechlib's output means (T, derivable, dominance, legal user, …)",
+        description="Explain the terms mechlib's reports use, each with the paper it comes from. "
+        "With no TERM, every term.",
+    )
+    explain.add_argument("terms", nargs="*", metavar="TERM", help="a term or alias, e.g. 'dominance', 'T', 'epsilon'")
     return parser
+
+
+def _explain(args: argparse.Namespace) -> int:
+    from mechlib.glossary import TERMS, explain, lookup
+
+    unknown = [word for word in args.terms if lookup(word) is None]
+    if unknown:
+        names = ", ".join(term.name for term in TERMS)
+        raise InputError(f"no term {unknown[0]!r}", hint=f"one of: {names}; no TERM lists them all")
+    print(explain(args.terms))
+    return EXIT_OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -202,6 +220,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _blackbox(args)
         if args.command == "sweep":
             return _sweep(args)
+        if args.command == "explain":
+            return _explain(args)
         parser.print_help()
         return EXIT_BAD_INPUT
     except InputError as err:

@@ -46,6 +46,7 @@ from mechlib.audit.loading import write_all, write_atomic
 from mechlib.core.exact import format_fraction, to_fraction
 from mechlib.engine import Task, TaskResult, run_all
 from mechlib.errors import InputError
+from mechlib.rendering import render
 
 SCHEMA = "mechlib.sweep/1"
 SECTIONS = {"sweep", "claims", "audits", "blackbox"}
@@ -446,43 +447,27 @@ def _merge_blackbox(
     return rows, files
 
 
-def _table(head: list[str], rows: list[list[Any]]) -> list[str]:
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    return lines + ["| " + " | ".join("" if v is None else str(v) for v in row) + " |" for row in rows]
-
-
 def render_markdown(report: dict[str, Any]) -> str:
-    t = report["tasks"]
-    lines = [
-        f"# Sweep: {report.get('manifest', '')}",
-        "",
-        f"{t['total']} tasks ({t.get('from_cache', 0)} from the cache, {t.get('run', 0)} run), {t['failed']} failed.",
-    ]
-    if report["claims"]:
-        head = ["claim", "seed", "depth", "verdict", "as expected", "strength", "seconds"]
-        rows = [
-            [c["claim"], "the claim's" if c["seed"] is None else c["seed"], c["depth"], c["verdict"],
-             "yes" if c["as_expected"] else "**NO**", c["strength"], c["seconds"]]
-            for c in report["claims"]
-        ]  # fmt: skip
-        lines += ["", "## Claims", "", *_table(head, rows)]
-    if report["audits"]:
-        head = ["mechanism", "verdict", "α (DP level)", "derivable", "unknown", "certificate"]
-        rows = [
-            [a["task"], a["verdict"], a.get("dp_level"), a.get("derivable"), ", ".join(a.get("unknown", [])) or "–",
-             a.get("certificate", a.get("reason"))]
-            for a in report["audits"]
-        ]  # fmt: skip
-        lines += ["", "## Audits", "", *_table(head, rows)]
-    if report["blackbox"]:
-        head = ["sampler", "n", "ε", "seeds", "samples per count", "verdict", "result"]
-        rows = [
-            [b["sampler"], b.get("n"), b.get("epsilon"), b.get("seeds"), b.get("samples_per_count"), b["verdict"],
-             b.get("certificate", b.get("reason"))]
-            for b in report["blackbox"]
-        ]  # fmt: skip
-        lines += ["", "## Black-box runs (seeds merged)", "", *_table(head, rows)]
-    if report["failed"]:
-        lines += ["", "## Failed tasks (tried again on the next run)", ""]
-        lines += [f"- {f['task']}: {f['reason']}" for f in report["failed"]]
-    return "\n".join(lines) + "\n"
+    """sweep.md (``templates/sweep.md``): a table per kind of task, then the failed tasks."""
+    claims = [
+        [c["claim"], "the claim's" if c["seed"] is None else c["seed"], c["depth"], c["verdict"],
+         "yes" if c["as_expected"] else "**NO**", c["strength"], c["seconds"]]
+        for c in report["claims"]
+    ]  # fmt: skip
+    audits = [
+        [a["task"], a["verdict"], a.get("dp_level"), a.get("derivable"), ", ".join(a.get("unknown", [])) or "–",
+         a.get("certificate", a.get("reason"))]
+        for a in report["audits"]
+    ]  # fmt: skip
+    blackbox = [
+        [b["sampler"], b.get("n"), b.get("epsilon"), b.get("seeds"), b.get("samples_per_count"), b["verdict"],
+         b.get("certificate", b.get("reason"))]
+        for b in report["blackbox"]
+    ]  # fmt: skip
+    sections = [
+        ("Claims", ["claim", "seed", "depth", "verdict", "as expected", "strength", "seconds"], claims),
+        ("Audits", ["mechanism", "verdict", "α (DP level)", "derivable", "unknown", "certificate"], audits),
+        ("Black-box runs (seeds merged)", ["sampler", "n", "ε", "seeds", "samples per count", "verdict", "result"],
+         blackbox),
+    ]  # fmt: skip
+    return render("sweep.md", **{"manifest": "", **report}, sections=sections)

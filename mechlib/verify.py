@@ -12,6 +12,7 @@ from typing import Any
 from mechlib import __version__
 from mechlib.audit.loading import write_atomic
 from mechlib.provenance import package_versions
+from mechlib.rendering import render
 
 SCHEMA = "mechlib.verify/1"
 
@@ -237,64 +238,37 @@ def summary_line(summary: dict[str, Any]) -> str:
 
 
 def write_reports(doc: dict[str, Any], directory: Path, stem: str = "verify") -> tuple[Path, Path]:
-    """``stem``.json and ``stem``.md (a run of selected claims writes ``verify.partial``, never over
-    the report of all claims)."""
+    """``stem``.json, ``stem``.md and ``stem``.html (a run of selected claims writes ``verify.partial``,
+    never over the report of all claims). Returns the JSON and Markdown paths."""
     json_path, md_path = directory / f"{stem}.json", directory / f"{stem}.md"
     write_atomic(json_path, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
-    write_atomic(md_path, markdown(doc))
+    context = _report_context(doc)
+    write_atomic(md_path, render("verify.md", **context))
+    write_atomic(directory / f"{stem}.html", render("verify.html", **context))
     return json_path, md_path
 
 
-#: Evidence shown per claim in verify.md (the whole of it is in verify.json).
+#: Evidence shown per claim in the reports (the whole of it is in verify.json).
 EVIDENCE_CHARS = 3000
 
 
-def markdown(doc: dict[str, Any]) -> str:
-    """verify.md: the summary, a table of every claim (statement in full), then per claim its
-    parts' scopes, where it is checked, its mutants and its evidence (folded, readable JSON)."""
-    s = doc["summary"]
-    lines = [
-        "# mechlib verify",
-        "",
-        f"mechlib {doc['tool']['version']}, commit `{doc['git_commit'] or 'unknown'}`, {doc['created']}.",
-        f"{summary_line(s)}; {s['as_expected']} of {s['implemented']} implemented claims go the way the papers "
-        f"predict; wall time {s.get('wall_seconds')} s (the claims' own times add up to {s['seconds']} s).",
-        "",
-        "Strength: ALL-n (a parametric proof for every n), BOUNDED (every n up to a bound), INSTANCES",
-        "(the listed instances), SAMPLED (random examples, no counterexample found). A claim whose every",
-        "part only sampled reads NO COUNTEREXAMPLE, never PROVED.",
-        "",
-        "| claim | statement | verdict | strength | kinds | expected | seconds |",
-        "|---|---|---|---|---|---|---|",
-    ]
+def _report_context(doc: dict[str, Any]) -> dict[str, Any]:
+    """What verify.md and verify.html show: the summary, every claim (statement in full), then per
+    claim its parts' scopes, where it is checked, its mutants and its evidence (readable JSON, cut
+    at :data:`EVIDENCE_CHARS`)."""
+    claims = []
     for c in doc["claims"]:
-        verdict = c["verdict"] if c["as_expected"] else f"**{c['verdict']}** (not as expected)"
-        lines.append(
-            f"| [{c['id']}](#{c['id'].lower().replace('.', '')}) | {c['statement'].replace('|', '/')} | {verdict} "
-            f"| {c['strength'] or '—'} | {c['kind']} | {c['expected']} | {c['seconds']:.2f} |"
-        )
-    for c in doc["claims"]:
-        lines += ["", f"## {c['id']}", "", f"{c['paper']} {c['location']}: {c['statement']}", ""]
-        lines.append(f"**{c['verdict']}**, strength {c['strength'] or '—'} (target {c['target_strength']}); "
-                     f"expected {c['expected']}; {c['seconds']:.2f} s.")  # fmt: skip
-        if c["reason"]:
-            lines.append(f"Reason: {c['reason']}")
-        if c["shortfall"]:
-            lines.append(f"Short of the catalogue: {'; '.join(c['shortfall'])}.")
-        lines += ["", "| part | checked in | strength | n | α | method | examples |", "|---|---|---|---|---|---|---|"]
-        for kind, scope in c["scope"].items():
-            where = c["checks"].get(kind, "")
-            lines.append(
-                f"| {kind} | `{where}` | {scope['strength']} | {scope['n']} | {scope['alpha']} | {scope['method']} "
-                f"| {scope.get('examples') or '—'} |"
-            )
-        if c["mutants"]:
-            lines += ["", "Mutants that must be killed: " + "; ".join(c["mutants"]) + "."]
         shown = json.dumps(c["evidence"], indent=1, ensure_ascii=False)
         if len(shown) > EVIDENCE_CHARS:
             shown = shown[:EVIDENCE_CHARS] + f"\n… ({len(shown) - EVIDENCE_CHARS} more characters in verify.json)"
-        lines += ["", "<details><summary>evidence</summary>", "", "```json", shown, "```", "", "</details>"]
-    return "\n".join(lines) + "\n"
+        claims.append({**c, "anchor": c["id"].lower().replace(".", ""), "evidence_shown": shown})
+    return {
+        **doc,
+        "claims": claims,
+        "summary_line": summary_line(doc["summary"]),
+        "recheck": "mechlib verify",
+        "glossary": ["PROVED"],
+    }
 
 
 def _git_commit() -> str | None:

@@ -164,6 +164,15 @@ def _blackbox_page() -> str:
     return render_blackbox_html(result, None)
 
 
+def _verify_page() -> str:
+    """The committed verify report's page (rendered from the committed verify.json)."""
+    from mechlib.rendering import render
+    from mechlib.verify import _report_context
+
+    doc = json.loads((Path(__file__).parents[1] / "reports" / "verify.json").read_text())
+    return render("verify.html", **_report_context(doc))
+
+
 @pytest.mark.browser
 @pytest.mark.skipif(
     shutil.which("chromium") is None, reason="headless Chromium (Debian package chromium) is not installed"
@@ -173,18 +182,21 @@ def _blackbox_page() -> str:
     [
         ("audit", ["Audit of GS Appendix B", "PASS", "derivable from T", "Signature at α = 1/2", "mechlib check"]),
         ("blackbox", ["Black-box audit of mechlib:truncated_geometric", "violation", "count 3", "mechlib check"]),
+        ("verify", ["mechlib verify", "GS-T2", "NO COUNTEREXAMPLE", "ALL-n", "Mutants that must be killed"]),
     ],
 )
 def test_each_html_report_kind_renders_in_headless_chromium(tmp_path: Path, kind: str, texts: list[str]) -> None:
     """The page renders with no console error, shows its text (the DOM after rendering), keeps its
     styles, and no Markdown is left raw (a line starting '# ')."""
     page = tmp_path / f"{kind}.html"
-    page.write_text(render_html(_report("gs_appendix_b.json")) if kind == "audit" else _blackbox_page())
+    pages = {"audit": lambda: render_html(_report("gs_appendix_b.json")), "blackbox": _blackbox_page,
+             "verify": _verify_page}  # fmt: skip
+    page.write_text(pages[kind]())
     shot = tmp_path / "shot.png"
     done = _chromium(page, f"--screenshot={shot}", "--window-size=1100,1400")
     assert done.returncode == 0 and shot.stat().st_size > 1000
     assert "Uncaught" not in done.stderr and ":ERROR:CONSOLE" not in done.stderr
     dom = _chromium(page, "--dump-dom").stdout
     assert all(text in dom for text in texts), [t for t in texts if t not in dom]
-    assert "<style>" in dom and 'class="verdict' in dom
+    assert "<style>" in dom and 'class="verdict' in dom and "Terms used on this page" in dom
     assert not any(line.lstrip().startswith("# ") for line in dom.splitlines())

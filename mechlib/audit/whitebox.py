@@ -252,6 +252,7 @@ def render_text(report: dict[str, Any]) -> str:
             )
     else:
         lines.append(f"users      {losses['status']} ({losses.get('reason', '')})")
+    lines.append("terms      mechlib explain [T | derivable | dominance | legal user | …]")
     return "\n".join(lines)
 
 

@@ -27,6 +27,7 @@ from mechlib.core.exact import format_fraction, to_fraction
 from mechlib.core.privacy import arb_precision, to_arb
 from mechlib.infodesign.alpha import exp_bounds
 from mechlib.infodesign.cell_lp import Bracket, CellGraph
+from mechlib.rendering import render
 
 #: The certificate format, re-checked by mechlib.checkers.bracket_certificate (same id, tested).
 SCHEMA = "mechlib.bracket/1"
@@ -230,34 +231,15 @@ def study(
     return report, cert
 
 
-def as_float(text: str) -> float:
-    """Display only."""
-    return float(Fraction(text))
-
-
 def render_markdown(report: dict[str, Any]) -> str:
-    g = report["geometric"]
-    o = report["optimum (permutation-invariant = all, SY Prop. 5)"]
-    n = report["optimum over oblivious (noise-adding) mechanisms"]
-    ex = report["example"]
-    lines = [
-        "# SY Example 1: school planning",
-        "",
-        f"N = {ex['households']} households, P(θᵢ = 0, 1, 2) = {', '.join(ex['type_probabilities'])}, "
-        f"ε = {ex['epsilon']}, Δ = {ex['sensitivity']}, {ex['loss']}.",
-        "",
-        "| quantity | this computation | paper |",
-        "|---|---|---|",
-        f"| geometric mechanism, α = {g['alpha']} | {g['loss']} (arb enclosure) | {g['paper']} |",
-        f"| best ε-DP mechanism | [{as_float(o['lower']):.5f}, {as_float(o['upper']):.5f}] (certified) "
-        f"| {o['paper']} |",
-        f"| best oblivious (noise-adding) mechanism | [{as_float(n['lower']):.5f}, {as_float(n['upper']):.5f}] | — |",
-        "",
-        f"Geometric loss if the printed probabilities are off by ±0.005: {', '.join(g[SENSITIVITY_KEY])}.",
-        "",
-        f"Bracket: LP over {o['histograms']} histograms (retracted onto the box {o['box (retraction)']}), "
-        f"actions on a grid of step {o['grid step']}; gap {as_float(o['gap']):.5f}; "
-        f"independent certificate check: {o['certificate check']}. Time: {report['seconds']} s.",
-        "",
-    ]
-    return "\n".join(lines)
+    """school_planning.md (``templates/school_planning.md``)."""
+    geometric = report["geometric"]
+    return render(
+        "school_planning.md",
+        example=report["example"],
+        geometric=geometric,
+        sensitivity=geometric[SENSITIVITY_KEY],
+        optimum=report["optimum (permutation-invariant = all, SY Prop. 5)"],
+        oblivious=report["optimum over oblivious (noise-adding) mechanisms"],
+        seconds=report["seconds"],
+    )

@@ -1,0 +1,83 @@
+"""The terms mechlib's output uses, each explained once: ``mechlib explain [TERM]`` prints them and
+every HTML report ends with the ones its page uses.
+
+Each entry is (term, aliases, explanation); the explanation names the paper it comes from.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Term:
+    name: str
+    aliases: tuple[str, ...]
+    text: str
+
+
+TERMS: tuple[Term, ...] = (
+    Term("ε and α", ("epsilon", "alpha", "dp", "differential privacy"),
+         "A mechanism x[i][r] = P(output r | true count i) is ε-differentially private when "
+         "x[i][r] ≤ e^ε · x[i′][r] for neighbouring counts i, i′ and every output r. mechlib also writes "
+         "α = e^−ε ∈ [0, 1] (the papers' notation): α = 1 is perfect privacy (ε = 0), α = 0 no guarantee "
+         "(ε = ∞, 'not DP for any ε')."),
+    Term("DP level", ("level", "witness"),
+         "The smallest ε (largest α) for which the mechanism is ε-DP, computed exactly, with its witness: "
+         "the neighbouring inputs and the output where the ratio of probabilities is exactly e^ε."),
+    Term("T", ("truncated geometric", "geometric mechanism"),
+         "The truncated geometric mechanism (GRS Example 2.2): add two-sided geometric noise "
+         "P(Z = z) ∝ e^(−ε|z|) to the count and clamp the result to 0..n. GRS Theorem 3.1: for every "
+         "legal user, the best ε-DP mechanism is T followed by a remap."),
+    Term("remap", ("post-processing", "y", "remap of t"),
+         "A row-stochastic matrix Y applied to a mechanism's output, M ↦ Y∘M (the user's own "
+         "interpretation of what they see). Post-processing never weakens privacy."),
+    Term("derivable", ("derivability", "three-term condition", "gs theorem 2"),
+         "M is derivable from T when M = Y∘T for some remap Y. GS Theorem 2: for an ε-DP M this holds iff "
+         "T⁻¹M ≥ 0 entrywise — per column, (1+α²)·x[i][r] − α·(x[i−1][r] + x[i+1][r]) ≥ 0 in the interior "
+         "(with GS Lemma 2's boundary rows). The witness is Y, or the row and output where T⁻¹M < 0."),
+    Term("legal user", ("legal loss", "user", "loss", "prior", "bayesian", "minimax"),
+         "A user is a loss ℓ(i, r) for answering r when the truth is i, legal when it depends on i and r "
+         "only and does not decrease as r moves away from i (GRS §2.2), with a prior over the counts "
+         "(Bayesian, GRS) or the worst case over counts (minimax, GS)."),
+    Term("dominance", ("dominance certified", "dominated", "tails"),
+         "Certified when a remap of T has error tails P(|output − i| ≥ k | i) no larger than the "
+         "mechanism's for every count i and distance k, so every legal user, Bayesian or minimax, does at "
+         "least as well with T (GRS Theorem 3.2 in the form of CLAIMS.md note 1)."),
+    Term("certified optimum", ("optimum", "optimal", "ratio"),
+         "The least expected loss any ε-DP mechanism on counts 0..n achieves for the user (GRS LP (3)–(7)). "
+         "HiGHS finds a solution in floating point; it is accepted only with an exact dual solution that "
+         "proves no mechanism does better. 'ratio' is the mechanism's loss (with its best remap) over it."),
+    Term("signature", ("sig", "tight"),
+         "GRS §5.3: for each pair of adjacent rows i, i+1 and each output r, ↓ when x[i+1][r] = α·x[i][r], "
+         "↑ when x[i][r] = α·x[i+1][r] (the DP constraint is tight), S for neither, 0 when both are zero."),
+    Term("UNKNOWN", ("not certified",),
+         "A finding mechlib could not decide exactly (a solver timed out, an LP could not be certified). "
+         "It is neither a pass nor a fail; the command exits 1 and says why."),
+    Term("PROVED", ("no counterexample", "refuted", "verdict", "strength", "all-n", "bounded", "instances", "sampled"),
+         "`mechlib verify`'s verdicts: PROVED (a proof: SMT with two solvers, a symbolic identity, or an "
+         "exact computation over the stated instances), NO COUNTEREXAMPLE (random examples only), REFUTED "
+         "(an exactly re-checked counterexample), UNKNOWN. The strength says for which n: ALL-n, BOUNDED "
+         "(every n up to a bound), INSTANCES, SAMPLED."),
+    Term("false alarm", ("alpha_fa", "α_fa", "clopper-pearson", "black-box"),
+         "A black-box audit reports a violation only when exact Clopper–Pearson bounds, Bonferroni-corrected "
+         "over every pair and event tested, exclude ε-DP: the chance that a correct mechanism is reported "
+         "violating is at most α_FA."),
+)  # fmt: skip
+
+
+def lookup(word: str) -> Term | None:
+    """The term named or aliased ``word`` (case-insensitive), or None."""
+    key = word.strip().lower()
+    for term in TERMS:
+        if key == term.name.lower() or key in term.aliases:
+            return term
+    return None
+
+
+def explain(words: list[str] | None = None) -> str:
+    """Plain text: the terms asked for (all when none)."""
+    chosen = list(TERMS) if not words else [t for w in words if (t := lookup(w)) is not None]
+    return "\n\n".join(t.name + "\n" + textwrap.fill(t.text, 100, initial_indent="    ", subsequent_indent="    ")
+                         for t in chosen)  # fmt: skip
