@@ -1,0 +1,47 @@
+"""The benchmarks' one way of measuring (pytest-benchmark), so that ours and its baseline are
+timed alike: the same rounds (a warm-up round first when there are five), one call per round;
+min/median/max kept.
+
+``MECHLIB_BENCH_QUICK=1`` (``python -m benchmarks --quick``) shrinks every size and runs one round:
+a smoke run of the benchmark code, not a measurement.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+QUICK = os.environ.get("MECHLIB_BENCH_QUICK") == "1"
+#: Rounds of a light benchmark and of one taking tens of seconds a round.
+ROUNDS, HEAVY_ROUNDS = (1, 1) if QUICK else (5, 3)
+
+
+def size(full: int, quick: int) -> int:
+    """The size measured: ``full`` normally, ``quick`` in a smoke run."""
+    return quick if QUICK else full
+
+
+class Measure:
+    """``measure(func, role=…, n=…, target=…)`` times ``func`` with pytest-benchmark and records
+    what the report needs beside its statistics: ``role`` ("mechlib", "baseline: <what>" or
+    "contrast"), ``n``, ``target`` (a bound on the median seconds), ``min_speedup`` (a bound on
+    baseline ÷ ours); ``measure.note(text)`` adds what the run found (a count, a frontier)."""
+
+    def __init__(self, benchmark: Any) -> None:
+        self.benchmark = benchmark
+
+    def __call__(self, func: Callable[[], Any], *, role: str, n: int, rounds: int = ROUNDS, **info: Any) -> Any:
+        self.benchmark.extra_info.update(role=role, n=n, rounds=rounds, **info)
+        warmup = 1 if rounds >= 5 else 0
+        return self.benchmark.pedantic(func, rounds=rounds, iterations=1, warmup_rounds=warmup)
+
+    def note(self, text: str) -> None:
+        self.benchmark.extra_info["note"] = text
+
+
+@pytest.fixture
+def measure(benchmark: Any) -> Measure:
+    return Measure(benchmark)

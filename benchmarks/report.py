@@ -1,0 +1,84 @@
+"""bench.json and bench.md from pytest-benchmark's JSON: per group (one thing measured), mechlib's
+row beside its baseline's, both with median and min–max over the same rounds, the ratio of
+medians, the target and whether it was met; then what each run found (its note)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: Rows whose role starts with this are the baselines of their group.
+BASELINE = "baseline"
+
+
+def summarise(raw: dict[str, Any], quick: bool) -> dict[str, Any]:
+    """One row per benchmark, judged against its target (not in a quick run: sizes are smaller)."""
+    rows = []
+    for bench in raw["benchmarks"]:
+        info, stats = bench["extra_info"], bench["stats"]
+        rows.append({
+            "group": bench["group"], "test": bench["name"], "role": info["role"], "n": info["n"],
+            "rounds": stats["rounds"], "median": stats["median"], "min": stats["min"], "max": stats["max"],
+            "target": info.get("target"), "min_speedup": info.get("min_speedup"),
+            "relative_target": info.get("relative_target"), "note": info.get("note"),
+        })  # fmt: skip
+    for row in rows:
+        peers = [r for r in rows if r["group"] == row["group"]]
+        base = next((r for r in peers if r["role"].startswith(BASELINE)), None)
+        row["speedup"] = base["median"] / row["median"] if base and row is not base and row["median"] else None
+        verdicts = []
+        if row["target"] is not None:
+            verdicts.append(row["median"] < row["target"])
+        if row["min_speedup"] is not None and row["speedup"] is not None:
+            verdicts.append(row["speedup"] >= row["min_speedup"])
+        if row["relative_target"]:
+            other = next(r for r in peers if r["role"] == row["relative_target"]["role"])
+            verdicts.append(row["median"] <= row["relative_target"]["at_most"] * other["median"])
+        row["meets_target"] = None if quick or not verdicts else all(verdicts)
+    order = list(dict.fromkeys(r["group"] for r in rows))  # groups as first run, mechlib before its baseline
+    rows.sort(key=lambda r: (order.index(r["group"]), r["role"].startswith(BASELINE), r["role"]))
+    return {"schema": "mechlib.bench/2", "quick": quick, "machine": raw["machine_info"], "created": raw["datetime"],
+            "commit": raw.get("commit_info", {}).get("id"), "results": rows}  # fmt: skip
+
+
+def _target(row: dict[str, Any]) -> str:
+    parts = []
+    if row["target"] is not None:
+        parts.append(f"< {row['target']:g} s")
+    if row["min_speedup"] is not None:
+        parts.append(f"≥ {row['min_speedup']:g}× baseline")
+    if row["relative_target"]:
+        parts.append(f"≤ {row['relative_target']['at_most']:g} × {row['relative_target']['role']}")
+    return " and ".join(parts) or "—"
+
+
+def _seconds(x: float) -> str:
+    return f"{x:.3g}" if x < 100 else f"{x:.0f}"
+
+
+def markdown(doc: dict[str, Any]) -> str:
+    machine = doc["machine"]
+    lines = [
+        "# mechlib benchmarks",
+        "",
+        f"{doc['created']}, commit `{doc['commit'] or 'unknown'}`, Python {machine['python_version']}, "
+        f"{machine.get('cpu', {}).get('count', '?')} CPUs"
+        + (" — **quick run**: smaller sizes, one round, targets not judged" if doc["quick"] else "")
+        + ".",
+        "",
+        "Measured with pytest-benchmark: mechlib and its baseline in the same run, the same rounds "
+        "(a warm-up round first when there are five), one call per round. Seconds are the median, "
+        "with min–max; 'baseline ÷ ours' is the ratio of medians. `python -m benchmarks` reruns it; "
+        "runs are saved under `.benchmarks/` for `pytest-benchmark compare`.",
+        "",
+        "| measured | n | role | rounds | median s | min–max s | baseline ÷ ours | target | met |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in doc["results"]:
+        met = {None: "—", True: "yes", False: "**NO**"}[r["meets_target"]]
+        speed = f"{r['speedup']:.1f}×" if r["speedup"] is not None else "—"
+        lines.append(
+            f"| {r['group']} | {r['n']} | {r['role']} | {r['rounds']} | {_seconds(r['median'])} "
+            f"| {_seconds(r['min'])}–{_seconds(r['max'])} | {speed} | {_target(r)} | {met} |"
+        )
+    notes = [f"- {r['group']} ({r['role']}): {r['note']}" for r in doc["results"] if r["note"]]
+    return "\n".join([*lines, "", *notes]) + "\n"

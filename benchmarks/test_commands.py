@@ -1,0 +1,94 @@
+"""The user-facing commands, timed as a user runs them: a whole ``mechlib audit`` / ``mechlib
+check`` process (start-up, loading, the mathematics, writing the certificate), with its peak
+memory and the certificate's size; black-box sampling and the samples a planted bug needs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchmarks.conftest import QUICK, Measure, size
+
+#: One process running the command through mechlib.cli.main, then reporting its own peak RSS.
+_RUN = (
+    "import resource, sys\n"
+    "from mechlib.cli import main\n"
+    "code = main(sys.argv[1:])\n"
+    "print(f'maxrss_kb={resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}', file=sys.stderr)\n"
+    "sys.exit(code)\n"
+)
+
+
+def _command(*argv: str) -> int:
+    """Run ``mechlib ARGV`` in a fresh process; its peak memory in kB."""
+    done = subprocess.run([sys.executable, "-c", _RUN, *argv], capture_output=True, text=True, check=False)
+    if done.returncode not in (0, 1):
+        raise RuntimeError(f"mechlib {' '.join(argv)} exited {done.returncode}: {done.stderr[-500:]}")
+    return int(done.stderr.rsplit("maxrss_kb=", 1)[1].split()[0])
+
+
+AUDITS = [("T, α = 1/2", "t", n) for n in ((30, 100) if QUICK else (100, 1000))] + [
+    ("randomized response, α = 1/3", "rr", size(100, 30))
+]
+
+
+@pytest.mark.parametrize(("what", "stem", "n"), AUDITS, ids=[f"{s}{n}" for _, s, n in AUDITS])
+@pytest.mark.parametrize("role", ["mechlib audit", "mechlib check"])
+def test_audit_command(measure: Measure, tmp_path: Path, role: str, what: str, stem: str, n: int) -> None:
+    measure.benchmark.group = f"whole command: audit and check of {what}, n = {n}"
+    source, cert = f"benchmarks.sources:{stem}_{n}", tmp_path / "cert.json"
+    _command("audit", source, "-o", str(cert))
+    argv = ("audit", source, "-o", str(cert), "--force") if role == "mechlib audit" else ("check", str(cert), source)
+    peaks: list[int] = []
+    relative: dict[str, Any] | None = {"role": "mechlib audit", "at_most": 0.5} if role == "mechlib check" else None
+    measure(lambda: peaks.append(_command(*argv)), role=role, n=n, relative_target=relative)
+    report = json.loads(cert.read_text())
+    measure.note(
+        f"peak memory {max(peaks) / 1024:.0f} MB; certificate {cert.stat().st_size / 1e6:.1f} MB; "
+        f"UNKNOWN findings: {report['unknown'] or 'none'}"
+        + (
+            f"; skipped: {report['user_losses'].get('reason')}"
+            if report["user_losses"]["status"] != "certified"
+            else ""
+        )
+    )
+
+
+@pytest.mark.benchmark(group="black-box sampling, mechlib:truncated_geometric, n = 5, ε = 1")
+def test_blackbox_sampling_rate(measure: Measure) -> None:
+    from mechlib.audit.adapters import sampler
+    from mechlib.audit.blackbox import sample_counts
+
+    per_count = size(20_000, 2_000)
+    chosen = sampler("mechlib:truncated_geometric", 5, Fraction(1))
+    measure(lambda: sample_counts(chosen, 5, per_count, 0), role="mechlib", n=5)
+    rate = 6 * per_count / measure.benchmark.stats.stats.median
+    measure.note(f"{rate:,.0f} samples/s ({6 * per_count} samples a round)")
+
+
+@pytest.mark.benchmark(group="samples per count to flag true ε = 1.5 claimed as ε = 1 (n = 5, 3 of 3 seeds)")
+def test_samples_to_flag_a_planted_bug(measure: Measure) -> None:
+    from mechlib.audit.adapters import sampler
+    from mechlib.audit.blackbox import dp_test, sample_counts
+
+    loose = sampler("mechlib:truncated_geometric", 5, Fraction(3, 2))  # T at ε = 1.5
+
+    def smallest_flagging_size() -> int | None:
+        size_ = 25
+        while size_ <= (64_000 if QUICK else 1_024_000):
+            if all(
+                dp_test(sample_counts(loose, 5, size_, seed), Fraction(1))["verdict"] == "violation"
+                for seed in range(3)
+            ):
+                return size_
+            size_ *= 2
+        return None
+
+    needed = measure(smallest_flagging_size, role="mechlib", n=5, rounds=1)
+    measure.note(f"{needed} samples per count ({None if needed is None else 6 * needed} in all), α_FA = 0.05")
