@@ -330,8 +330,12 @@ def is_callable_spec(spec: str) -> bool:
 
 
 def import_callable(spec: str) -> tuple[Any, Callable[..., Any]]:
-    """(module, function) for ``module:function``, importable from the current directory."""
+    """(module, function) for ``module:function`` (or ``module:Class.method``), resolved by
+    :func:`pkgutil.resolve_name`. The current directory is put on ``sys.path``, as ``python -m``
+    does: the ``mechlib`` script's own ``sys.path[0]`` is its bin directory, and the function may
+    import its neighbours when called, so it stays there."""
     import importlib
+    import pkgutil
     import sys
 
     module_name, _, func_name = spec.partition(":")
@@ -345,7 +349,10 @@ def import_callable(spec: str) -> tuple[Any, Callable[..., Any]]:
             source=spec,
             hint="give a file that exists, or module:function importable from the current directory",
         ) from None
-    func = getattr(module, func_name, None)
+    try:
+        func = pkgutil.resolve_name(spec)
+    except AttributeError:
+        func = None
     if not callable(func):
         raise InputError(f"module {module_name!r} has no callable {func_name!r}", source=spec)
     return module, func
