@@ -31,11 +31,13 @@ def main() -> int:
     parser.add_argument("--compare", action="store_true", help="compare with the last saved run (.benchmarks/)")
     args = parser.parse_args()
     reports = Path(args.reports or ("reports/quick" if args.quick else "reports"))
-    env = {**os.environ, "MECHLIB_BENCH_QUICK": "1" if args.quick else "0"}
+    # a run started from a pytest-xdist worker (the smoke test) must not look like one itself
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}
+    env["MECHLIB_BENCH_QUICK"] = "1" if args.quick else "0"
     with tempfile.TemporaryDirectory() as tmp:
         raw_path = Path(tmp) / "raw.json"
-        argv = [sys.executable, "-m", "pytest", "benchmarks", "-q", "-p", "no:cacheprovider", "--benchmark-only",
-                f"--benchmark-json={raw_path}", "--benchmark-storage=.benchmarks",
+        argv = [sys.executable, "-m", "pytest", "benchmarks", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+                "--benchmark-only", f"--benchmark-json={raw_path}", "--benchmark-storage=.benchmarks",
                 *([] if args.quick else ["--benchmark-autosave"]), *(["--benchmark-compare"] if args.compare else []),
                 *(["-k", args.select] if args.select else [])]  # fmt: skip
         status = subprocess.run(argv, env=env, check=False).returncode

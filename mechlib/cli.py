@@ -169,7 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser(
         "check",
         help="re-verify a certificate with the independent checker",
-        description="Re-verify every witness of a certificate (schemas mechlib.audit/2, "
+        description="Re-verify every witness of a certificate (schemas mechlib.audit/3, "
         "mechlib.blackbox/2 and mechlib.bracket/1) without trusting the code that produced it. "
         "Exit 0 if it holds, 1 if any check fails, 2 if the file is not a certificate.",
     )
@@ -207,23 +207,17 @@ def _explain(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    commands = {
+        "audit": _audit, "verify": _verify, "school-planning": _school_planning, "check": _check,
+        "blackbox": _blackbox, "sweep": _sweep, "explain": _explain,
+    }  # fmt: skip
     try:
-        if args.command == "audit":
-            return _audit(args)
-        if args.command == "verify":
-            return _verify(args)
-        if args.command == "school-planning":
-            return _school_planning(args)
-        if args.command == "check":
-            return _check(args)
-        if args.command == "blackbox":
-            return _blackbox(args)
-        if args.command == "sweep":
-            return _sweep(args)
-        if args.command == "explain":
-            return _explain(args)
-        parser.print_help()
-        return EXIT_BAD_INPUT
+        if args.command not in commands:
+            parser.print_help()
+            return EXIT_BAD_INPUT
+        status = commands[args.command](args)
+        sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
+        return status
     except InputError as err:
         print(f"mechlib: error: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -260,7 +254,7 @@ def _write_all(outputs: dict[Any, str]) -> None:
 def _audit(args: argparse.Namespace) -> int:
     from mechlib.audit.loading import load_matrix, load_source, load_vector
     from mechlib.audit.report import render_html, render_markdown
-    from mechlib.audit.whitebox import audit, render_text
+    from mechlib.audit.whitebox import audit, certificate_text, render_text
     from mechlib.core.users import BayesUser, Loss, Prior
 
     loaded = load_source(args.file, from_float=args.from_float, normalize_rows=args.normalize_rows)
@@ -276,19 +270,19 @@ def _audit(args: argparse.Namespace) -> int:
             raise err if err.source else err.at(f"{args.prior} / {args.loss}") from None
         users.append((Path(args.prior).stem, Path(args.loss).stem, user))
     report = audit(loaded, users)
-    text = json.dumps(report, indent=2, ensure_ascii=False)
-    outputs = {args.output: text + "\n"} if args.output else {}
+    text = certificate_text(report)
+    outputs = {args.output: text} if args.output else {}
     if args.report_dir:
         stem = Path(loaded.path.replace(":", "_")).stem
         base = Path(args.report_dir) / f"{stem}.audit"
         _refuse_overwrite([Path(f"{base}.{ext}") for ext in ("json", "md", "html")], args.force)
         outputs |= {
-            f"{base}.json": text + "\n",
+            f"{base}.json": text,
             f"{base}.md": render_markdown(report),
             f"{base}.html": render_html(report),
         }
     _write_all(outputs)
-    print(text if args.json else render_text(report))
+    print(text if args.json else render_text(report), end="" if args.json else "\n")
     return EXIT_FAILED if report["verdict"] == "FAIL" or report["unknown"] else EXIT_OK
 
 
@@ -454,7 +448,7 @@ def _blackbox(args: argparse.Namespace) -> int:
         base = Path(args.report_dir) / (args.sampler.replace(":", "_") + ".blackbox")
         _refuse_overwrite([Path(f"{base}.{ext}") for ext in ("json", "md", "html")], args.force)
         outputs |= {
-            f"{base}.json": text + "\n",
+            f"{base}.json": text,
             f"{base}.md": render_blackbox_markdown(result),
             f"{base}.html": render_blackbox_html(result, pmf),
         }
@@ -591,7 +585,7 @@ def _certificate_source(spec: str | None, cert: dict[str, Any]) -> tuple[bytes |
         else None
     )
     parsed = {
-        "matrix": mech.to_strings(),
+        "matrix": mech.to_integer_rows(),
         "inputs": list(mech.inputs),
         "outputs": list(mech.outputs),
         "neighbours": [list(pair) for pair in mech.neighbours],

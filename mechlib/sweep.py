@@ -379,6 +379,8 @@ def _claim_row(p: Planned, r: TaskResult) -> dict[str, Any]:
 
 
 def _audit_row(p: Planned, r: TaskResult) -> tuple[dict[str, Any], str | None]:
+    from mechlib.audit.whitebox import certificate_text
+
     name = hashlib.sha256(p.label.encode()).hexdigest()[:12]
     slug = "".join(ch if ch.isalnum() else "_" for ch in p.label)[:60]
     row: dict[str, Any] = {"task": p.label, "seconds": round(r.seconds, 3)}
@@ -392,7 +394,7 @@ def _audit_row(p: Planned, r: TaskResult) -> tuple[dict[str, Any], str | None]:
         "unknown": report["unknown"],
         "certificate": f"certificates/{slug}-{name}.audit.json",
     }
-    return row, json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+    return row, certificate_text(report)
 
 
 def _merge_blackbox(

@@ -36,11 +36,14 @@ def test_every_fixture_certificate_rechecks(name: str) -> None:
 @pytest.mark.parametrize(
     ("path", "value", "message"),
     [
-        (["dp_level"], "2/3", "dp_level"),
-        (["mechanism", "matrix", 0, 0], "0", "not row-stochastic"),
+        (["dp_level"], "2/3", "is not 2/3-DP"),
+        (["dp_level"], "1/3", "does not attain the DP level"),
+        (["mechanism", "matrix", "numerators", 0, 0], "0", "not row-stochastic"),
+        (["mechanism", "matrix", "denominators", 1], "a", "not row-stochastic"),
         (["witness", "inputs"], [3, 0], "witness"),
         (["derivation", "violation", "inverse_row", 0], "5", "non-derivability"),
-        (["dominance", "remap", 0, 0], "1/2", "dominance remap"),
+        (["dominance", "remap", "denominators", 0], "7", "dominance remap"),
+        (["dominance", "remap"], "derivation", "no checked derivation"),
         (["derivation"], {"status": "skipped", "reason": "hidden"}, "decidable"),
         (["claimed", "holds"], False, "claimed"),
         (["user_losses", "users", 0, "optimum"], "1/100", "optimality certificate"),
@@ -64,8 +67,12 @@ def test_tampered_certificates_are_rejected(path: list[Any], value: Any, message
 def test_a_derivable_certificate_checks_its_remap() -> None:
     cert = _report("truncated_geometric_half_5.json")
     assert cert["derivation"]["status"] == "derivable" and check_certificate(cert) == []
-    cert["derivation"]["remap"][0][0], cert["derivation"]["remap"][0][1] = "0", "1"
-    assert any("T·Y = M" in f for f in check_certificate(cert))
+    assert cert["dominance"]["remap"] == "derivation"  # Y∘T = M: the derivation dominates, no LP
+    remap = cert["derivation"]["remap"]
+    assert remap["columns"][0] == [0]  # T's own derivation is the identity, written sparsely
+    remap["columns"][0] = [1]  # still stochastic, no longer T⁻¹M
+    failures = check_certificate(cert)
+    assert any("T·Y = M" in f for f in failures) and any("no checked derivation" in f for f in failures)
 
 
 def test_cli_audit_writes_certificate_and_reports_and_check_verifies(

@@ -40,8 +40,10 @@ def test_an_audit_of_t_builds_t_once(n: int, module: str, tmp_path: Path, monkey
         assert report["dominance"]["status"] == "certified"
         assert report["user_losses"]["status"] == "certified"
         assert builds == [n, n]  # the source's T, and the audit's one T
-    else:  # the LP findings are skipped above n = 150; derivation needs only the closed-form T⁻¹
-        assert report["dominance"]["status"] == "skipped"
+    else:  # the users' LPs are skipped above n = 150; derivation needs only the closed-form T⁻¹, and
+        # dominance is the derivation itself (no LP, no product)
+        assert report["dominance"] == {"status": "certified", "alpha": "1/2", "remap": "derivation"}
+        assert report["user_losses"]["status"] == "skipped"
         assert builds == [n]  # the source's T only
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from mechlib.audit.loading import load_mechanism, write_atomic
 from mechlib.audit.report import render_html, render_markdown
-from mechlib.audit.whitebox import audit
+from mechlib.audit.whitebox import audit, certificate_text
 from mechlib.core.families import exponential, gs_appendix_b, randomized_response, truncated_geometric
 from mechlib.core.mechanism import Mechanism
 
@@ -56,7 +56,7 @@ def generate(directory: Path) -> list[Path]:
         write_atomic(src, json.dumps(doc, indent=1) + "\n")
         report = audit(load_mechanism(src))
         for suffix, text in (
-            ("json", json.dumps(report, indent=1, ensure_ascii=False) + "\n"),
+            ("json", certificate_text(report)),
             ("md", render_markdown(report)),
             ("html", render_html(report)),
         ):

@@ -300,7 +300,11 @@ def _stage(target: Path, data: str | bytes) -> str:
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data.encode("utf-8") if isinstance(data, str) else data)
+            if isinstance(data, str):  # in 16 MiB pieces: a 100 MB certificate is not copied whole
+                for start in range(0, len(data), 1 << 24):
+                    handle.write(data[start : start + (1 << 24)].encode("utf-8"))
+            else:
+                handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         umask = os.umask(0)

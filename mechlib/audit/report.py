@@ -17,15 +17,19 @@ from mechlib.core.mechanism import Mechanism
 from mechlib.rendering import render
 
 
+def _mechanism(report: dict[str, Any]) -> Mechanism:
+    """The certificate's matrix (integer rows) as a Mechanism."""
+    m = report["mechanism"]
+    return Mechanism.from_integer_rows(m["matrix"], inputs=m["inputs"], outputs=m["outputs"])
+
+
 def _signature_rows(report: dict[str, Any]) -> list[list[str]] | None:
     from mechlib.core.signature import signature
 
     alpha = Fraction(report["dp_level"])
     if not report["count_query"] or not 0 < alpha < 1:
         return None
-    m = report["mechanism"]
-    mech = Mechanism(m["matrix"], inputs=m["inputs"], outputs=m["outputs"])
-    return [list(row) for row in signature(mech, alpha).rows]
+    return [list(row) for row in signature(_mechanism(report), alpha).rows]
 
 
 def _findings(report: dict[str, Any]) -> list[tuple[str, str]]:
@@ -97,13 +101,13 @@ def render_markdown(report: dict[str, Any]) -> str:
     return render("audit.md", **_context(report))
 
 
-def _heatmap(m: dict[str, Any]) -> dict[str, Any]:
+def _heatmap(mech: Mechanism) -> dict[str, Any]:
     """Each cell's exact text and its shade relative to the largest entry."""
-    values = [[Fraction(v) for v in row] for row in m["matrix"]]
+    values = mech.rows
     top = max((v for row in values for v in row), default=Fraction(1)) or Fraction(1)
     rows = [
         (i, [(text, float(v / top)) for v, text in zip(row, texts)])
-        for i, row, texts in zip(m["inputs"], values, m["matrix"])
+        for i, row, texts in zip(mech.inputs, values, mech.to_strings())
     ]
     return {"rows": rows, "top": format_fraction(top)}
 
@@ -117,7 +121,7 @@ def render_html(report: dict[str, Any]) -> str:
          "optimum_width": 12 * float(Fraction(u["optimum"]) / worst)}
         for u in context["users"]
     ]  # fmt: skip
-    return render("audit.html", **context, heatmap=_heatmap(report["mechanism"]), signature=_signature_rows(report))
+    return render("audit.html", **context, heatmap=_heatmap(_mechanism(report)), signature=_signature_rows(report))
 
 
 def render_blackbox_markdown(result: dict[str, Any]) -> str:

@@ -8,6 +8,8 @@ note 1); and, for standard users, its loss with the optimal remap beside the cer
 
 from __future__ import annotations
 
+import json
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -26,7 +28,7 @@ from mechlib.optimality.dominance import dominance_certificate
 from mechlib.optimality.optimal import CertificationError, optimal_bayes_mechanism
 from mechlib.provenance import package_versions
 
-SCHEMA = "mechlib.audit/2"  # /2: a certificate (matrix, witnesses, certified optima) for `mechlib check`
+SCHEMA = "mechlib.audit/3"  # /3: matrices as integer rows (numerators over a row denominator, hexadecimal)
 
 #: The LP-based findings (dominance, certified optima) run up to this n; larger is "skipped".
 LP_MAX_N = 150
@@ -80,7 +82,7 @@ def audit(loaded: LoadedMechanism, users: Sequence[tuple[str, str, BayesUser]] =
             "inputs": list(mech.inputs),
             "outputs": list(mech.outputs),
             "neighbours": [list(p) for p in mech.neighbours],
-            "matrix": mech.to_strings(),
+            "matrix": mech.to_integer_rows(),
         },
         "dp_level": format_fraction(level.alpha),
         # exact bounds on ε = ln(1/α), rounded outward to 15 decimals; null when α = 0 (ε = ∞)
@@ -102,6 +104,37 @@ def audit(loaded: LoadedMechanism, users: Sequence[tuple[str, str, BayesUser]] =
     report.update(theory_findings(context, users))
     report["unknown"] = [k for k in ("derivation", "dominance", "user_losses") if report[k]["status"] == "UNKNOWN"]
     return report
+
+
+def certificate_text(report: dict[str, Any]) -> str:
+    """The report as JSON: its structure indented, each matrix (integer rows) compact with one row
+    a line — written by the json module's C encoder (``indent`` alone makes every one of a
+    million entries a line, through the pure-Python encoder)."""
+    token = f"@@matrix-{uuid.uuid4().hex}-"
+    matrices: list[dict[str, Any]] = []
+
+    def pull(node: Any) -> Any:
+        if isinstance(node, dict):
+            if set(node) in ({"denominators", "numerators"}, {"denominators", "numerators", "columns"}):
+                matrices.append(node)
+                return f"{token}{len(matrices) - 1}"
+            return {key: pull(value) for key, value in node.items()}
+        if isinstance(node, list):
+            return [pull(value) for value in node]
+        return node
+
+    skeleton = json.dumps(pull(report), indent=2, ensure_ascii=False)
+    parts = skeleton.split(f'"{token}')
+    out = [parts[0]]
+    for part in parts[1:]:
+        index, rest = part.split('"', 1)
+        form = matrices[int(index)]
+        rows = ",\n".join(json.dumps(row) for row in form["numerators"])
+        text = f'{{"denominators": {json.dumps(form["denominators"])}, "numerators": [\n{rows}]'
+        if "columns" in form:
+            text += ', "columns": [\n' + ",\n".join(json.dumps(row) for row in form["columns"]) + "]"
+        out += [text, "}", rest]
+    return "".join(out) + "\n"
 
 
 def tool_versions() -> dict[str, str]:
@@ -128,15 +161,15 @@ def theory_findings(context: AuditContext, extra: Sequence[tuple[str, str, Bayes
     mech, alpha, basis = context.mechanism, context.alpha, context.basis
     count_query = context.count_query
     inside = 0 < alpha < 1
-    lp_skip = (
+    unfit = (
         "needs a count-query mechanism (inputs 0..n, path neighbours)"
         if not count_query
         else f"needs 0 < α < 1 (α = {format_fraction(alpha)})"
         if not inside
-        else f"n = {mech.n} is above {LP_MAX_N}, the size the LP findings run to"
-        if mech.n > LP_MAX_N
         else None
     )
+    too_big = f"n = {mech.n} is above {LP_MAX_N}, the size the LP findings run to" if mech.n > LP_MAX_N else None
+    lp_skip = unfit or too_big
 
     derived: list[Any] = []  # the derivation remap, once found: dominance's first candidate
 
@@ -144,7 +177,7 @@ def theory_findings(context: AuditContext, extra: Sequence[tuple[str, str, Bayes
         found = derivation_witness(mech, alpha)
         derived.append(found.remap)
         if found.remap is not None:
-            return {"status": "derivable", "alpha": format_fraction(alpha), "remap": found.remap.to_strings()}
+            return {"status": "derivable", "alpha": format_fraction(alpha), "remap": found.remap.to_integer_rows()}
         assert found.violation is not None
         violation = found.violation.to_json()
         assert basis is not None
@@ -152,8 +185,15 @@ def theory_findings(context: AuditContext, extra: Sequence[tuple[str, str, Bayes
         return {"status": "not derivable", "alpha": format_fraction(alpha), "violation": violation}
 
     def dominance() -> dict[str, Any]:
-        found = dominance_certificate(mech, alpha, level=alpha, basis=basis, derivation=derived[0] if derived else None)
-        return {"status": "certified", "alpha": format_fraction(alpha), "remap": found.remap.to_strings()}
+        derivation = derived[0] if derived else None
+        if derivation is not None and list(mech.outputs) == list(range(len(mech.outputs))):
+            # Y∘T = M exactly (GS Thm 2, closed-form T⁻¹): the tails are equal, no LP and no
+            # product needed at any n; the certificate points at the derivation's remap
+            return {"status": "certified", "alpha": format_fraction(alpha), "remap": "derivation"}
+        if lp_skip is not None:
+            return {"status": "skipped", "reason": lp_skip}
+        found = dominance_certificate(mech, alpha, level=alpha, basis=basis)
+        return {"status": "certified", "alpha": format_fraction(alpha), "remap": found.remap.to_integer_rows()}
 
     def user_losses() -> dict[str, Any]:
         n = mech.n
@@ -179,7 +219,7 @@ def theory_findings(context: AuditContext, extra: Sequence[tuple[str, str, Bayes
                     "optimal_remap": {str(r): g for r, g in remap.as_mapping().items()},
                     "optimum": format_fraction(best.value),
                     "ratio": format_fraction(mine / best.value) if best.value else None,
-                    "optimum_mechanism": best.mechanism.to_strings(),
+                    "optimum_mechanism": best.mechanism.to_integer_rows(),
                     "dual": [format_fraction(u) for u in best.dual],
                     "t_optimal_remap": {str(r): g for r, g in t_remap.as_mapping().items()},
                 }
@@ -197,7 +237,7 @@ def theory_findings(context: AuditContext, extra: Sequence[tuple[str, str, Bayes
     return {
         "derivable": found.get("status") == "derivable" if found["status"] != "skipped" else None,
         "derivation": found,
-        "dominance": _attempt(dominance, skip=lp_skip),
+        "dominance": _attempt(dominance, skip=unfit),  # a derivable M is dominated at any n
         "user_losses": _attempt(user_losses, skip=lp_skip),
     }
 

@@ -1,19 +1,25 @@
-"""Independent re-check of a white-box audit certificate (schema ``mechlib.audit/2``).
+"""Independent re-check of a white-box audit certificate (schema ``mechlib.audit/3``).
 
 Shares nothing with the producer but the JSON data model: it parses the exact strings itself,
 builds T and its closed-form inverse from their formulas, and recomputes **every field** — or lists
 it as unverified provenance (``PROVENANCE``: tool versions, the source's path, format and name,
 whether rows were normalised on loading). Every object must have exactly its documented fields.
 
+Matrices come as integer rows (numerators over one denominator per row, hexadecimal) and are
+checked in integers, by cross-multiplication, without a rational per entry where n is large:
+
 1. shape: n, inputs, outputs (top level and in ``mechanism``), neighbours (pairs of distinct
-   inputs, no repeats), ``count_query`` (inputs 0..n with the path); the matrix row-stochastic;
-   given SOURCE, its SHA-256 and its parsed matrix, labels, neighbours and claim;
-2. the DP level α recomputed (min over neighbour pairs and outputs of min/max, 0/0 read as 1) and
-   its witness (a neighbour pair and output attaining it, with the entries and ratio as recorded);
-   ``epsilon_interval`` brackets ln(1/α) within 2·10⁻¹⁵ (arb); the claim's verdict recomputed;
+   inputs, no repeats), ``count_query`` (inputs 0..n with the path); each row's numerators sum to
+   its denominator; given SOURCE, its SHA-256 and its parsed matrix, labels, neighbours and claim;
+2. the DP level α: the mechanism is α-DP (a·d′·p ≤ b·d·q for every neighbour pair, output and
+   direction, α = p/q) and the witness (a neighbour pair and output) attains α exactly — together,
+   α is the level; ``epsilon_interval`` brackets ln(1/α) within 2·10⁻¹⁵ (arb); the claim's verdict;
 3. derivability (GS Thm 2): decided whenever it can be (count query, n ≥ 1, α < 1) — a stochastic
-   Y with T·Y = M, or a row w of T⁻¹ (recomputed) with (w·M)[r] < 0 and GS's condition value;
+   Y equal to T⁻¹M entry by entry (T⁻¹ tridiagonal, GS Lemma 2: O(n²) integer products; T·T⁻¹ = I
+   for every n is GS-L2, proved by ``mechlib verify``), so T·Y = M; or a row w of T⁻¹
+   (recomputed) with (w·M)[r] < 0 and GS's condition value;
 4. dominance: a stochastic Y whose error tails P(|j − i| ≥ k | i) under T·Y are nowhere above M's;
+   ``"derivation"`` names the derivation's Y (T·Y = M: equal tails), decided at any n;
 5. each user: the standard users are the ones named (uniform prior; absolute, squared, binary
    loss), the mechanism's loss under its optimal remap (posterior argmin, recomputed), the ratio,
    the optimum X* (α-DP, stochastic, loss Σu, every column c_j − u nonnegative on the α-DP cone, so
@@ -25,16 +31,20 @@ whether rows were normalised on loading). Every object must have exactly its doc
 from __future__ import annotations
 
 import hashlib
+import math
+import operator
+import re
+from dataclasses import dataclass
 from fractions import Fraction
 from itertools import pairwise
 from typing import Any
 
 import flint
 
-from mechlib.checkers.numbers import exact
+from mechlib.checkers.numbers import MAX_DIGITS, exact
 from mechlib.schemas import precheck
 
-SCHEMA = "mechlib.audit/2"
+SCHEMA = "mechlib.audit/3"
 
 #: The LP-based findings (dominance, users) run up to this n (documented in the README).
 LP_MAX_N = 150
@@ -91,15 +101,103 @@ def _list(obj: Any, where: str, length: int | None = None) -> list[Any]:
     return obj
 
 
+_HEX = re.compile(r"[0-9a-f]+")
+_HEX_ROW = re.compile(r"(?:[0-9a-f]+(?:,[0-9a-f]+)*)?")
+
+
+@dataclass(frozen=True)
+class IntRows:
+    """x[i][r] = num[i][r] / den[i] (dense, Python ints)."""
+
+    den: list[int]
+    num: list[list[int]]
+
+    def stochastic(self) -> bool:
+        return all(sum(row) == d for row, d in zip(self.num, self.den))
+
+    def entry(self, i: int, r: int) -> Q:
+        return Q(self.num[i][r], self.den[i])
+
+    def rationals(self) -> list[list[Q]]:
+        return [[Q(a, d) for a in row] for row, d in zip(self.num, self.den)]
+
+
+def _hex(text: Any, where: str) -> int:
+    if not isinstance(text, str) or not _HEX.fullmatch(text) or len(text) > MAX_DIGITS:
+        raise Malformed(f"{where}: expected at most {MAX_DIGITS} hexadecimal digits, got {str(text)[:40]!r}")
+    return int(text, 16)
+
+
+def _hex_row(texts: list[Any], where: str) -> list[int]:
+    """A row of hexadecimal integers, validated in one pass (one regular-expression match a row:
+    ``int(text, 16)`` alone would also take '0x', '_', '+' and spaces)."""
+    strings = all(isinstance(t, str) for t in texts)
+    if strings and _HEX_ROW.fullmatch(",".join(texts)) and max(map(len, texts), default=0) <= MAX_DIGITS:
+        return [int(t, 16) for t in texts]
+    return [_hex(t, f"{where}[{k}]") for k, t in enumerate(texts)]  # names the bad entry
+
+
+def _int_rows(form: Any, where: str, height: int, width: int | None) -> IntRows:
+    """Integer rows, dense or sparse (``columns``), with positive denominators; ``width`` None:
+    as many columns as the first dense row (sparse rows need a width)."""
+    sparse = isinstance(form, dict) and "columns" in form
+    _keys(form, where, {"denominators", "numerators"}, {"columns"})
+    den = [_hex(v, f"{where}.denominators[{i}]") for i, v in enumerate(_list(form["denominators"], where, height))]
+    if 0 in den:
+        raise Malformed(f"{where}.denominators: a row denominator is 0")
+    rows = _list(form["numerators"], f"{where}.numerators", height)
+    if width is None:
+        if sparse or not rows:
+            raise Malformed(f"{where}: the width of a sparse matrix is not known here")
+        width = len(_list(rows[0], f"{where}.numerators[0]"))
+    num = []
+    for i, row in enumerate(rows):
+        values = _hex_row(_list(row, f"{where}.numerators[{i}]"), f"{where}.numerators[{i}]")
+        if sparse:
+            cols = [_int(c, f"{where}.columns[{i}]") for c in _list(form["columns"][i], f"{where}.columns[{i}]")]
+            ordered = all(a < b for a, b in pairwise(cols)) and (not cols or (cols[0] >= 0 and cols[-1] < width))
+            if len(cols) != len(values) or not ordered:
+                raise Malformed(f"{where}.columns[{i}]: expected increasing columns in 0..{width - 1}, one a numerator")
+            dense = [0] * width
+            for c, v in zip(cols, values):
+                dense[c] = v
+            values = dense
+        elif len(values) != width:
+            raise Malformed(f"{where}.numerators[{i}]: expected {width} entries, got {len(values)}")
+        num.append(values)
+    if sparse and len(_list(form["columns"], f"{where}.columns")) != height:
+        raise Malformed(f"{where}.columns: expected {height} rows")
+    return IntRows(den, num)
+
+
+def _same_values(a: IntRows, b: IntRows) -> bool:
+    """Equal entries (the two may scale a row differently): a/d = b/e ⇔ a·e = b·d."""
+    return len(a.num) == len(b.num) and all(
+        len(ra) == len(rb) and all(x * e == y * d for x, y in zip(ra, rb))
+        for ra, d, rb, e in zip(a.num, a.den, b.num, b.den)
+    )
+
+
+def _dp_violation(m: IntRows, neighbours: list[tuple[int, int]], alpha: Q) -> tuple[int, int, int] | None:
+    """A neighbour pair (i, i′) and column r with α·x[i][r] > x[i′][r], or None: M is α-DP.
+    In integers, with α = p/q: p·a·d′ ≤ q·b·d for x[i][r] = a/d, x[i′][r] = b/d′."""
+    p, q = int(alpha.p), int(alpha.q)
+    for i, j in neighbours:
+        for big, small in ((i, j), (j, i)):
+            lhs, rhs = p * m.den[small], q * m.den[big]
+            g = math.gcd(lhs, rhs)  # equal row denominators leave p and q: small multipliers
+            lhs, rhs = lhs // g, rhs // g
+            row_big, row_small = m.num[big], m.num[small]
+            if any(map(operator.gt, map(lhs.__mul__, row_big), map(rhs.__mul__, row_small))):
+                return big, small, next(r for r, (a, b) in enumerate(zip(row_big, row_small)) if lhs * a > rhs * b)
+    return None
+
+
 def _matrix(rows: Any, where: str, height: int, width: int) -> list[list[Q]]:
     return [
         [_f(v, f"{where}[{i}][{j}]") for j, v in enumerate(_list(row, f"{where}[{i}]", width))]
         for i, row in enumerate(_list(rows, where, height))
     ]
-
-
-def _stochastic(m: list[list[Q]]) -> bool:
-    return all(min(row) >= 0 and sum(row) == 1 for row in m)
 
 
 def _t(alpha: Q, n: int) -> list[list[Q]]:
@@ -155,16 +253,6 @@ def _optimal_remap_loss(m: list[list[Q]], prior: list[Q], loss: list[list[Q]]) -
     joint = [[p * v for v in row] for p, row in zip(prior, m)]
     by_guess = _product([list(col) for col in zip(*loss)], joint)  # [g][r] = Σ_i l(i, g)·p_i·m[i][r]
     return sum((min(col) for col in zip(*by_guess)), Q(0))
-
-
-def _dp_level(m: list[list[Q]], neighbours: list[tuple[int, int]]) -> Q:
-    level = Q(1)
-    for a, b in neighbours:
-        for u, v in zip(m[a], m[b]):
-            low, high = min(u, v), max(u, v)
-            if high > 0 and low / high < level:
-                level = low / high
-    return level
 
 
 def _ln_inverse(alpha: Q) -> flint.arb:
@@ -244,44 +332,50 @@ def _check(cert: dict[str, Any], source: bytes | str | None, parsed: dict[str, A
     count_query = inputs == list(range(n + 1)) and {frozenset(p) for p in neighbours} == path
     if cert["count_query"] is not count_query:
         failures.append(f"count_query is {cert['count_query']}, recomputed {count_query}")
-    m = _matrix(mech["matrix"], "mechanism.matrix", n + 1, len(outputs))
-    if not _stochastic(m):
+    m = _int_rows(mech["matrix"], "mechanism.matrix", n + 1, len(outputs))
+    if not m.stochastic():
         failures.append("the matrix is not row-stochastic")
     if parsed is not None:
-        failures += _compare_source(parsed, mech, cert["claimed"])
+        failures += _compare_source(parsed, mech, m, cert["claimed"])
 
-    alpha = _dp_level(m, neighbours)
-    if not _same(cert["dp_level"], alpha, "dp_level"):
-        failures.append(f"dp_level is {cert['dp_level']}, recomputed {alpha}")
+    alpha = _f(cert["dp_level"], "dp_level")  # the level iff M is α-DP and the witness attains α
+    if not 0 <= alpha <= 1:
+        raise Malformed(f"dp_level: {cert['dp_level']} is not in [0, 1]")
+    violation = _dp_violation(m, neighbours, alpha)
+    if violation is not None:
+        big, small, r = violation
+        failures.append(
+            f"the mechanism is not {cert['dp_level']}-DP: x[{inputs[small]}][{outputs[r]}] < "
+            f"α·x[{inputs[big]}][{outputs[r]}]"
+        )
     failures += _check_epsilon(cert["epsilon_interval"], alpha)
     failures += _check_witness(cert["witness"], m, neighbours, inputs, outputs, row_of, col_of, alpha)
     failures += _check_claim(cert["claimed"], cert["verdict"], alpha)
 
     decidable = count_query and n >= 1 and 0 < alpha < 1  # at α = 0 every mechanism is a remap of T_0 = I
-    t = _t(alpha, n) if decidable else None
     d = cert["derivation"]
-    failures += _check_derivation(d, m, outputs, col_of, alpha, n, t)
+    derivation_failures = _check_derivation(d, m, outputs, col_of, alpha, n, decidable)
+    failures += derivation_failures
     status = d.get("status") if isinstance(d, dict) else None
     derivable = {"derivable": True, "not derivable": False}.get(status) if isinstance(status, str) else None
     if cert["derivable"] is not derivable:
         failures.append(f"derivable is {cert['derivable']}, the derivation finding says {derivable}")
 
-    lp = count_query and n >= 1 and 0 < alpha < 1 and n <= LP_MAX_N
+    lp = decidable and n <= LP_MAX_N
+    # a derivable M (outputs 0..m−1, the remap's guesses) is dominated by its own derivation, at any n
+    by_derivation = decidable and derivable is True and outputs == list(range(len(outputs)))
     dom = cert["dominance"]
-    if _status(dom, "dominance", lp, failures) == "certified":
+    if _status(dom, "dominance", lp or by_derivation, failures) == "certified":
         _keys(dom, "dominance", {"status", "alpha", "remap"})
         if not _same(dom["alpha"], alpha, "dominance.alpha"):
             failures.append("dominance.alpha is not the DP level")
-        t = t if t is not None else _t(alpha, n)
-        y = _matrix(dom["remap"], "dominance.remap", n + 1, len(dom["remap"][0]) if dom["remap"] else 0)
-        guesses = list(range(len(y[0]))) if y else []
-        if not _stochastic(y):
-            failures.append("the dominance remap is not stochastic")
+        if dom["remap"] == "derivation":
+            if not by_derivation or derivation_failures:
+                failures.append("dominance names the derivation's remap, but M has no checked derivation here")
+        elif not lp:
+            failures.append("dominance by a remap other than the derivation is decided only up to n = 150")
         else:
-            top = max(abs(o - i) for o in [*outputs, *guesses] for i in inputs) + 1
-            ours, theirs = _tails(_product(t, y), inputs, guesses, top), _tails(m, inputs, outputs, top)
-            if any(a > b for ra, rb in zip(ours, theirs) for a, b in zip(ra, rb)):
-                failures.append("T·Y has a heavier error tail than the mechanism somewhere")
+            failures += _check_dominance(dom["remap"], m, inputs, outputs, alpha, n)
     users = cert["user_losses"]
     if _status(users, "user_losses", lp, failures) == "certified":
         _keys(users, "user_losses", {"status", "alpha", "users"})
@@ -292,23 +386,24 @@ def _check(cert: dict[str, Any], source: bytes | str | None, parsed: dict[str, A
             ("uniform", name) for name in STANDARD_LOSSES
         ]:
             failures.append("user_losses.users does not start with the three standard users")
+        mq, t = m.rationals(), _t(alpha, n)
         for k, u in enumerate(rows):
-            failures += _check_user(u, f"user_losses.users[{k}]", m, outputs, alpha, t, n)
+            failures += _check_user(u, f"user_losses.users[{k}]", mq, outputs, alpha, t, n)
     unknown = [k for k in ("derivation", "dominance", "user_losses") if cert[k].get("status") == "UNKNOWN"]
     if cert["unknown"] != unknown:
         failures.append(f"unknown is {cert['unknown']}, the findings say {unknown}")
     return failures
 
 
-def _compare_source(parsed: dict[str, Any], mech: dict[str, Any], claimed: Any) -> list[str]:
+def _compare_source(parsed: dict[str, Any], mech: dict[str, Any], m: IntRows, claimed: Any) -> list[str]:
     out = []
     for field in ("inputs", "outputs", "neighbours"):
         ours = [list(p) for p in parsed[field]] if field == "neighbours" else list(parsed[field])
         if ours != mech[field]:
             out.append(f"mechanism.{field} differ from SOURCE's")
-    rows = mech["matrix"]
-    if len(rows) != len(parsed["matrix"]) or any(
-        [Fraction(x) for x in a] != [Fraction(x) for x in b] for a, b in zip(rows, parsed["matrix"])
+    source = parsed["matrix"]  # SOURCE parsed by the CLI into integer rows
+    if len(source["denominators"]) != len(m.num) or not _same_values(
+        _int_rows(source, "SOURCE", len(m.num), len(m.num[0])), m
     ):
         out.append("mechanism.matrix differs from SOURCE's")
     theirs = parsed.get("claimed")
@@ -335,7 +430,7 @@ def _check_epsilon(interval: Any, alpha: Q) -> list[str]:
 
 def _check_witness(
     w: Any,
-    m: list[list[Q]],
+    m: IntRows,
     neighbours: list[tuple[int, int]],
     inputs: list[int],
     outputs: list[int],
@@ -352,13 +447,14 @@ def _check_witness(
         return ["the witness names an input or output the mechanism does not have"]
     big, small, r = row_of[pair[0]], row_of[pair[1]], col_of[output]
     probabilities = [_f(v, "witness.probabilities") for v in _list(w["probabilities"], "witness.probabilities", 2)]
-    ratio = Q(1) if m[big][r] == 0 else m[small][r] / m[big][r]
+    x_big, x_small = m.entry(big, r), m.entry(small, r)
+    ratio = Q(1) if x_big == 0 else x_small / x_big
     out = []
     if frozenset((big, small)) not in {frozenset(p) for p in neighbours}:
         out.append("the witness's inputs are not neighbours")
-    if probabilities != [m[big][r], m[small][r]] or not _same(w["ratio"], ratio, "witness.ratio"):
+    if probabilities != [x_big, x_small] or not _same(w["ratio"], ratio, "witness.ratio"):
         out.append("the witness's probabilities or ratio are not the matrix's")
-    if ratio != alpha or m[small][r] > m[big][r]:
+    if ratio != alpha or x_small > x_big:
         out.append("the witness does not attain the DP level")
     return out
 
@@ -405,21 +501,60 @@ def _status(finding: Any, name: str, decidable: bool, failures: list[str]) -> st
     return str(finding["status"])
 
 
+def _is_inverse_t_times(y: IntRows, m: IntRows, alpha: Q) -> bool:
+    """Y = T⁻¹M entry by entry, in integers. With α = p/q, row r of q·T⁻¹ is (q, −p)/(q−p) at
+    r = 0 (mirrored at r = n) and (−pq, p²+q², −pq)/(q−p)² inside (GS Lemma 2), so
+    y[r][j]/e_r = Σ_k c_k·a_kj/d_k / D  ⇔  e_r·Σ_k c_k·a_kj·(L/d_k) = y_rj·D·L with L = lcm_k d_k."""
+    p, q, n = int(alpha.p), int(alpha.q), len(m.num) - 1
+    for r in range(n + 1):
+        if n == 0:
+            terms, scale = [(r, 1)], 1
+        elif r in (0, n):
+            terms, scale = [(r, q), (1 if r == 0 else n - 1, -p)], q - p
+        else:
+            terms, scale = [(r - 1, -p * q), (r, p * p + q * q), (r + 1, -p * q)], (q - p) ** 2
+        common = math.lcm(*(m.den[k] for k, _ in terms))
+        multipliers = [c * (common // m.den[k]) * y.den[r] for k, c in terms]
+        right = scale * common
+        g = math.gcd(right, *multipliers)  # keeps the multipliers small when the rows share a denominator
+        combined: Any = None
+        for (k, _), c in zip(terms, multipliers):
+            scaled = map((c // g).__mul__, m.num[k])
+            combined = scaled if combined is None else map(operator.add, combined, scaled)
+        if list(combined) != list(map((right // g).__mul__, y.num[r])):
+            return False
+    return True
+
+
+def _check_dominance(remap: Any, m: IntRows, inputs: list[int], outputs: list[int], alpha: Q, n: int) -> list[str]:
+    """T·Y's error tails nowhere above M's (CLAIMS.md note 1), in rationals (n ≤ 150)."""
+    y = _int_rows(remap, "dominance.remap", n + 1, None if "columns" not in remap else len(outputs))
+    guesses = list(range(len(y.num[0]))) if y.num else []
+    if not y.stochastic():
+        return ["the dominance remap is not stochastic"]
+    top = max(abs(o - i) for o in [*outputs, *guesses] for i in inputs) + 1
+    ours = _tails(_product(_t(alpha, n), y.rationals()), inputs, guesses, top)
+    theirs = _tails(m.rationals(), inputs, outputs, top)
+    if any(a > b for ra, rb in zip(ours, theirs) for a, b in zip(ra, rb)):
+        return ["T·Y has a heavier error tail than the mechanism somewhere"]
+    return []
+
+
 def _check_derivation(
-    d: Any, m: list[list[Q]], outputs: list[int], col_of: dict[int, int], alpha: Q, n: int, t: list[list[Q]] | None
+    d: Any, m: IntRows, outputs: list[int], col_of: dict[int, int], alpha: Q, n: int, decidable: bool
 ) -> list[str]:
     if not isinstance(d, dict) or d.get("status") not in ("derivable", "not derivable", "skipped", "UNKNOWN"):
         raise Malformed("derivation: expected a status of derivable, not derivable, skipped or UNKNOWN")
     if d["status"] in ("skipped", "UNKNOWN"):
         _keys(d, "derivation", {"status", "reason"})
-        return [f"derivability is decidable here but reported {d['status']!r}"] if t is not None else []
-    if t is None:
+        return [f"derivability is decidable here but reported {d['status']!r}"] if decidable else []
+    if not decidable:
         return ["derivability is reported although it is not decided here (needs a count query, n ≥ 1, 0 < α < 1)"]
     out = [] if _same(d.get("alpha"), alpha, "derivation.alpha") else ["derivation.alpha is not the DP level"]
     if d["status"] == "derivable":
         _keys(d, "derivation", {"status", "alpha", "remap"})
-        y = _matrix(d["remap"], "derivation.remap", n + 1, len(outputs))
-        if not _stochastic(y) or _product(t, y) != m:
+        y = _int_rows(d["remap"], "derivation.remap", n + 1, len(outputs))
+        if not y.stochastic() or not _is_inverse_t_times(y, m, alpha):
             out.append("the derivation remap Y does not give T·Y = M")
         return out
     _keys(d, "derivation", {"status", "alpha", "violation"})
@@ -430,7 +565,7 @@ def _check_derivation(
     r = col_of[output]
     w = _t_inverse_row(alpha, n, row)
     recorded = [_f(x, "derivation.violation.inverse_row") for x in _list(v["inverse_row"], "inverse_row", n + 1)]
-    entry = sum((wk * m[k][r] for k, wk in enumerate(w)), Q(0))
+    entry = sum((wk * m.entry(k, r) for k, wk in enumerate(w) if wk), Q(0))
     boundary = row in (0, n)
     value = entry * ((1 - alpha) if boundary else (1 - alpha) ** 2)
     if (
@@ -481,14 +616,15 @@ def _check_user(
         _remapped_loss(m, outputs, prior, loss, u["optimal_remap"], f"{where}.optimal_remap", n) != mine
     ):
         out.append(f"{name}: the mechanism's loss with its optimal remap is not {u['mechanism']}")
-    x = _matrix(u["optimum_mechanism"], f"{where}.optimum_mechanism", n + 1, n + 1)
+    x_rows = _int_rows(u["optimum_mechanism"], f"{where}.optimum_mechanism", n + 1, n + 1)
+    x = x_rows.rationals()
     dual = [_f(v, f"{where}.dual") for v in _list(u["dual"], f"{where}.dual", n + 1)]
     value = _f(u["optimum"], f"{where}.optimum")
     costs = [[p * v for v in row] for p, row in zip(prior, loss)]
     dp = all(a >= alpha * b and b >= alpha * a for r0, r1 in pairwise(x) for a, b in zip(r0, r1))
     face = sum((c * v for crow, xrow in zip(costs, x) for c, v in zip(crow, xrow)), Q(0))
     columns_ok = all(_cone_nonnegative([costs[i][j] - dual[i] for i in range(n + 1)], alpha) for j in range(n + 1))
-    if not (_stochastic(x) and dp and face == value == sum(dual, Q(0)) and columns_ok):
+    if not (x_rows.stochastic() and dp and face == value == sum(dual, Q(0)) and columns_ok):
         out.append(f"{name}: the optimality certificate of {u['optimum']} does not check")
     ratio = None if value == 0 else mine / value
     if (u["ratio"] is None) != (ratio is None) or (ratio is not None and not _same(u["ratio"], ratio, where)):

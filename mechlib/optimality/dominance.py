@@ -98,13 +98,12 @@ def dominance_certificate(
     *,
     level: Fraction | None = None,
     basis: TBasis | None = None,
-    derivation: Remap | None = None,
 ) -> Dominance:
     """Find and exactly certify a remap Y of T (at α, default X's DP level) dominating X.
 
     ``level`` (X's exact DP level) and ``basis`` (T and T⁻¹ at α) are reused when the caller has
-    them. ``derivation``: a remap Y with Y∘T = X (GS Thm 2), tried first — its tails equal X's, so
-    it is a witness with no LP, whatever α and n (then checked exactly like any other).
+    them. (A derivable X needs no search: its derivation Y∘T = X has X's own tails; the audit
+    certifies it that way at any n.)
 
     Raises
     ------
@@ -123,11 +122,6 @@ def dominance_certificate(
     if a == 0 or a == 1:
         raise InputError(f"alpha={format_fraction(a)}", hint="the dominance LP needs 0 < α < 1")
     basis = basis if basis is not None and basis.alpha == a and basis.n == mechanism.n else TBasis(a, mechanism.n)
-    # the certificate records a remap onto the guesses 0..m−1, so the derivation serves when X's
-    # output labels are exactly those (a window of ℤ such as −2..7 goes through the LP)
-    labels_are_guesses = list(mechanism.outputs) == list(range(len(mechanism.outputs)))
-    if derivation is not None and labels_are_guesses and check_dominance(mechanism, a, derivation, basis=basis) is None:
-        return Dominance(a, derivation)
     bounds = tail_profile(mechanism)
     zf = _highs_dominance(basis, bounds)
     remap = _rebuild(basis, bounds, zf, mechanism)
