@@ -92,3 +92,31 @@ def test_cone_check_agrees_with_all_extreme_rays(alpha: Fraction, weights: list[
             total += value * ray
         brute = brute and total >= 0
     assert cone_nonnegative(w, alpha) == brute
+
+
+@settings(max_examples=60, deadline=None)
+@given(bayes_users(max_n=7), alphas())
+def test_the_optimum_of_t_needs_no_lp(user: BayesUser, alpha: Fraction) -> None:
+    """GRS Thm 3.1 with a dual from T's columns (u = (T⁻¹)ᵀb): whenever it is accepted it is the
+    LP's optimum and its certificate checks exactly; it is accepted for every drawn user."""
+    from mechlib.optimality.derivability import TBasis
+
+    basis = TBasis(alpha, user.n)
+    found = optimal.optimum_of_t(user, alpha, basis.t, basis.inverse)
+    assert found is not None, "the constructed dual was refused: the LP would decide"
+    primal = compose(found.remap, basis.t)
+    assert check_bayes_certificate(primal, user, alpha, found.dual) is None
+    assert found.value == expected_loss(primal, user) == optimal_bayes_mechanism(user, alpha).value
+
+
+def test_a_wrong_inverse_gives_no_optimum_of_t() -> None:
+    """The negative control: u from Tᵀ instead of (T⁻¹)ᵀ fails the cone test (so nothing is
+    certified from it)."""
+    from mechlib.core.users import absolute_loss
+    from mechlib.optimality.derivability import TBasis
+
+    n, alpha = 6, Fraction(1, 2)
+    user = BayesUser(Prior.uniform(n), absolute_loss(n))
+    basis = TBasis(alpha, n)
+    assert optimal.optimum_of_t(user, alpha, basis.t, basis.inverse) is not None
+    assert optimal.optimum_of_t(user, alpha, basis.t, basis.t.rows) is None

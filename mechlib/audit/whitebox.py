@@ -25,13 +25,16 @@ from mechlib.core.users import BayesUser, Prior, absolute_loss, binary_loss, squ
 from mechlib.errors import InputError
 from mechlib.optimality.derivability import TBasis, derivation_witness
 from mechlib.optimality.dominance import dominance_certificate
-from mechlib.optimality.optimal import CertificationError, optimal_bayes_mechanism
+from mechlib.optimality.optimal import CertificationError, optimal_bayes_mechanism, optimum_of_t
 from mechlib.provenance import package_versions
 
 SCHEMA = "mechlib.audit/3"  # /3: matrices as integer rows (numerators over a row denominator, hexadecimal)
 
 #: The LP-based findings (dominance, certified optima) run up to this n; larger is "skipped".
 LP_MAX_N = 150
+#: The users' certified optima (T then its optimal remap, with a dual built from T: no LP; each
+#: user costs O(n³) integer work for the mechanism's own optimal remap) run up to this n.
+USERS_MAX_N = 400
 
 
 @dataclass(frozen=True)
@@ -170,6 +173,9 @@ def theory_findings(context: AuditContext, extra: Sequence[tuple[str, str, Bayes
     )
     too_big = f"n = {mech.n} is above {LP_MAX_N}, the size the LP findings run to" if mech.n > LP_MAX_N else None
     lp_skip = unfit or too_big
+    users_skip = unfit or (
+        f"n = {mech.n} is above {USERS_MAX_N}, the size the users' optima run to" if mech.n > USERS_MAX_N else None
+    )
 
     derived: list[Any] = []  # the derivation remap, once found: dominance's first candidate
 
@@ -207,8 +213,17 @@ def theory_findings(context: AuditContext, extra: Sequence[tuple[str, str, Bayes
                 raise InputError(f"the user {prior_name}/{loss_name} is on 0..{user.n}", hint=f"expected 0..{n}")
             remap = optimal_remap(mech, user)
             mine = expected_loss(mech, user, remap)
-            best = optimal_bayes_mechanism(user, alpha)
-            t_remap = optimal_remap(t, user)
+            # GRS Thm 3.1: T then its optimal remap, with a dual built from T's columns (no LP);
+            # the LP (with its own optimal mechanism) only if that dual does not check
+            of_t = optimum_of_t(user, alpha, t, basis.inverse)
+            if of_t is not None:
+                value, dual, t_remap, primal = of_t.value, of_t.dual, of_t.remap, {}
+            elif too_big is not None:
+                raise CertificationError(f"the dual built from T does not check and {too_big}")
+            else:
+                best = optimal_bayes_mechanism(user, alpha)
+                value, dual, t_remap = best.value, best.dual, optimal_remap(t, user)
+                primal = {"optimum_mechanism": best.mechanism.to_integer_rows()}
             rows.append(
                 {
                     "prior_name": prior_name,
@@ -217,10 +232,10 @@ def theory_findings(context: AuditContext, extra: Sequence[tuple[str, str, Bayes
                     "loss": [[format_fraction(v) for v in row] for row in user.loss.matrix],
                     "mechanism": format_fraction(mine),
                     "optimal_remap": {str(r): g for r, g in remap.as_mapping().items()},
-                    "optimum": format_fraction(best.value),
-                    "ratio": format_fraction(mine / best.value) if best.value else None,
-                    "optimum_mechanism": best.mechanism.to_integer_rows(),
-                    "dual": [format_fraction(u) for u in best.dual],
+                    "optimum": format_fraction(value),
+                    "ratio": format_fraction(mine / value) if value else None,
+                    **primal,
+                    "dual": [format_fraction(u) for u in dual],
                     "t_optimal_remap": {str(r): g for r, g in t_remap.as_mapping().items()},
                 }
             )
@@ -238,7 +253,7 @@ def theory_findings(context: AuditContext, extra: Sequence[tuple[str, str, Bayes
         "derivable": found.get("status") == "derivable" if found["status"] != "skipped" else None,
         "derivation": found,
         "dominance": _attempt(dominance, skip=unfit),  # a derivable M is dominated at any n
-        "user_losses": _attempt(user_losses, skip=lp_skip),
+        "user_losses": _attempt(user_losses, skip=users_skip),
     }
 
 

@@ -22,8 +22,9 @@ checked in integers, by cross-multiplication, without a rational per entry where
    ``"derivation"`` names the derivation's Y (T·Y = M: equal tails), decided at any n;
 5. each user: the standard users are the ones named (uniform prior; absolute, squared, binary
    loss), the mechanism's loss under its optimal remap (posterior argmin, recomputed), the ratio,
-   the optimum X* (α-DP, stochastic, loss Σu, every column c_j − u nonnegative on the α-DP cone, so
-   no α-DP mechanism loses less), and T's recorded remap reaching it (GRS Thm 3.2);
+   the optimum: a dual u with Σu = the optimum and every column c_j − u nonnegative on the α-DP
+   cone (so no α-DP mechanism loses less), reached by T with its recorded remap (GRS Thm 3.1) and,
+   when given, by the optimum X* (α-DP, stochastic);
 6. the ``alpha`` of every finding is the DP level; ``derivable``, ``verdict`` and ``unknown``
    agree with the findings; a finding is skipped only where the audit cannot decide it.
 """
@@ -46,8 +47,10 @@ from mechlib.schemas import precheck
 
 SCHEMA = "mechlib.audit/3"
 
-#: The LP-based findings (dominance, users) run up to this n (documented in the README).
+#: The LP findings (dominance of a mechanism that is not derivable; a user whose dual from T fails) run up to this n.
 LP_MAX_N = 150
+#: The users' certified optima run up to this n (no LP: a dual built from T).
+USERS_MAX_N = 400
 
 #: Fields recorded for the reader but not re-checkable from the certificate.
 PROVENANCE = (
@@ -377,7 +380,7 @@ def _check(cert: dict[str, Any], source: bytes | str | None, parsed: dict[str, A
         else:
             failures += _check_dominance(dom["remap"], m, inputs, outputs, alpha, n)
     users = cert["user_losses"]
-    if _status(users, "user_losses", lp, failures) == "certified":
+    if _status(users, "user_losses", decidable and n <= USERS_MAX_N, failures) == "certified":
         _keys(users, "user_losses", {"status", "alpha", "users"})
         if not _same(users["alpha"], alpha, "user_losses.alpha"):
             failures.append("user_losses.alpha is not the DP level")
@@ -598,7 +601,7 @@ def _check_user(
     u: Any, where: str, m: list[list[Q]], outputs: list[int], alpha: Q, t: list[list[Q]] | None, n: int
 ) -> list[str]:
     fields = {"prior_name", "loss_name", "prior", "loss", "mechanism", "optimal_remap", "optimum", "ratio"}
-    _keys(u, where, fields | {"optimum_mechanism", "dual", "t_optimal_remap"})
+    _keys(u, where, fields | {"dual", "t_optimal_remap"}, {"optimum_mechanism"})
     name = f"user ({u['prior_name']}, {u['loss_name']})"
     prior = [_f(p, f"{where}.prior") for p in _list(u["prior"], f"{where}.prior", n + 1)]
     loss = _matrix(u["loss"], f"{where}.loss", n + 1, n + 1)
@@ -616,15 +619,18 @@ def _check_user(
         _remapped_loss(m, outputs, prior, loss, u["optimal_remap"], f"{where}.optimal_remap", n) != mine
     ):
         out.append(f"{name}: the mechanism's loss with its optimal remap is not {u['mechanism']}")
-    x_rows = _int_rows(u["optimum_mechanism"], f"{where}.optimum_mechanism", n + 1, n + 1)
-    x = x_rows.rationals()
     dual = [_f(v, f"{where}.dual") for v in _list(u["dual"], f"{where}.dual", n + 1)]
     value = _f(u["optimum"], f"{where}.optimum")
     costs = [[p * v for v in row] for p, row in zip(prior, loss)]
-    dp = all(a >= alpha * b and b >= alpha * a for r0, r1 in pairwise(x) for a, b in zip(r0, r1))
-    face = sum((c * v for crow, xrow in zip(costs, x) for c, v in zip(crow, xrow)), Q(0))
     columns_ok = all(_cone_nonnegative([costs[i][j] - dual[i] for i in range(n + 1)], alpha) for j in range(n + 1))
-    if not (x_rows.stochastic() and dp and face == value == sum(dual, Q(0)) and columns_ok):
+    primal_ok = True  # without optimum_mechanism the primal is T then t_optimal_remap (checked below)
+    if "optimum_mechanism" in u:
+        x_rows = _int_rows(u["optimum_mechanism"], f"{where}.optimum_mechanism", n + 1, n + 1)
+        x = x_rows.rationals()
+        dp = all(a >= alpha * b and b >= alpha * a for r0, r1 in pairwise(x) for a, b in zip(r0, r1))
+        face = sum((c * v for crow, xrow in zip(costs, x) for c, v in zip(crow, xrow)), Q(0))
+        primal_ok = x_rows.stochastic() and dp and face == value
+    if not (primal_ok and value == sum(dual, Q(0)) and columns_ok):
         out.append(f"{name}: the optimality certificate of {u['optimum']} does not check")
     ratio = None if value == 0 else mine / value
     if (u["ratio"] is None) != (ratio is None) or (ratio is not None and not _same(u["ratio"], ratio, where)):

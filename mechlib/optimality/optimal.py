@@ -17,6 +17,7 @@ If the rebuilt pair does not check, z3's exact ``Optimize`` decides instead (sma
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -25,7 +26,9 @@ from typing import Any
 from mechlib.core.exact import format_fraction, parse_probability
 from mechlib.core.exact_linear import first_accepted, solve
 from mechlib.core.mechanism import Mechanism
+from mechlib.core.post_processing import optimal_remap
 from mechlib.core.privacy import is_dp
+from mechlib.core.remap import Remap
 from mechlib.core.users import BayesUser
 from mechlib.errors import InputError
 
@@ -122,6 +125,48 @@ def optimal_bayes_mechanism(user: BayesUser, alpha: object) -> BayesOptimum:
     if problem is not None:
         raise CertificationError(f"z3's solution does not check: {problem}")
     return BayesOptimum(x, sum(u, Fraction(0)), tuple(u), a, "z3")
+
+
+@dataclass(frozen=True)
+class OptimumOfT:
+    """The optimum over all α-DP mechanisms as T followed by the user's optimal remap Y (GRS
+    Theorem 3.1), certified with no LP: ``dual`` u with Σu = ``value`` and every column c_j − u
+    nonnegative on the α-DP cone, while T then Y loses exactly ``value``."""
+
+    remap: Remap
+    value: Fraction
+    dual: tuple[Fraction, ...]
+
+
+def optimum_of_t(
+    user: BayesUser, alpha: Fraction, t: Mechanism, inverse: Sequence[Sequence[Fraction]]
+) -> OptimumOfT | None:
+    """GRS Theorem 3.1's optimum, T then Y = the optimal remap of T, certified by a dual built from
+    complementary slackness instead of an LP: every column r of T is a point of the α-DP cone
+    that Y sends to guess Y(r), so each (c_{Y(r)} − u)·T_{·r} = 0, i.e. Tᵀu = b with
+    b_r = Σ_i T[i][r]·c[i][Y(r)], and u = (T⁻¹)ᵀb (T⁻¹ tridiagonal: O(n)). Since T⁻¹1 = 1,
+    Σu = Σ_r b_r, the loss of T then Y. The pair is accepted only if every column c_j − u is
+    nonnegative on the α-DP cone (weak duality then proves no α-DP mechanism loses less);
+    otherwise None (the LP decides). ``t`` and ``inverse``: T and T⁻¹ at the user's n and α."""
+    n = user.n
+    remap = optimal_remap(t, user)
+    mapping = remap.as_mapping()
+    guess = [mapping[r] for r in t.outputs]
+    costs = bayes_costs(user)
+    num, den = t.scaled()
+    # b in integers: with S a common multiple, K[i][g] = c[i][g]·S/den_i, and b_r·S = Σ_i num[i][r]·K[i][g]
+    row_scale = [math.lcm(*(c.denominator for c in row)) for row in costs]
+    scale = math.lcm(*(d * k for d, k in zip(den, row_scale)))
+    k = [[c.numerator * (scale // (d * c.denominator)) for c in row] for d, row in zip(den, costs)]
+    b = [Fraction(sum(num[i][r] * k[i][g] for i in range(n + 1)), scale) for r, g in enumerate(guess)]
+    u = [sum((inverse[r][i] * b[r] for r in range(max(0, i - 1), min(n, i + 1) + 1)), Fraction(0))
+         for i in range(n + 1)]  # fmt: skip
+    value = sum(b, Fraction(0))  # the loss of T then Y
+    if sum(u, Fraction(0)) != value:  # T⁻¹1 = 1 makes them equal; checked, not assumed
+        return None
+    if not all(cone_nonnegative([costs[i][j] - u[i] for i in range(n + 1)], alpha) for j in range(n + 1)):
+        return None
+    return OptimumOfT(remap, value, tuple(u))
 
 
 def certify_given(mechanism: Mechanism, user: BayesUser, alpha: object) -> tuple[Fraction, ...] | None:
