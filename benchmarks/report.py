@@ -81,4 +81,5 @@ def markdown(doc: dict[str, Any]) -> str:
             f"| {_seconds(r['min'])}–{_seconds(r['max'])} | {speed} | {_target(r)} | {met} |"
         )
     notes = [f"- {r['group']} ({r['role']}): {r['note']}" for r in doc["results"] if r["note"]]
-    return "\n".join([*lines, "", *notes]) + "\n"
+    failed = [f"- **failed**: {f}" for f in doc.get("failed", [])]
+    return "\n".join([*lines, "", *notes, *([""] if failed else []), *failed]) + "\n"

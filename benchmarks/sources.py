@@ -14,6 +14,10 @@ def t_100() -> Mechanism:
     return truncated_geometric("1/2", 100)
 
 
+def t_400() -> Mechanism:
+    return truncated_geometric("1/2", 400)
+
+
 def t_1000() -> Mechanism:
     return truncated_geometric("1/2", 1000)
 

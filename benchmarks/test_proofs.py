@@ -32,7 +32,7 @@ def test_fuzz_rate(measure: Measure) -> None:
                  "target ≥ 200 examples/s")  # fmt: skip
 
 
-def _fuzz_claims_run(workers: str) -> None:
+def _fuzz_claims_run(workers: str) -> int:
     from mechlib.proofs import REGISTRY
 
     fuzzed = sorted(c.id for c in REGISTRY.values() if any(k == "FUZZ" for k, _ in c.parts) and not c.slow)
@@ -40,7 +40,7 @@ def _fuzz_claims_run(workers: str) -> None:
     select = " or ".join(f"[{cid}]" for cid in fuzzed)
     env = {
         **os.environ,
-        "MECHLIB_FUZZ_SCALE": "2" if QUICK else "20",
+        "MECHLIB_FUZZ_SCALE": "2" if QUICK else "5",
         "MECHLIB_COUNTEREXAMPLES": "/tmp/mechlib-bench-cx",
     }
     done = subprocess.run(
@@ -48,28 +48,31 @@ def _fuzz_claims_run(workers: str) -> None:
          "tests/test_registry.py", "-k", f"claim_has_its_expected_verdict and ({select})"],
         env=env, capture_output=True, text=True, check=False,
     )  # fmt: skip
-    if done.returncode != 0:
+    if done.returncode not in (0, 1):  # 1: a claim went another way at this depth (reported, still timed)
         raise RuntimeError(f"pytest -n {workers} failed:\n{done.stdout[-2000:]}")
+    return done.returncode
 
 
-@pytest.mark.benchmark(group="deep fuzz run (the FUZZ claims' tests at 20× examples): xdist on 2 workers")
+@pytest.mark.benchmark(group="fuzz run (the FUZZ claims' tests at 5× examples): xdist on 2 workers")
 def test_xdist_speedup_paired(measure: Measure) -> None:
     """One round runs both, one process then two workers, so that both see the same machine state;
     the speed-up is the median of the per-round ratios."""
     ratios: list[float] = []
+    failing: set[int] = set()
 
     def paired_round() -> None:
         t0 = time.perf_counter()
-        _fuzz_claims_run("0")
+        failing.add(_fuzz_claims_run("0"))
         one = time.perf_counter() - t0
         t0 = time.perf_counter()
-        _fuzz_claims_run("2")
+        failing.add(_fuzz_claims_run("2"))
         ratios.append(one / (time.perf_counter() - t0))
 
     measure(paired_round, role="mechlib", n=2, rounds=HEAVY_ROUNDS)
     ratios.sort()
     measure.note(f"speed-up (one process ÷ 2 workers) per round {[round(r, 2) for r in ratios]}, median "
-                 f"{ratios[len(ratios) // 2]:.2f}× (target ≥ 1.8×); the time is both runs of a round")  # fmt: skip
+                 f"{ratios[len(ratios) // 2]:.2f}× (target ≥ 1.8×); the time is both runs of a round"
+                 + ("; some claim did not go the expected way at this depth" if 1 in failing else ""))  # fmt: skip
 
 
 @pytest.mark.parametrize("alpha", ["1/2", "1/3", "2/3"])
@@ -96,6 +99,7 @@ def test_qsat_frontier(measure: Measure, alpha: str) -> None:
         return largest
 
     largest = measure(frontier, role="mechlib", n=0, rounds=1)
+    measure.benchmark.extra_info["n"] = largest  # the frontier: the largest n proved
     measure.note(f"α = {alpha}: proved up to n = {largest}; seconds by n {times} (one run; 60 s is the limit)")
 
 
