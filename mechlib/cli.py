@@ -170,7 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
         "check",
         help="re-verify a certificate with the independent checker",
         description="Re-verify every witness of a certificate (schemas mechlib.audit/3, "
-        "mechlib.blackbox/2 and mechlib.bracket/1) without trusting the code that produced it. "
+        "mechlib.blackbox/3 and mechlib.bracket/1) without trusting the code that produced it. "
         "Exit 0 if it holds, 1 if any check fails, 2 if the file is not a certificate.",
     )
     check.add_argument(
@@ -228,6 +228,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 141
+
+
+def blackbox_headline(dp: dict[str, Any], alpha_fa: float) -> list[str]:
+    """What the sample shows about the true ε: a certified lower bound; outputs one neighbour never
+    produced (consistent with ε = ∞, which no sample certifies); the power statement only when
+    no such output makes it moot."""
+    confidence = f"{100 * (1 - alpha_fa):g}% confidence"
+    bound = dp["epsilon_lower_bound"]
+    lines = [
+        f"ε bound    the true ε is at least {bound['epsilon']} (certified, {confidence}; inputs {bound['inputs']}, "
+        f"event {bound['event']})"
+        if bound
+        else f"ε bound    no event shows any privacy loss ({confidence})"
+    ]
+    one_sided = dp["one_sided"]
+    if one_sided["total"]:
+        o = one_sided["shown"][0]
+        lines.append(
+            f"one-sided  output {o['output']}: seen {o['count']} time(s) under count {o['seen_under']}, never in "
+            f"{o['samples']} samples under count {o['never_under']} ({one_sided['total']} such cases): an output a "
+            "neighbour never produced is consistent with ε = ∞, which no sample can certify or rule out"
+        )
+    elif not dp["violation"]:
+        lines.append(
+            f"power      an excess of ≈ {dp['smallest_detectable_excess_epsilon']} over ε at one event would be flagged"
+        )
+    return lines
 
 
 def _refuse_overwrite(reports: list[Path], force: bool) -> None:
@@ -466,11 +493,8 @@ def _blackbox(args: argparse.Namespace) -> int:
                 f"violation  inputs {v['inputs']}, event {v['event']}: counts {v['counts']} of {v['samples']}; "
                 f"P ≥ {low:.6g} vs P ≤ {up:.6g}: ratio ≥ {ratio:.6g} > e^ε (exact bounds in --json)"
             )
-        else:
-            print(
-                f"power      an excess of ≈ {dp['smallest_detectable_excess_epsilon']} over ε "
-                "at one event would be flagged"
-            )
+        for line in blackbox_headline(dp, args.alpha_fa):
+            print(line)
         conformance = result["conformance"]
         if conformance:
             c = conformance["cell"]
