@@ -255,3 +255,32 @@ def test_the_certified_lower_bound_on_epsilon_is_checked(samplers: Path, capsys:
     hidden = json.loads(json.dumps(result))
     hidden["dp"]["epsilon_lower_bound"] = None
     assert any("is null" in f for f in check_result(hidden))
+
+
+def test_neighbours_complete_tests_every_pair_of_counts(samplers: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """T at α = 1/2 is ln 2-DP between adjacent counts but only ln 8-DP between 0 and 3: with
+    --neighbours complete (what a categorical mechanism claims) the far pair is flagged, and the
+    result records its pairs for the checker."""
+    from mechlib.checkers.blackbox_result import check_result
+
+    out = samplers / "complete.json"
+    args = ["--n", "3", "--epsilon", "0.7", "--samples", "20000", "--seed", "5", "-o", str(out)]
+    assert main(["blackbox", "my_samplers:tight", *args]) == 0
+    assert json.loads(out.read_text())["neighbours"] == [[0, 1], [1, 2], [2, 3]]
+    assert main(["blackbox", "my_samplers:tight", *args, "--neighbours", "complete"]) == 1
+    result = json.loads(out.read_text())
+    assert len(result["neighbours"]) == 6 and check_result(result) == []
+    v = result["dp"]["violation"]
+    assert abs(v["inputs"][0] - v["inputs"][1]) > 1
+    fewer = json.loads(json.dumps(result))
+    fewer["neighbours"] = [[0, 1], [1, 2], [2, 3]]  # the violation is no longer between neighbours
+    assert check_result(fewer)
+    capsys.readouterr()
+
+
+def test_a_bad_neighbours_file_is_one_line(samplers: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pairs = samplers / "pairs.json"
+    pairs.write_text("[[0, 1], [1, 1]]")
+    assert main(["blackbox", "my_samplers:tight", "--n", "3", "--epsilon", "1", "--neighbours", str(pairs)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "pair 1 is [1, 1]" in err and "pairs.json" in err

@@ -145,11 +145,28 @@ def _hits(h: dict[int, int], kind: str, t: int) -> int:
     return sum(c for s, c in h.items() if (s == t if kind == "=" else s <= t if kind == "≤" else s >= t))
 
 
-def dp_test(counts: list[dict[int, int]], epsilon: Fraction, alpha_fa: float = 0.05) -> dict[str, Any]:
-    """The DP test of the module docstring on histograms over inputs 0..n (path neighbours)."""
+def path_neighbours(n: int) -> list[tuple[int, int]]:
+    """The neighbours of a count query: i and i + 1."""
+    return [(i, i + 1) for i in range(n)]
+
+
+def ordered_pairs(neighbours: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Both directions of every neighbouring pair, (i, i′) and (i′, i)."""
+    return [pair for i, j in neighbours for pair in ((i, j), (j, i))]
+
+
+def dp_test(
+    counts: list[dict[int, int]],
+    epsilon: Fraction,
+    alpha_fa: float = 0.05,
+    neighbours: Sequence[tuple[int, int]] | None = None,
+) -> dict[str, Any]:
+    """The DP test of the module docstring on histograms over inputs 0..n; ``neighbours``: the
+    pairs of inputs DP is claimed between (default: the path of a count query)."""
     samples = [sum(h.values()) for h in counts]
     events = _events(counts)
-    pairs = [(i, i + d) for i in range(len(counts)) for d in (-1, 1) if 0 <= i + d < len(counts)]
+    neighbours = path_neighbours(len(counts) - 1) if neighbours is None else neighbours
+    pairs = ordered_pairs(neighbours)
     hypotheses = len(pairs) * len(events)
     delta = alpha_fa / (2 * hypotheses)
     _, e_hi = exp_bounds(epsilon)
@@ -184,7 +201,7 @@ def dp_test(counts: list[dict[int, int]], epsilon: Fraction, alpha_fa: float = 0
         # with probability ≥ 1 − α_FA every bound holds at once, so the true ε ≥ ln(L/U) for each
         # (pair, event): the largest is a certified lower bound on the true ε, whatever the claim
         "epsilon_lower_bound": _epsilon_lower_bound(best),
-        "one_sided": one_sided_outputs(counts),
+        "one_sided": one_sided_outputs(counts, pairs),
         # min over (pair, event) of ε − ln(L/U): the smallest excess privacy loss at one event
         # that this sample would have flagged (display only; floats never decide the verdict)
         "smallest_detectable_excess_epsilon": None if math.isinf(resolution) else round(max(resolution, 0.0), 6),
@@ -196,19 +213,16 @@ def dp_test(counts: list[dict[int, int]], epsilon: Fraction, alpha_fa: float = 0
 ONE_SIDED_SHOWN = 20
 
 
-def one_sided_outputs(counts: list[dict[int, int]]) -> dict[str, Any]:
+def one_sided_outputs(counts: list[dict[int, int]], pairs: Sequence[tuple[int, int]]) -> dict[str, Any]:
     """Outputs seen under a count and never under a neighbouring count: consistent with an infinite
     ε (an output one input never produces), which no finite sample can certify — shown as such,
     never as evidence of privacy. The rarest under their count come first."""
-    found = []
-    for i, h in enumerate(counts):
-        for j in (i - 1, i + 1):
-            if 0 <= j < len(counts):
-                found += [
-                    {"output": s, "seen_under": i, "count": k, "never_under": j, "samples": sum(counts[j].values())}
-                    for s, k in h.items()
-                    if s not in counts[j]
-                ]
+    found = [
+        {"output": s, "seen_under": i, "count": k, "never_under": j, "samples": sum(counts[j].values())}
+        for i, j in pairs
+        for s, k in counts[i].items()
+        if s not in counts[j]
+    ]
     found.sort(key=lambda f: (f["count"], f["output"], f["seen_under"], f["never_under"]))
     return {"total": len(found), "shown": found[:ONE_SIDED_SHOWN]}
 
@@ -268,6 +282,7 @@ def blackbox_result(
     epsilon: Fraction,
     alpha_fa: float,
     pmf: list[dict[int, Fraction]] | None = None,
+    neighbours: Sequence[tuple[int, int]] | None = None,
 ) -> dict[str, Any]:
     """The ``mechlib.blackbox/3`` result (re-checked by ``mechlib check``) for histograms of
     ``samples`` draws per count: the DP test and, given a claimed ``pmf``, the conformance test.
@@ -283,6 +298,7 @@ def blackbox_result(
         "seed": seed,
         "samples_per_second": round(samples * (n + 1) / seconds, 1) if seconds else None,
         "counts": [{str(k): v for k, v in sorted(h.items())} for h in counts],
-        "dp": dp_test(counts, epsilon, alpha_fa),
+        "neighbours": [list(pair) for pair in (path_neighbours(n) if neighbours is None else neighbours)],
+        "dp": dp_test(counts, epsilon, alpha_fa, neighbours),
         "conformance": conformance_test(counts, pmf, alpha_fa) if pmf is not None else None,
     }

@@ -4,8 +4,9 @@ Everything is recomputed from the recorded counts alone, with arb's rigorous reg
 incomplete beta (scipy's Beta quantile only suggests a candidate bound, which arb then proves):
 
 * the shape: n + 1 histograms over integer outputs, each with ``samples_per_count`` samples;
-* the test's parameters: the events (single outputs seen, both tails), the ordered neighbour pairs
-  (i, i ± 1), H = pairs × events hypotheses, the per-bound level δ = α_FA / (2H);
+* the test's parameters: the events (single outputs seen, both tails), the ordered pairs of the
+  recorded neighbours (distinct counts in 0..n, each pair once), H = pairs × events hypotheses,
+  the per-bound level δ = α_FA / (2H);
 * a reported violation: inputs a neighbour pair, its event one of the test's, its counts and sample
   sizes the histograms', L a verified lower bound (P(Bin(N, L) ≥ k) ≤ δ), U a verified upper bound
   (P(Bin(N, U) ≤ k) ≤ δ), L/U as recorded, and L > e^ε·U proved by arb;
@@ -47,8 +48,8 @@ PROVENANCE = (
 )
 
 TOP = {
-    "schema", "tool", "sampler", "n", "samples_per_count", "seed", "samples_per_second", "counts", "dp",
-    "conformance",
+    "schema", "tool", "sampler", "n", "samples_per_count", "seed", "samples_per_second", "counts", "neighbours",
+    "dp", "conformance",
 }  # fmt: skip
 DP = {
     "epsilon", "alpha_fa", "hypotheses", "per_bound_level", "verdict", "violation", "epsilon_lower_bound",
@@ -181,19 +182,28 @@ def _check(result: dict[str, Any]) -> list[str]:
     failures = []
     if any(sum(h.values()) != per_count for h in counts):
         failures.append("a histogram does not have samples_per_count samples")
-    failures += _check_dp(_keys(result["dp"], "dp", DP), counts)
+    failures += _check_dp(_keys(result["dp"], "dp", DP), counts, _neighbours(result["neighbours"], n))
     if result["conformance"] is not None:
         failures += _check_conformance(result["conformance"], counts)
     return failures
 
 
-def _check_dp(dp: dict[str, Any], counts: list[dict[int, int]]) -> list[str]:
+def _neighbours(raw: Any, n: int) -> list[tuple[int, int]]:
+    if not isinstance(raw, list) or not raw:
+        raise Malformed("neighbours: expected a nonempty list of pairs of counts")
+    pairs = [tuple(_int(v, f"neighbours[{k}]", 0) for v in _list2(p, f"neighbours[{k}]")) for k, p in enumerate(raw)]
+    if any(i == j or max(i, j) > n for i, j in pairs) or len({frozenset(p) for p in pairs}) != len(pairs):
+        raise Malformed(f"neighbours: expected distinct pairs of distinct counts in 0..{n}")
+    return [(i, j) for i, j in pairs]
+
+
+def _check_dp(dp: dict[str, Any], counts: list[dict[int, int]], neighbours: list[tuple[int, int]]) -> list[str]:
     eps = _exact(dp["epsilon"], "dp.epsilon")
     alpha_fa = _number(dp["alpha_fa"], "dp.alpha_fa")
     if not 0 < alpha_fa < 1 or eps < 0:
         raise Malformed("dp: expected 0 < alpha_fa < 1 and epsilon ≥ 0")
     events = _events(counts)
-    pairs = [(i, i + d) for i in range(len(counts)) for d in (-1, 1) if 0 <= i + d < len(counts)]
+    pairs = [pair for i, j in neighbours for pair in ((i, j), (j, i))]
     hypotheses = len(pairs) * len(events)
     failures = []
     if dp["hypotheses"] != hypotheses:
@@ -204,7 +214,7 @@ def _check_dp(dp: dict[str, Any], counts: list[dict[int, int]]) -> list[str]:
         failures.append(f"dp.per_bound_level is {recorded}, α_FA/(2H) = {float(delta)}")
     e_eps = _arb(eps).exp()
     failures += _check_lower_bound(dp["epsilon_lower_bound"], counts, events, pairs, delta)
-    if dp["one_sided"] != one_sided(counts):
+    if dp["one_sided"] != one_sided(counts, pairs):
         failures.append("dp.one_sided is not the counts' outputs seen under one count and never under a neighbour")
     violation = dp["violation"]
     if dp["verdict"] not in ("violation", "no violation found"):
@@ -212,7 +222,9 @@ def _check_dp(dp: dict[str, Any], counts: list[dict[int, int]]) -> list[str]:
     if (dp["verdict"] == "violation") != (violation is not None):
         return [*failures, f"dp.verdict {dp['verdict']!r} does not match the violation recorded"]
     if violation is not None:
-        return failures + _check_violation(_keys(violation, "dp.violation", VIOLATION), counts, events, delta, e_eps)
+        return failures + _check_violation(
+            _keys(violation, "dp.violation", VIOLATION), counts, events, delta, e_eps, set(pairs)
+        )
     totals = [sum(h.values()) for h in counts]
     for name, op, t in events:  # "no violation found": no (pair, event) with verified L > e^ε·U
         hits = [_hits(h, op, t) for h in counts]
@@ -227,21 +239,31 @@ def _check_dp(dp: dict[str, Any], counts: list[dict[int, int]]) -> list[str]:
 
 
 def _check_violation(
-    v: dict[str, Any], counts: list[dict[int, int]], events: list[tuple[str, str, int]], delta: Fraction, e_eps: Any
+    v: dict[str, Any],
+    counts: list[dict[int, int]],
+    events: list[tuple[str, str, int]],
+    delta: Fraction,
+    e_eps: Any,
+    pairs: set[tuple[int, int]],
 ) -> list[str]:
-    out, low, up = _check_witness_bounds(v, "dp.violation", counts, events, delta)
+    out, low, up = _check_witness_bounds(v, "dp.violation", counts, events, delta, pairs)
     if not _arb(low) > e_eps * _arb(up):
         out.append("L > e^ε·U does not hold")
     return out
 
 
 def _check_witness_bounds(
-    v: dict[str, Any], where: str, counts: list[dict[int, int]], events: list[tuple[str, str, int]], delta: Fraction
+    v: dict[str, Any],
+    where: str,
+    counts: list[dict[int, int]],
+    events: list[tuple[str, str, int]],
+    delta: Fraction,
+    pairs: set[tuple[int, int]],
 ) -> tuple[list[str], Fraction, Fraction]:
     """A recorded (pair, event) with its counts and verified bounds L, U: (failures, L, U)."""
     i, j = (_int(x, f"{where}.inputs", 0) for x in _list2(v["inputs"], f"{where}.inputs"))
-    if i >= len(counts) or j >= len(counts) or abs(i - j) != 1:
-        return [f"{where}: the inputs are not neighbouring counts 0..n"], Fraction(0), Fraction(1)
+    if (i, j) not in pairs:
+        return [f"{where}: the inputs are not a recorded neighbour pair"], Fraction(0), Fraction(1)
     by_name = {name: (op, t) for name, op, t in events}
     if v["event"] not in by_name:
         return [f"{where}: the event {v['event']!r} is not one of the test's"], Fraction(0), Fraction(1)
@@ -278,7 +300,9 @@ def _check_lower_bound(
                     return [f"dp.epsilon_lower_bound is null, but inputs {i}, {j} at event {name} give L/U > 1"]
         return []
     where = "dp.epsilon_lower_bound"
-    out, low, up = _check_witness_bounds(_keys(b, where, VIOLATION | {"epsilon"}), where, counts, events, delta)
+    out, low, up = _check_witness_bounds(
+        _keys(b, where, VIOLATION | {"epsilon"}), where, counts, events, delta, set(pairs)
+    )
     shown = b["epsilon"]
     if not isinstance(shown, str) or not _DECIMAL6.fullmatch(shown):
         raise Malformed(f"{where}.epsilon: expected a decimal with 6 digits, got {shown!r}")
@@ -287,14 +311,12 @@ def _check_lower_bound(
     return out
 
 
-def one_sided(counts: list[dict[int, int]], shown: int = 20) -> dict[str, Any]:
+def one_sided(counts: list[dict[int, int]], pairs: list[tuple[int, int]], shown: int = 20) -> dict[str, Any]:
     """Outputs seen under a count and never under a neighbouring one, rarest first."""
     found = [
         {"output": s, "seen_under": i, "count": k, "never_under": j, "samples": sum(counts[j].values())}
-        for i, h in enumerate(counts)
-        for j in (i - 1, i + 1)
-        if 0 <= j < len(counts)
-        for s, k in h.items()
+        for i, j in pairs
+        for s, k in counts[i].items()
         if s not in counts[j]
     ]
     found.sort(key=lambda f: (f["count"], f["output"], f["seen_under"], f["never_under"]))
