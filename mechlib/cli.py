@@ -136,6 +136,13 @@ def build_parser() -> argparse.ArgumentParser:
     box.add_argument("--alpha-fa", type=float, default=0.05, help="false-alarm rate (default 0.05)")
     box.add_argument("--pmf", metavar="FILE", help="claimed exact pmf: a mechanism JSON/CSV file (rows = counts)")
     box.add_argument("--range", metavar="LO:HI", help="the declared output range; a value outside it is an error")
+    box.add_argument(
+        "--neighbours",
+        metavar="path|complete|FILE",
+        default="path",
+        help="the pairs of counts DP is claimed between: path (i, i+1; a count query, the default), complete "
+        "(every pair: categorical mechanisms such as randomized response), or a JSON file of pairs [[0, 2], …]",
+    )
     box.add_argument("--json", action="store_true", help="print the result as JSON")
     box.add_argument(
         "-o", "--output", metavar="PATH", help="also write the JSON result to PATH (mechlib check re-verifies it)"
@@ -170,7 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
         "check",
         help="re-verify a certificate with the independent checker",
         description="Re-verify every witness of a certificate (schemas mechlib.audit/3, "
-        "mechlib.blackbox/2 and mechlib.bracket/1) without trusting the code that produced it. "
+        "mechlib.blackbox/3 and mechlib.bracket/1) without trusting the code that produced it. "
         "Exit 0 if it holds, 1 if any check fails, 2 if the file is not a certificate.",
     )
     check.add_argument(
@@ -228,6 +235,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 141
+
+
+def blackbox_headline(dp: dict[str, Any], alpha_fa: float) -> list[str]:
+    """What the sample shows about the true ε: a certified lower bound; outputs one neighbour never
+    produced (consistent with ε = ∞, which no sample certifies); the power statement only when
+    no such output makes it moot."""
+    confidence = f"{100 * (1 - alpha_fa):g}% confidence"
+    bound = dp["epsilon_lower_bound"]
+    lines = [
+        f"ε bound    the true ε is at least {bound['epsilon']} (certified, {confidence}; inputs {bound['inputs']}, "
+        f"event {bound['event']})"
+        if bound
+        else f"ε bound    no event shows any privacy loss ({confidence})"
+    ]
+    one_sided = dp["one_sided"]
+    if one_sided["total"]:
+        o = one_sided["shown"][0]
+        lines.append(
+            f"one-sided  output {o['output']}: seen {o['count']} time(s) under count {o['seen_under']}, never in "
+            f"{o['samples']} samples under count {o['never_under']} ({one_sided['total']} such cases): an output a "
+            "neighbour never produced is consistent with ε = ∞, which no sample can certify or rule out"
+        )
+    elif not dp["violation"]:
+        lines.append(
+            f"power      an excess of ≈ {dp['smallest_detectable_excess_epsilon']} over ε at one event would be flagged"
+        )
+    return lines
 
 
 def _refuse_overwrite(reports: list[Path], force: bool) -> None:
@@ -390,6 +424,32 @@ def _school_planning(args: argparse.Namespace) -> int:
     return EXIT_OK if best["certificate check"] == "passed" else EXIT_FAILED
 
 
+def _blackbox_neighbours(spec: str, n: int) -> list[tuple[int, int]]:
+    """``--neighbours``: path, complete, or a JSON file of pairs of distinct counts in 0..n."""
+    if spec == "path":
+        return [(i, i + 1) for i in range(n)]
+    if spec == "complete":
+        return [(i, j) for i in range(n + 1) for j in range(i + 1, n + 1)]
+    from mechlib.audit.loading import read_json
+
+    expected = f"path, complete, or a JSON file of pairs of distinct counts in 0..{n}, e.g. [[0, 1], [0, 2]]"
+    try:
+        raw = read_json(Path(spec).read_bytes())
+    except OSError as err:
+        raise InputError(f"cannot read: {err.strerror or err}", source=spec, hint=expected) from None
+    except InputError as err:
+        raise err.at(spec) from None
+    if not isinstance(raw, list) or not raw:
+        raise InputError("is not a nonempty list of pairs", source=spec, hint=expected)
+    pairs: list[tuple[int, int]] = []
+    for k, pair in enumerate(raw):
+        ok = isinstance(pair, list) and len(pair) == 2 and all(type(v) is int and 0 <= v <= n for v in pair)
+        if not ok or pair[0] == pair[1] or frozenset(pair) in {frozenset(p) for p in pairs}:
+            raise InputError(f"pair {k} is {pair!r}", source=spec, field=f"[{k}]", hint=expected + ", each pair once")
+        pairs.append((pair[0], pair[1]))
+    return pairs
+
+
 def _blackbox(args: argparse.Namespace) -> int:
     from fractions import Fraction
 
@@ -417,6 +477,7 @@ def _blackbox(args: argparse.Namespace) -> int:
         except ValueError:
             raise InputError(f"--range {args.range!r}", field="--range", hint="expected LO:HI, e.g. 0:5") from None
         declared = range(lo, hi + 1)
+    neighbours = _blackbox_neighbours(args.neighbours, args.n)
     chosen = make_sampler(args.sampler, args.n, epsilon)
     start = time.perf_counter()
     if args.json or not sys.stderr.isatty():
@@ -439,6 +500,7 @@ def _blackbox(args: argparse.Namespace) -> int:
         epsilon=epsilon,
         alpha_fa=args.alpha_fa,
         pmf=pmf,
+        neighbours=neighbours,
     )
     text = json.dumps(result, indent=2, ensure_ascii=False)
     outputs = {args.output: text + "\n"} if args.output else {}
@@ -466,11 +528,8 @@ def _blackbox(args: argparse.Namespace) -> int:
                 f"violation  inputs {v['inputs']}, event {v['event']}: counts {v['counts']} of {v['samples']}; "
                 f"P ≥ {low:.6g} vs P ≤ {up:.6g}: ratio ≥ {ratio:.6g} > e^ε (exact bounds in --json)"
             )
-        else:
-            print(
-                f"power      an excess of ≈ {dp['smallest_detectable_excess_epsilon']} over ε "
-                "at one event would be flagged"
-            )
+        for line in blackbox_headline(dp, args.alpha_fa):
+            print(line)
         conformance = result["conformance"]
         if conformance:
             c = conformance["cell"]

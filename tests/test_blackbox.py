@@ -29,6 +29,11 @@ def tight(count, rng):          # T at α = 1/2 (ε = ln 2) on 0..3
 def wrong_spec(count, rng):     # T at α = 3/4: ln(4/3)-DP, so 0.7-DP too, but not the pmf of T at α = 1/2
     return _t(0.75, 3, count, rng)
 
+def rare_output(count, rng):    # fair coin, plus output 99 with probability 1/10^4 under count 3 only: ε = ∞
+    if count == 3 and rng.random() < 1e-4:
+        return 99
+    return int(rng.random() < 0.5)
+
 def not_an_int(count, rng):
     return "three"
 
@@ -80,7 +85,7 @@ def test_cli_blackbox_flags_a_loose_sampler_and_passes_a_tight_one(
 ) -> None:
     assert main(["blackbox", "my_samplers:loose", "--n", "3", "--epsilon", "1", "--samples", "4000", "--json"]) == 1
     result = json.loads(capsys.readouterr().out)
-    assert result["dp"]["verdict"] == "violation" and result["schema"] == "mechlib.blackbox/2"
+    assert result["dp"]["verdict"] == "violation" and result["schema"] == "mechlib.blackbox/3"
     assert main(["blackbox", "my_samplers:tight", "--n", "3", "--epsilon", "0.7", "--samples", "4000", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["dp"]["verdict"] == "no violation found"
 
@@ -209,3 +214,73 @@ def test_blackbox_result_rechecks_and_reports(samplers: Path, capsys: pytest.Cap
     assert check_result(json.loads(wrong.read_text())) == []
     assert "claimed (grey)" in (samplers / "my_samplers_wrong_spec.blackbox.html").read_text()
     capsys.readouterr()
+
+
+def test_an_output_one_neighbour_never_produces_is_the_headline(
+    samplers: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue: a sampler whose ε is infinite (output 99 under count 3 only, p = 10⁻⁴) read "no
+    violation found … an excess of ≈0.02 would be flagged". It is now shown as one-sided, with no
+    power statement, and the certified lower bound says what the sample does prove."""
+    from mechlib.checkers.blackbox_result import check_result
+
+    out = samplers / "rare.json"
+    args = ["--n", "4", "--epsilon", "1", "--samples", "100000", "--seed", "1", "-o", str(out)]
+    assert main(["blackbox", "my_samplers:rare_output", *args]) == 0
+    text = capsys.readouterr().out
+    assert "one-sided  output 99: seen" in text and "ε = ∞" in text and "would be flagged" not in text
+    result = json.loads(out.read_text())
+    shown = result["dp"]["one_sided"]["shown"]
+    assert {(o["output"], o["seen_under"], o["never_under"]) for o in shown} == {(99, 3, 2), (99, 3, 4)}
+    assert check_result(result) == []
+    result["dp"]["one_sided"]["shown"].pop()
+    assert any("one_sided" in f for f in check_result(result))
+
+
+def test_the_certified_lower_bound_on_epsilon_is_checked(samplers: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """T at ε = 2 tested against ε = 1: a violation, and ε ≥ (a certified bound in (1, 2]); forging a
+    larger bound, or hiding it, is rejected."""
+    from mechlib.checkers.blackbox_result import check_result
+
+    out = samplers / "loose.json"
+    args = ["--n", "3", "--epsilon", "1", "--samples", "20000", "--seed", "3", "-o", str(out)]
+    assert main(["blackbox", "my_samplers:loose", *args]) == 1
+    assert "the true ε is at least" in capsys.readouterr().out
+    result = json.loads(out.read_text())
+    bound = result["dp"]["epsilon_lower_bound"]
+    assert 1 < float(bound["epsilon"]) <= 2 and check_result(result) == []
+    forged = json.loads(json.dumps(result))
+    forged["dp"]["epsilon_lower_bound"]["epsilon"] = "2.500000"
+    assert any("does not follow" in f for f in check_result(forged))
+    hidden = json.loads(json.dumps(result))
+    hidden["dp"]["epsilon_lower_bound"] = None
+    assert any("is null" in f for f in check_result(hidden))
+
+
+def test_neighbours_complete_tests_every_pair_of_counts(samplers: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """T at α = 1/2 is ln 2-DP between adjacent counts but only ln 8-DP between 0 and 3: with
+    --neighbours complete (what a categorical mechanism claims) the far pair is flagged, and the
+    result records its pairs for the checker."""
+    from mechlib.checkers.blackbox_result import check_result
+
+    out = samplers / "complete.json"
+    args = ["--n", "3", "--epsilon", "0.7", "--samples", "20000", "--seed", "5", "-o", str(out)]
+    assert main(["blackbox", "my_samplers:tight", *args]) == 0
+    assert json.loads(out.read_text())["neighbours"] == [[0, 1], [1, 2], [2, 3]]
+    assert main(["blackbox", "my_samplers:tight", *args, "--neighbours", "complete"]) == 1
+    result = json.loads(out.read_text())
+    assert len(result["neighbours"]) == 6 and check_result(result) == []
+    v = result["dp"]["violation"]
+    assert abs(v["inputs"][0] - v["inputs"][1]) > 1
+    fewer = json.loads(json.dumps(result))
+    fewer["neighbours"] = [[0, 1], [1, 2], [2, 3]]  # the violation is no longer between neighbours
+    assert check_result(fewer)
+    capsys.readouterr()
+
+
+def test_a_bad_neighbours_file_is_one_line(samplers: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pairs = samplers / "pairs.json"
+    pairs.write_text("[[0, 1], [1, 1]]")
+    assert main(["blackbox", "my_samplers:tight", "--n", "3", "--epsilon", "1", "--neighbours", str(pairs)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "pair 1 is [1, 1]" in err and "pairs.json" in err

@@ -202,6 +202,26 @@ def _blackbox_doc(pmf_of: Mechanism | None, seed: int, samples: int, epsilon: st
     return out
 
 
+def _six_decimals(text: str) -> bool:
+    import re
+
+    return re.fullmatch(r"[0-9]+\.[0-9]{6}", text) is not None
+
+
+def _still_a_failing_interval(doc: dict[str, Any], changed: dict[str, Any]) -> bool:
+    """A looser, still verified Clopper–Pearson interval that still excludes the claimed value."""
+    from mechlib.checkers.blackbox_result import lower_ok, upper_ok
+
+    c, cell = changed["conformance"], doc["conformance"]["cell"]
+    try:
+        low, up = (Fraction(x) for x in c["interval"])
+    except (TypeError, ValueError, ZeroDivisionError):
+        return False
+    k, n, delta = cell["count"], cell["samples"], Fraction(c["alpha_fa"]) / (2 * c["cells"])
+    claimed = Fraction(cell["claimed"])
+    return lower_ok(k, n, low, delta) and upper_ok(k, n, up, delta) and not low <= claimed <= up
+
+
 @pytest.mark.parametrize(
     ("name", "pmf", "epsilon"),
     [
@@ -224,6 +244,10 @@ def test_every_blackbox_result_field_is_checked(name: str, pmf: Mechanism, epsil
             rows = [{int(s): Fraction(p) for s, p in row.items()} for row in _set(doc, path, new)["conformance"]["pmf"]]
             valid = all(min(r.values()) >= 0 and sum(r.values()) == 1 for r in rows)
             return valid and bool(conformance_test(counts, rows)["verdict"] == doc["conformance"]["verdict"])
+        if path[:2] == ("conformance", "interval") and doc["conformance"]["cell"] is not None:
+            return _still_a_failing_interval(doc, _set(doc, path, new))
+        if path == ("dp", "epsilon_lower_bound", "epsilon"):  # a smaller (weaker) lower bound
+            return isinstance(new, str) and _six_decimals(new) and Fraction(new) <= Fraction(old)
         return False
 
     total, rejected, wrong = tamper_all(doc, blackbox_result.check_result, oracle, seed=7)

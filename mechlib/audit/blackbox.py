@@ -27,7 +27,7 @@ from typing import Any
 
 import flint
 
-from mechlib.core.exact import format_fraction
+from mechlib.core.exact import format_decimal, format_fraction
 from mechlib.core.privacy import arb_precision, to_arb
 from mechlib.errors import InputError
 from mechlib.infodesign.alpha import exp_bounds
@@ -145,23 +145,40 @@ def _hits(h: dict[int, int], kind: str, t: int) -> int:
     return sum(c for s, c in h.items() if (s == t if kind == "=" else s <= t if kind == "≤" else s >= t))
 
 
-def dp_test(counts: list[dict[int, int]], epsilon: Fraction, alpha_fa: float = 0.05) -> dict[str, Any]:
-    """The DP test of the module docstring on histograms over inputs 0..n (path neighbours)."""
+def path_neighbours(n: int) -> list[tuple[int, int]]:
+    """The neighbours of a count query: i and i + 1."""
+    return [(i, i + 1) for i in range(n)]
+
+
+def ordered_pairs(neighbours: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Both directions of every neighbouring pair, (i, i′) and (i′, i)."""
+    return [pair for i, j in neighbours for pair in ((i, j), (j, i))]
+
+
+def dp_test(
+    counts: list[dict[int, int]],
+    epsilon: Fraction,
+    alpha_fa: float = 0.05,
+    neighbours: Sequence[tuple[int, int]] | None = None,
+) -> dict[str, Any]:
+    """The DP test of the module docstring on histograms over inputs 0..n; ``neighbours``: the
+    pairs of inputs DP is claimed between (default: the path of a count query)."""
     samples = [sum(h.values()) for h in counts]
     events = _events(counts)
-    pairs = [(i, i + d) for i in range(len(counts)) for d in (-1, 1) if 0 <= i + d < len(counts)]
+    neighbours = path_neighbours(len(counts) - 1) if neighbours is None else neighbours
+    pairs = ordered_pairs(neighbours)
     hypotheses = len(pairs) * len(events)
     delta = alpha_fa / (2 * hypotheses)
     _, e_hi = exp_bounds(epsilon)
     hits = [[_hits(h, kind, t) for h in counts] for _, kind, t in events]
     lowers = [[cp_lower(k, samples[i], delta) for i, k in enumerate(row)] for row in hits]
     uppers = [[cp_upper(k, samples[i], delta) for i, k in enumerate(row)] for row in hits]
-    best: dict[str, Any] | None = None
+    best: dict[str, Any] | None = None  # the (pair, event) with the largest L/U
     resolution = math.inf
     for e, (name, _, _) in enumerate(events):
         for i, j in pairs:
             low, up = lowers[e][i], uppers[e][j]
-            if low > e_hi * up and (best is None or low / up > Fraction(best["ratio_lower_bound"])):
+            if low > 0 and (best is None or low / up > Fraction(best["ratio_lower_bound"])):
                 best = {
                     "inputs": [i, j],
                     "event": name,
@@ -173,18 +190,54 @@ def dp_test(counts: list[dict[int, int]], epsilon: Fraction, alpha_fa: float = 0
                 }
             if low > 0:  # how much larger P_i(E)/P_i′(E) would have to be to be flagged here
                 resolution = min(resolution, float(epsilon) - math.log(float(low / up)))
+    violated = best is not None and Fraction(best["ratio_lower_bound"]) > e_hi
     result: dict[str, Any] = {
         "epsilon": format_fraction(epsilon),
         "alpha_fa": alpha_fa,
         "hypotheses": hypotheses,
         "per_bound_level": delta,
-        "verdict": "violation" if best else "no violation found",
-        "violation": best,
+        "verdict": "violation" if violated else "no violation found",
+        "violation": best if violated else None,
+        # with probability ≥ 1 − α_FA every bound holds at once, so the true ε ≥ ln(L/U) for each
+        # (pair, event): the largest is a certified lower bound on the true ε, whatever the claim
+        "epsilon_lower_bound": _epsilon_lower_bound(best),
+        "one_sided": one_sided_outputs(counts, pairs),
         # min over (pair, event) of ε − ln(L/U): the smallest excess privacy loss at one event
         # that this sample would have flagged (display only; floats never decide the verdict)
         "smallest_detectable_excess_epsilon": None if math.isinf(resolution) else round(max(resolution, 0.0), 6),
     }
     return result
+
+
+#: One-sided outputs listed in a result (their total is always given).
+ONE_SIDED_SHOWN = 20
+
+
+def one_sided_outputs(counts: list[dict[int, int]], pairs: Sequence[tuple[int, int]]) -> dict[str, Any]:
+    """Outputs seen under a count and never under a neighbouring count: consistent with an infinite
+    ε (an output one input never produces), which no finite sample can certify — shown as such,
+    never as evidence of privacy. The rarest under their count come first."""
+    found = [
+        {"output": s, "seen_under": i, "count": k, "never_under": j, "samples": sum(counts[j].values())}
+        for i, j in pairs
+        for s, k in counts[i].items()
+        if s not in counts[j]
+    ]
+    found.sort(key=lambda f: (f["count"], f["output"], f["seen_under"], f["never_under"]))
+    return {"total": len(found), "shown": found[:ONE_SIDED_SHOWN]}
+
+
+def _epsilon_lower_bound(best: dict[str, Any] | None) -> dict[str, Any] | None:
+    """ln(L/U) of the best (pair, event), rounded down to 6 decimals and proved ≤ ln(L/U) by arb;
+    None when no event has L/U > 1 (the data show no privacy loss at all)."""
+    if best is None or Fraction(best["ratio_lower_bound"]) <= 1:
+        return None
+    ratio = Fraction(best["ratio_lower_bound"])
+    with arb_precision(128):
+        shown = Fraction(math.floor(math.log(float(ratio)) * 10**6) - 1, 10**6)
+        while not to_arb(shown) < to_arb(ratio).log():  # the float log is only a first guess
+            shown -= Fraction(1, 10**6)
+    return {**best, "epsilon": format_decimal(shown, 6, up=False)}
 
 
 def conformance_test(
@@ -229,14 +282,15 @@ def blackbox_result(
     epsilon: Fraction,
     alpha_fa: float,
     pmf: list[dict[int, Fraction]] | None = None,
+    neighbours: Sequence[tuple[int, int]] | None = None,
 ) -> dict[str, Any]:
-    """The ``mechlib.blackbox/2`` result (re-checked by ``mechlib check``) for histograms of
+    """The ``mechlib.blackbox/3`` result (re-checked by ``mechlib check``) for histograms of
     ``samples`` draws per count: the DP test and, given a claimed ``pmf``, the conformance test.
     ``seed`` is a list when the counts are several seeded runs added (a sweep)."""
     from mechlib.audit.whitebox import tool_versions
 
     return {
-        "schema": "mechlib.blackbox/2",
+        "schema": "mechlib.blackbox/3",
         "tool": tool_versions(),
         "sampler": {"spec": spec, "library": library},
         "n": n,
@@ -244,6 +298,7 @@ def blackbox_result(
         "seed": seed,
         "samples_per_second": round(samples * (n + 1) / seconds, 1) if seconds else None,
         "counts": [{str(k): v for k, v in sorted(h.items())} for h in counts],
-        "dp": dp_test(counts, epsilon, alpha_fa),
+        "neighbours": [list(pair) for pair in (path_neighbours(n) if neighbours is None else neighbours)],
+        "dp": dp_test(counts, epsilon, alpha_fa, neighbours),
         "conformance": conformance_test(counts, pmf, alpha_fa) if pmf is not None else None,
     }

@@ -1,16 +1,21 @@
-"""Independent re-check of a black-box audit result (schema ``mechlib.blackbox/2``).
+"""Independent re-check of a black-box audit result (schema ``mechlib.blackbox/3``).
 
 Everything is recomputed from the recorded counts alone, with arb's rigorous regularised
 incomplete beta (scipy's Beta quantile only suggests a candidate bound, which arb then proves):
 
 * the shape: n + 1 histograms over integer outputs, each with ``samples_per_count`` samples;
-* the test's parameters: the events (single outputs seen, both tails), the ordered neighbour pairs
-  (i, i ± 1), H = pairs × events hypotheses, the per-bound level δ = α_FA / (2H);
+* the test's parameters: the events (single outputs seen, both tails), the ordered pairs of the
+  recorded neighbours (distinct counts in 0..n, each pair once), H = pairs × events hypotheses,
+  the per-bound level δ = α_FA / (2H);
 * a reported violation: inputs a neighbour pair, its event one of the test's, its counts and sample
   sizes the histograms', L a verified lower bound (P(Bin(N, L) ≥ k) ≤ δ), U a verified upper bound
   (P(Bin(N, U) ≤ k) ≤ δ), L/U as recorded, and L > e^ε·U proved by arb;
 * the verdict: "no violation found" is accepted only if no (pair, event) has verified bounds with
   L > e^ε·U (the checker's own bounds), and "violation" only with a violation that checks;
+* the certified lower bound on the true ε: its (pair, event) checked like a violation, L/U > 1,
+  and the decimal ε proved below ln(L/U) by arb (it is a valid bound; that no other event gives a
+  larger one is not re-checked); null only if no (pair, event) has L/U > 1 by the checker's bounds;
+* the one-sided outputs (seen under a count, never under a neighbour) recomputed from the counts;
 * conformance: the verdict recomputed cell by cell against the recorded claimed pmf at
   α_FA/(2·cells); a nonconformant cell's claimed probability outside its verified interval.
 
@@ -22,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -31,7 +37,7 @@ import flint
 from mechlib.checkers.numbers import exact
 from mechlib.schemas import precheck
 
-SCHEMA = "mechlib.blackbox/2"
+SCHEMA = "mechlib.blackbox/3"
 
 #: Recorded, not re-checkable from the counts.
 PROVENANCE = (
@@ -42,12 +48,12 @@ PROVENANCE = (
 )
 
 TOP = {
-    "schema", "tool", "sampler", "n", "samples_per_count", "seed", "samples_per_second", "counts", "dp",
-    "conformance",
+    "schema", "tool", "sampler", "n", "samples_per_count", "seed", "samples_per_second", "counts", "neighbours",
+    "dp", "conformance",
 }  # fmt: skip
 DP = {
-    "epsilon", "alpha_fa", "hypotheses", "per_bound_level", "verdict", "violation",
-    "smallest_detectable_excess_epsilon",
+    "epsilon", "alpha_fa", "hypotheses", "per_bound_level", "verdict", "violation", "epsilon_lower_bound",
+    "one_sided", "smallest_detectable_excess_epsilon",
 }  # fmt: skip
 VIOLATION = {"inputs", "event", "counts", "samples", "lower_bound", "upper_bound", "ratio_lower_bound"}
 
@@ -176,19 +182,28 @@ def _check(result: dict[str, Any]) -> list[str]:
     failures = []
     if any(sum(h.values()) != per_count for h in counts):
         failures.append("a histogram does not have samples_per_count samples")
-    failures += _check_dp(_keys(result["dp"], "dp", DP), counts)
+    failures += _check_dp(_keys(result["dp"], "dp", DP), counts, _neighbours(result["neighbours"], n))
     if result["conformance"] is not None:
         failures += _check_conformance(result["conformance"], counts)
     return failures
 
 
-def _check_dp(dp: dict[str, Any], counts: list[dict[int, int]]) -> list[str]:
+def _neighbours(raw: Any, n: int) -> list[tuple[int, int]]:
+    if not isinstance(raw, list) or not raw:
+        raise Malformed("neighbours: expected a nonempty list of pairs of counts")
+    pairs = [tuple(_int(v, f"neighbours[{k}]", 0) for v in _list2(p, f"neighbours[{k}]")) for k, p in enumerate(raw)]
+    if any(i == j or max(i, j) > n for i, j in pairs) or len({frozenset(p) for p in pairs}) != len(pairs):
+        raise Malformed(f"neighbours: expected distinct pairs of distinct counts in 0..{n}")
+    return [(i, j) for i, j in pairs]
+
+
+def _check_dp(dp: dict[str, Any], counts: list[dict[int, int]], neighbours: list[tuple[int, int]]) -> list[str]:
     eps = _exact(dp["epsilon"], "dp.epsilon")
     alpha_fa = _number(dp["alpha_fa"], "dp.alpha_fa")
     if not 0 < alpha_fa < 1 or eps < 0:
         raise Malformed("dp: expected 0 < alpha_fa < 1 and epsilon ≥ 0")
     events = _events(counts)
-    pairs = [(i, i + d) for i in range(len(counts)) for d in (-1, 1) if 0 <= i + d < len(counts)]
+    pairs = [pair for i, j in neighbours for pair in ((i, j), (j, i))]
     hypotheses = len(pairs) * len(events)
     failures = []
     if dp["hypotheses"] != hypotheses:
@@ -198,13 +213,18 @@ def _check_dp(dp: dict[str, Any], counts: list[dict[int, int]]) -> list[str]:
     if not math.isclose(recorded, float(delta), rel_tol=1e-12, abs_tol=0):
         failures.append(f"dp.per_bound_level is {recorded}, α_FA/(2H) = {float(delta)}")
     e_eps = _arb(eps).exp()
+    failures += _check_lower_bound(dp["epsilon_lower_bound"], counts, events, pairs, delta)
+    if dp["one_sided"] != one_sided(counts, pairs):
+        failures.append("dp.one_sided is not the counts' outputs seen under one count and never under a neighbour")
     violation = dp["violation"]
     if dp["verdict"] not in ("violation", "no violation found"):
         raise Malformed(f"dp.verdict: {dp['verdict']!r}")
     if (dp["verdict"] == "violation") != (violation is not None):
         return [*failures, f"dp.verdict {dp['verdict']!r} does not match the violation recorded"]
     if violation is not None:
-        return failures + _check_violation(_keys(violation, "dp.violation", VIOLATION), counts, events, delta, e_eps)
+        return failures + _check_violation(
+            _keys(violation, "dp.violation", VIOLATION), counts, events, delta, e_eps, set(pairs)
+        )
     totals = [sum(h.values()) for h in counts]
     for name, op, t in events:  # "no violation found": no (pair, event) with verified L > e^ε·U
         hits = [_hits(h, op, t) for h in counts]
@@ -219,33 +239,91 @@ def _check_dp(dp: dict[str, Any], counts: list[dict[int, int]]) -> list[str]:
 
 
 def _check_violation(
-    v: dict[str, Any], counts: list[dict[int, int]], events: list[tuple[str, str, int]], delta: Fraction, e_eps: Any
+    v: dict[str, Any],
+    counts: list[dict[int, int]],
+    events: list[tuple[str, str, int]],
+    delta: Fraction,
+    e_eps: Any,
+    pairs: set[tuple[int, int]],
 ) -> list[str]:
-    i, j = (_int(x, "dp.violation.inputs", 0) for x in _list2(v["inputs"], "dp.violation.inputs"))
-    if i >= len(counts) or j >= len(counts) or abs(i - j) != 1:
-        return ["the violation's inputs are not neighbouring counts 0..n"]
-    by_name = {name: (op, t) for name, op, t in events}
-    if v["event"] not in by_name:
-        return [f"the violation's event {v['event']!r} is not one of the test's"]
-    op, t = by_name[v["event"]]
-    ki, kj = (_int(x, "dp.violation.counts", 0) for x in _list2(v["counts"], "dp.violation.counts"))
-    ni, nj = (_int(x, "dp.violation.samples", 1) for x in _list2(v["samples"], "dp.violation.samples"))
-    out = []
-    if [_hits(counts[i], op, t), _hits(counts[j], op, t)] != [ki, kj]:
-        out.append("the violation's counts are not the histograms' counts of its event")
-    if [sum(counts[i].values()), sum(counts[j].values())] != [ni, nj]:
-        out.append("the violation's sample sizes are not the histograms'")
-    low = _exact(v["lower_bound"], "dp.violation.lower_bound")
-    up = _exact(v["upper_bound"], "dp.violation.upper_bound")
-    if not lower_ok(ki, ni, low, delta):
-        out.append("the lower bound is not a verified Clopper–Pearson bound")
-    if not upper_ok(kj, nj, up, delta):
-        out.append("the upper bound is not a verified Clopper–Pearson bound")
-    if up == 0 or _exact(v["ratio_lower_bound"], "dp.violation.ratio_lower_bound") != low / up:
-        out.append("ratio_lower_bound is not L/U")
+    out, low, up = _check_witness_bounds(v, "dp.violation", counts, events, delta, pairs)
     if not _arb(low) > e_eps * _arb(up):
         out.append("L > e^ε·U does not hold")
     return out
+
+
+def _check_witness_bounds(
+    v: dict[str, Any],
+    where: str,
+    counts: list[dict[int, int]],
+    events: list[tuple[str, str, int]],
+    delta: Fraction,
+    pairs: set[tuple[int, int]],
+) -> tuple[list[str], Fraction, Fraction]:
+    """A recorded (pair, event) with its counts and verified bounds L, U: (failures, L, U)."""
+    i, j = (_int(x, f"{where}.inputs", 0) for x in _list2(v["inputs"], f"{where}.inputs"))
+    if (i, j) not in pairs:
+        return [f"{where}: the inputs are not a recorded neighbour pair"], Fraction(0), Fraction(1)
+    by_name = {name: (op, t) for name, op, t in events}
+    if v["event"] not in by_name:
+        return [f"{where}: the event {v['event']!r} is not one of the test's"], Fraction(0), Fraction(1)
+    op, t = by_name[v["event"]]
+    ki, kj = (_int(x, f"{where}.counts", 0) for x in _list2(v["counts"], f"{where}.counts"))
+    ni, nj = (_int(x, f"{where}.samples", 1) for x in _list2(v["samples"], f"{where}.samples"))
+    out = []
+    if [_hits(counts[i], op, t), _hits(counts[j], op, t)] != [ki, kj]:
+        out.append(f"{where}: the counts are not the histograms' counts of its event")
+    if [sum(counts[i].values()), sum(counts[j].values())] != [ni, nj]:
+        out.append(f"{where}: the sample sizes are not the histograms'")
+    low = _exact(v["lower_bound"], f"{where}.lower_bound")
+    up = _exact(v["upper_bound"], f"{where}.upper_bound")
+    if not lower_ok(ki, ni, low, delta):
+        out.append(f"{where}: the lower bound is not a verified Clopper–Pearson bound")
+    if not upper_ok(kj, nj, up, delta):
+        out.append(f"{where}: the upper bound is not a verified Clopper–Pearson bound")
+    if up == 0 or _exact(v["ratio_lower_bound"], f"{where}.ratio_lower_bound") != low / up:
+        out.append(f"{where}: ratio_lower_bound is not L/U")
+    return out, low, up
+
+
+def _check_lower_bound(
+    b: Any, counts: list[dict[int, int]], events: list[tuple[str, str, int]], pairs: list[tuple[int, int]],
+    delta: Fraction,
+) -> list[str]:  # fmt: skip
+    if b is None:  # "no privacy loss shown": no (pair, event) with L/U > 1 by the checker's own bounds
+        totals = [sum(h.values()) for h in counts]
+        for name, op, t in events:
+            hits = [_hits(h, op, t) for h in counts]
+            for i, j in pairs:
+                low = _bound(hits[i], totals[i], delta, lower=True)
+                if low > 0 and low > _bound(hits[j], totals[j], delta, lower=False):
+                    return [f"dp.epsilon_lower_bound is null, but inputs {i}, {j} at event {name} give L/U > 1"]
+        return []
+    where = "dp.epsilon_lower_bound"
+    out, low, up = _check_witness_bounds(
+        _keys(b, where, VIOLATION | {"epsilon"}), where, counts, events, delta, set(pairs)
+    )
+    shown = b["epsilon"]
+    if not isinstance(shown, str) or not _DECIMAL6.fullmatch(shown):
+        raise Malformed(f"{where}.epsilon: expected a decimal with 6 digits, got {shown!r}")
+    if up == 0 or low <= up or not _arb(Fraction(shown)) < _arb(low / up).log():
+        out.append(f"{where}: ε ≥ {shown} does not follow from L/U")
+    return out
+
+
+def one_sided(counts: list[dict[int, int]], pairs: list[tuple[int, int]], shown: int = 20) -> dict[str, Any]:
+    """Outputs seen under a count and never under a neighbouring one, rarest first."""
+    found = [
+        {"output": s, "seen_under": i, "count": k, "never_under": j, "samples": sum(counts[j].values())}
+        for i, j in pairs
+        for s, k in counts[i].items()
+        if s not in counts[j]
+    ]
+    found.sort(key=lambda f: (f["count"], f["output"], f["seen_under"], f["never_under"]))
+    return {"total": len(found), "shown": found[:shown]}
+
+
+_DECIMAL6 = re.compile(r"[0-9]+\.[0-9]{6}")
 
 
 def _list2(value: Any, where: str) -> list[Any]:
