@@ -195,11 +195,26 @@ def _blackbox_doc(pmf_of: Mechanism | None, seed: int, samples: int, epsilon: st
         "seed": seed,
         "samples_per_second": 1.0,
         "counts": [{str(k): v for k, v in sorted(h.items())} for h in counts],
+        "neighbours": [[0, 1], [1, 2], [2, 3]],
         "dp": dp_test(counts, Fraction(epsilon)),
         "conformance": None if pmf is None else conformance_test(counts, pmf),
     }
     out: dict[str, Any] = json.loads(json.dumps(doc))
     return out
+
+
+def _same_verdict_on(counts: list[dict[int, int]], doc: dict[str, Any], neighbours: Any) -> bool:
+    """The producer's DP test between these (valid) neighbours gives the recorded verdict."""
+    try:
+        pairs = [(int(i), int(j)) for i, j in neighbours]
+    except (TypeError, ValueError):
+        return False
+    if any(i == j or not (0 <= i <= 3 and 0 <= j <= 3) for i, j in pairs) or len(set(map(frozenset, pairs))) < len(
+        pairs
+    ):
+        return False
+    redo = dp_test(counts, Fraction(doc["dp"]["epsilon"]), neighbours=pairs)
+    return bool(redo["verdict"] == doc["dp"]["verdict"] and redo["hypotheses"] == doc["dp"]["hypotheses"])
 
 
 def _six_decimals(text: str) -> bool:
@@ -246,6 +261,8 @@ def test_every_blackbox_result_field_is_checked(name: str, pmf: Mechanism, epsil
             return valid and bool(conformance_test(counts, rows)["verdict"] == doc["conformance"]["verdict"])
         if path[:2] == ("conformance", "interval") and doc["conformance"]["cell"] is not None:
             return _still_a_failing_interval(doc, _set(doc, path, new))
+        if path[0] == "neighbours":  # other pairs: still true if the test on them gives the same verdict
+            return _same_verdict_on(counts, doc, _set(doc, path, new)["neighbours"])
         if path == ("dp", "epsilon_lower_bound", "epsilon"):  # a smaller (weaker) lower bound
             return isinstance(new, str) and _six_decimals(new) and Fraction(new) <= Fraction(old)
         return False
