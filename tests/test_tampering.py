@@ -209,9 +209,8 @@ def _same_verdict_on(counts: list[dict[int, int]], doc: dict[str, Any], neighbou
         pairs = [(int(i), int(j)) for i, j in neighbours]
     except (TypeError, ValueError):
         return False
-    if any(i == j or not (0 <= i <= 3 and 0 <= j <= 3) for i, j in pairs) or len(set(map(frozenset, pairs))) < len(
-        pairs
-    ):
+    repeated = len(set(map(frozenset, pairs))) < len(pairs)
+    if repeated or any(i == j or not (0 <= i <= 3 and 0 <= j <= 3) for i, j in pairs):
         return False
     redo = dp_test(counts, Fraction(doc["dp"]["epsilon"]), neighbours=pairs)
     return bool(redo["verdict"] == doc["dp"]["verdict"] and redo["hypotheses"] == doc["dp"]["hypotheses"])
