@@ -192,7 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     explain = sub.add_parser(
         "explain",
-        help="what a term in mechlib's output means (T, derivable, dominance, legal user, …)",
+        help="what a term in mechlib's output means (T, derivable, dominance, legal user, one-sided output, …)",
         description="Explain the terms mechlib's reports use, each with the paper it comes from. "
         "With no TERM, every term.",
     )

@@ -60,6 +60,17 @@ TERMS: tuple[Term, ...] = (
          "exact computation over the stated instances), NO COUNTEREXAMPLE (random examples only), REFUTED "
          "(an exactly re-checked counterexample), UNKNOWN. The strength says for which n: ALL-n, BOUNDED "
          "(every n up to a bound), INSTANCES, SAMPLED."),
+    Term("ε lower bound", ("epsilon lower bound", "lower bound", "true epsilon"),
+         "What a black-box sample proves about the true ε, whatever the claim: with probability ≥ 1 − α_FA every "
+         "Clopper–Pearson bound of the test holds at once, so P_i(E) ≥ L and P_i′(E) ≤ U and e^ε ≥ L/U for each "
+         "(pair, event); the largest ln(L/U), rounded down, is certified (what DP-Sniper reports)."),
+    Term("one-sided output", ("one-sided", "one sided", "infinite epsilon"),
+         "An output seen under one count and never under a neighbouring count. If the neighbour truly never "
+         "produces it, ε is infinite; no finite sample can certify or rule that out, so it is reported as such "
+         "and no 'this sample would have flagged' statement is made."),
+    Term("neighbours", ("neighbors", "neighbour", "path", "complete"),
+         "The pairs of inputs DP is claimed between: for a count query the path (i, i + 1); for a categorical "
+         "mechanism such as randomized response every pair (complete); or any list of pairs (a file)."),
     Term("false alarm", ("alpha_fa", "α_fa", "clopper-pearson", "black-box"),
          "A black-box audit reports a violation only when exact Clopper–Pearson bounds, Bonferroni-corrected "
          "over every pair and event tested, exclude ε-DP: the chance that a correct mechanism is reported "

@@ -146,5 +146,5 @@ def render_blackbox_html(result: dict[str, Any], pmf: list[dict[int, Fraction]] 
         claimed=pmf is not None,
         recheck="mechlib check RESULT.json",
         created=_today(),
-        glossary=["ε and α", "false alarm"],
+        glossary=["ε and α", "neighbours", "false alarm", "ε lower bound", "one-sided output"],
     )
