@@ -426,11 +426,11 @@ def _school_planning(args: argparse.Namespace) -> int:
 
 def _blackbox_neighbours(spec: str, n: int) -> list[tuple[int, int]]:
     """``--neighbours``: path, complete, or a JSON file of pairs of distinct counts in 0..n."""
-    if spec == "path":
-        return [(i, i + 1) for i in range(n)]
-    if spec == "complete":
-        return [(i, j) for i in range(n + 1) for j in range(i + 1, n + 1)]
+    from mechlib.audit.blackbox import complete_neighbours, path_neighbours
     from mechlib.audit.loading import read_json
+
+    if spec in ("path", "complete"):
+        return path_neighbours(n) if spec == "path" else complete_neighbours(n)
 
     expected = f"path, complete, or a JSON file of pairs of distinct counts in 0..{n}, e.g. [[0, 1], [0, 2]]"
     try:
@@ -442,10 +442,12 @@ def _blackbox_neighbours(spec: str, n: int) -> list[tuple[int, int]]:
     if not isinstance(raw, list) or not raw:
         raise InputError("is not a nonempty list of pairs", source=spec, hint=expected)
     pairs: list[tuple[int, int]] = []
+    seen: set[frozenset[int]] = set()
     for k, pair in enumerate(raw):
         ok = isinstance(pair, list) and len(pair) == 2 and all(type(v) is int and 0 <= v <= n for v in pair)
-        if not ok or pair[0] == pair[1] or frozenset(pair) in {frozenset(p) for p in pairs}:
+        if not ok or pair[0] == pair[1] or frozenset(pair) in seen:
             raise InputError(f"pair {k} is {pair!r}", source=spec, field=f"[{k}]", hint=expected + ", each pair once")
+        seen.add(frozenset(pair))
         pairs.append((pair[0], pair[1]))
     return pairs
 

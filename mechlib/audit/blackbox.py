@@ -150,6 +150,11 @@ def path_neighbours(n: int) -> list[tuple[int, int]]:
     return [(i, i + 1) for i in range(n)]
 
 
+def complete_neighbours(n: int) -> list[tuple[int, int]]:
+    """Every pair of inputs 0..n (a categorical mechanism such as randomized response)."""
+    return [(i, j) for i in range(n + 1) for j in range(i + 1, n + 1)]
+
+
 def ordered_pairs(neighbours: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
     """Both directions of every neighbouring pair, (i, i′) and (i′, i)."""
     return [pair for i, j in neighbours for pair in ((i, j), (j, i))]
@@ -289,6 +294,7 @@ def blackbox_result(
     ``seed`` is a list when the counts are several seeded runs added (a sweep)."""
     from mechlib.audit.whitebox import tool_versions
 
+    neighbours = path_neighbours(n) if neighbours is None else neighbours
     return {
         "schema": "mechlib.blackbox/3",
         "tool": tool_versions(),
@@ -298,7 +304,7 @@ def blackbox_result(
         "seed": seed,
         "samples_per_second": round(samples * (n + 1) / seconds, 1) if seconds else None,
         "counts": [{str(k): v for k, v in sorted(h.items())} for h in counts],
-        "neighbours": [list(pair) for pair in (path_neighbours(n) if neighbours is None else neighbours)],
+        "neighbours": [list(pair) for pair in neighbours],
         "dp": dp_test(counts, epsilon, alpha_fa, neighbours),
         "conformance": conformance_test(counts, pmf, alpha_fa) if pmf is not None else None,
     }

@@ -23,13 +23,13 @@ def _mechanism(report: dict[str, Any]) -> Mechanism:
     return Mechanism.from_integer_rows(m["matrix"], inputs=m["inputs"], outputs=m["outputs"])
 
 
-def _signature_rows(report: dict[str, Any]) -> list[list[str]] | None:
+def _signature_rows(report: dict[str, Any], mech: Mechanism) -> list[list[str]] | None:
     from mechlib.core.signature import signature
 
     alpha = Fraction(report["dp_level"])
     if not report["count_query"] or not 0 < alpha < 1:
         return None
-    return [list(row) for row in signature(_mechanism(report), alpha).rows]
+    return [list(row) for row in signature(mech, alpha).rows]
 
 
 def _findings(report: dict[str, Any]) -> list[tuple[str, str]]:
@@ -121,7 +121,8 @@ def render_html(report: dict[str, Any]) -> str:
          "optimum_width": 12 * float(Fraction(u["optimum"]) / worst)}
         for u in context["users"]
     ]  # fmt: skip
-    return render("audit.html", **context, heatmap=_heatmap(_mechanism(report)), signature=_signature_rows(report))
+    mech = _mechanism(report)
+    return render("audit.html", **context, heatmap=_heatmap(mech), signature=_signature_rows(report, mech))
 
 
 def render_blackbox_markdown(result: dict[str, Any]) -> str:

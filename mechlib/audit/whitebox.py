@@ -215,7 +215,7 @@ def theory_findings(context: AuditContext, extra: Sequence[tuple[str, str, Bayes
             mine = expected_loss(mech, user, remap)
             # GRS Thm 3.1: T then its optimal remap, with a dual built from T's columns (no LP);
             # the LP (with its own optimal mechanism) only if that dual does not check
-            of_t = optimum_of_t(user, alpha, t, basis.inverse)
+            of_t = optimum_of_t(user, alpha, t, basis.inverse, remap if mech == t else None)
             if of_t is not None:
                 value, dual, t_remap, primal = of_t.value, of_t.dual, of_t.remap, {}
             elif too_big is not None:

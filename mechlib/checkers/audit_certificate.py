@@ -160,7 +160,7 @@ def _int_rows(form: Any, where: str, height: int, width: int | None) -> IntRows:
             cols = [_int(c, f"{where}.columns[{i}]") for c in _list(form["columns"][i], f"{where}.columns[{i}]")]
             ordered = all(a < b for a, b in pairwise(cols)) and (not cols or (cols[0] >= 0 and cols[-1] < width))
             if len(cols) != len(values) or not ordered:
-                raise Malformed(f"{where}.columns[{i}]: expected increasing columns in 0..{width - 1}, one a numerator")
+                raise Malformed(f"{where}.columns[{i}]: expected increasing columns in 0..{width - 1}, one each")
             dense = [0] * width
             for c, v in zip(cols, values):
                 dense[c] = v
@@ -508,11 +508,9 @@ def _is_inverse_t_times(y: IntRows, m: IntRows, alpha: Q) -> bool:
     """Y = T⁻¹M entry by entry, in integers. With α = p/q, row r of q·T⁻¹ is (q, −p)/(q−p) at
     r = 0 (mirrored at r = n) and (−pq, p²+q², −pq)/(q−p)² inside (GS Lemma 2), so
     y[r][j]/e_r = Σ_k c_k·a_kj/d_k / D  ⇔  e_r·Σ_k c_k·a_kj·(L/d_k) = y_rj·D·L with L = lcm_k d_k."""
-    p, q, n = int(alpha.p), int(alpha.q), len(m.num) - 1
+    p, q, n = int(alpha.p), int(alpha.q), len(m.num) - 1  # n ≥ 1: derivability is decided only there
     for r in range(n + 1):
-        if n == 0:
-            terms, scale = [(r, 1)], 1
-        elif r in (0, n):
+        if r in (0, n):
             terms, scale = [(r, q), (1 if r == 0 else n - 1, -p)], q - p
         else:
             terms, scale = [(r - 1, -p * q), (r, p * p + q * q), (r + 1, -p * q)], (q - p) ** 2
@@ -598,7 +596,7 @@ def _standard(name: str, i: int, j: int) -> int:
 
 
 def _check_user(
-    u: Any, where: str, m: list[list[Q]], outputs: list[int], alpha: Q, t: list[list[Q]] | None, n: int
+    u: Any, where: str, m: list[list[Q]], outputs: list[int], alpha: Q, t: list[list[Q]], n: int
 ) -> list[str]:
     fields = {"prior_name", "loss_name", "prior", "loss", "mechanism", "optimal_remap", "optimum", "ratio"}
     _keys(u, where, fields | {"dual", "t_optimal_remap"}, {"optimum_mechanism"})
@@ -635,8 +633,7 @@ def _check_user(
     ratio = None if value == 0 else mine / value
     if (u["ratio"] is None) != (ratio is None) or (ratio is not None and not _same(u["ratio"], ratio, where)):
         out.append(f"{name}: the ratio is not mechanism/optimum")
-    if t is not None:
-        steps = list(range(n + 1))
-        if _remapped_loss(t, steps, prior, loss, u["t_optimal_remap"], f"{where}.t_optimal_remap", n) != value:
-            out.append(f"{name}: T with the recorded remap does not reach the optimum (GRS Thm 3.2)")
+    steps = list(range(n + 1))
+    if _remapped_loss(t, steps, prior, loss, u["t_optimal_remap"], f"{where}.t_optimal_remap", n) != value:
+        out.append(f"{name}: T with the recorded remap does not reach the optimum (GRS Thm 3.1)")
     return out

@@ -139,7 +139,11 @@ class OptimumOfT:
 
 
 def optimum_of_t(
-    user: BayesUser, alpha: Fraction, t: Mechanism, inverse: Sequence[Sequence[Fraction]]
+    user: BayesUser,
+    alpha: Fraction,
+    t: Mechanism,
+    inverse: Sequence[Sequence[Fraction]],
+    t_remap: Remap | None = None,
 ) -> OptimumOfT | None:
     """GRS Theorem 3.1's optimum, T then Y = the optimal remap of T, certified by a dual built from
     complementary slackness instead of an LP: every column r of T is a point of the α-DP cone
@@ -147,9 +151,10 @@ def optimum_of_t(
     b_r = Σ_i T[i][r]·c[i][Y(r)], and u = (T⁻¹)ᵀb (T⁻¹ tridiagonal: O(n)). Since T⁻¹1 = 1,
     Σu = Σ_r b_r, the loss of T then Y. The pair is accepted only if every column c_j − u is
     nonnegative on the α-DP cone (weak duality then proves no α-DP mechanism loses less);
-    otherwise None (the LP decides). ``t`` and ``inverse``: T and T⁻¹ at the user's n and α."""
+    otherwise None (the LP decides). ``t`` and ``inverse``: T and T⁻¹ at the user's n and α;
+    ``t_remap``: the user's optimal remap of T when the caller has it (an O(n³) product)."""
     n = user.n
-    remap = optimal_remap(t, user)
+    remap = optimal_remap(t, user) if t_remap is None else t_remap
     mapping = remap.as_mapping()
     guess = [mapping[r] for r in t.outputs]
     costs = bayes_costs(user)
