@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import replace
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +59,16 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--from-float", action="store_true", help="accept binary floats at their exact value (.npy)")
     audit.add_argument(
         "--normalize-rows", action="store_true", help="divide each row by its exact sum (recorded in the report)"
+    )
+    audit.add_argument(
+        "--delta",
+        metavar="DELTA",
+        help="approximate DP: the exact privacy profile δ(ε) and the tightest ε at this δ (exact, e.g. 1/1000)",
+    )
+    audit.add_argument(
+        "--renyi",
+        metavar="LO:HI",
+        help="the tightest zCDP ρ (D_λ ≤ ρλ) over Rényi orders λ in [LO, HI], LO ≥ 1 (arb-rigorous bracket)",
     )
 
     verify = sub.add_parser(
@@ -176,7 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser(
         "check",
         help="re-verify a certificate with the independent checker",
-        description="Re-verify every witness of a certificate (schemas mechlib.audit/3, "
+        description="Re-verify every witness of a certificate (schemas mechlib.audit/4, "
         "mechlib.blackbox/3 and mechlib.bracket/1) without trusting the code that produced it. "
         "Exit 0 if it holds, 1 if any check fails, 2 if the file is not a certificate.",
     )
@@ -303,7 +314,7 @@ def _audit(args: argparse.Namespace) -> int:
                 err = replace(err, hint="write probabilities that add up to exactly 1")
             raise err if err.source else err.at(f"{args.prior} / {args.loss}") from None
         users.append((Path(args.prior).stem, Path(args.loss).stem, user))
-    report = audit(loaded, users)
+    report = audit(loaded, users, delta=_option_delta(args.delta), renyi=_option_renyi(args.renyi))
     text = certificate_text(report)
     outputs = {args.output: text} if args.output else {}
     if args.report_dir:
@@ -318,6 +329,32 @@ def _audit(args: argparse.Namespace) -> int:
     _write_all(outputs)
     print(text if args.json else render_text(report), end="" if args.json else "\n")
     return EXIT_FAILED if report["verdict"] == "FAIL" or report["unknown"] else EXIT_OK
+
+
+def _option_delta(text: str | None) -> Fraction | None:
+    from mechlib.core.exact import parse_probability
+
+    if text is None:
+        return None
+    try:
+        return parse_probability(text)
+    except InputError as err:
+        raise replace(err, field="--delta", hint="expected an exact number in [0, 1], e.g. 1/1000 or 1e-6") from None
+
+
+def _option_renyi(text: str | None) -> tuple[Fraction, Fraction] | None:
+    from mechlib.core.exact import to_fraction
+
+    if text is None:
+        return None
+    hint = "expected LO:HI with 1 ≤ LO < HI ≤ 10000, e.g. 1:64"
+    try:
+        lo, hi = (to_fraction(part) for part in text.split(":"))
+    except (InputError, ValueError):
+        raise InputError(f"got {text!r}", field="--renyi", hint=hint) from None
+    if not 1 <= lo < hi <= 10_000:
+        raise InputError(f"got {text!r}", field="--renyi", hint=hint)
+    return lo, hi
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -645,6 +682,8 @@ def _certificate_source(spec: str | None, cert: dict[str, Any]) -> tuple[bytes |
         if loaded.claimed_epsilon is not None
         else None
     )
+    if claimed is not None and loaded.claimed_delta is not None:
+        claimed["delta"] = format_fraction(loaded.claimed_delta)
     parsed = {
         "matrix": mech.to_integer_rows(),
         "inputs": list(mech.inputs),

@@ -52,6 +52,17 @@ TERMS: tuple[Term, ...] = (
     Term("signature", ("sig", "tight"),
          "GRS §5.3: for each pair of adjacent rows i, i+1 and each output r, ↓ when x[i+1][r] = α·x[i][r], "
          "↑ when x[i][r] = α·x[i+1][r] (the DP constraint is tight), S for neither, 0 when both are zero."),
+    Term("privacy profile", ("approximate dp", "delta", "δ", "(ε, δ)", "hockey-stick", "--delta"),
+         "A mechanism is (ε, δ)-DP when P(output ∈ S | i) ≤ e^ε·P(output ∈ S | i′) + δ for neighbours and "
+         "every output set S. Its privacy profile δ(ε) is the least such δ: the largest hockey-stick "
+         "divergence Σ_r max(0, x[i][r] − e^ε·x[i′][r]) over ordered neighbours. In t = e^ε it is piecewise "
+         "linear, so mechlib gives it exactly: vertices, and per piece the pair and set S attaining it; "
+         "'tightest ε at δ' is the least ε with δ(ε) ≤ δ."),
+    Term("zCDP", ("rényi", "renyi", "rho", "ρ", "--renyi"),
+         "Zero-concentrated DP (Bun–Steinke 2016): ρ-zCDP when the Rényi divergence D_λ between neighbouring "
+         "rows is at most ρ·λ for every order λ > 1. `--renyi LO:HI` brackets the least such ρ over that "
+         "range of orders with arb balls (lower end: a computed D_λ/λ; upper end: D_λ grows with λ, so each "
+         "grid cell [a, b] is bounded by D_b/a)."),
     Term("UNKNOWN", ("not certified",),
          "A finding mechlib could not decide exactly (a solver timed out, an LP could not be certified). "
          "It is neither a pass nor a fail; the command exits 1 and says why."),

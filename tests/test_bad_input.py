@@ -46,6 +46,8 @@ JSON_CASES = {
     "neighbours of booleans": json.dumps({"matrix": T_ROWS, "neighbours": [[True, False]]}),
     "neighbours of floats": json.dumps({"matrix": T_ROWS, "neighbours": [[0.0, 1.0]]}),
     "Arabic-Indic digits": json.dumps({"matrix": [["١/٣", "٢/٣"], ["1/3", "2/3"]]}),
+    "claimed_delta alone": json.dumps({"matrix": T_ROWS, "claimed_delta": "1/10"}),
+    "claimed_delta above 1": json.dumps({"matrix": T_ROWS, "claimed_epsilon": "1", "claimed_delta": "2"}),
     "duplicate keys": '{"matrix": [["1", "0"], ["0", "1"]], "matrix": [["1/2", "1/2"], ["1/2", "1/2"]]}',
 }
 
@@ -238,3 +240,27 @@ def test_check_with_a_module_function_source(
     assert main(["check", str(cert), "srcs:rr"]) == 1
     out = capsys.readouterr().out
     assert "matrix differs from SOURCE" in out
+
+
+@pytest.mark.parametrize(
+    "option",
+    [("--delta", "2"), ("--delta", "x"), ("--renyi", "0:4"), ("--renyi", "4:2"), ("--renyi", "1"), ("--renyi", "a:b")],
+)
+def test_bad_approximate_dp_options(
+    option: tuple[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps({"matrix": T_ROWS}))
+    err = _bad(capsys, tmp_path, "audit", str(path), *option)
+    assert option[0] in err
+
+
+def test_a_profile_too_large_is_refused_before_arithmetic(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mechlib.audit import approximate_dp
+
+    monkeypatch.setattr(approximate_dp, "PROFILE_MAX_CELLS", 3)
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps({"matrix": T_ROWS}))
+    assert "at most 3" in _bad(capsys, tmp_path, "audit", str(path), "--delta", "1/10")

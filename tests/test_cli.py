@@ -267,3 +267,20 @@ def test_a_mechanism_that_is_not_dp_is_not_called_derivable(capsys: pytest.Captu
         "derivation": {"status": "derivable", "alpha": "0", "remap": [["1", "0"], ["1/2", "1/2"]]},
     }
     assert check_certificate(forged)
+
+
+def test_audit_of_approximate_dp_is_certified(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A claimed (ε, δ), --delta and --renyi: the text names them, the certificate checks, and a
+    claim the profile refutes fails (exit 1)."""
+    rows = [["2/3", "1/3"], ["1/3", "2/3"]]  # T at α = 1/2, n = 1: δ(t) = (1 − t/2)/(3/2)
+    for epsilon, verdict, code in (("1/2", "FAIL", 1), ("3/5", "PASS", 0)):  # δ(e^ε) ≈ 0.117, 0.059
+        source = tmp_path / f"m{code}.json"
+        source.write_text(json.dumps({"matrix": rows, "claimed_epsilon": epsilon, "claimed_delta": "1/10"}))
+        cert = tmp_path / f"c{code}.json"
+        got, out, _ = run(capsys, "audit", str(source), "--delta", "1/10", "--renyi", "1:8", "-o", str(cert))
+        assert got == code, out
+        assert f"δ = 1/10: {verdict}" in out and "tightest ε" in out and "zCDP" in out
+        doc = json.loads(cert.read_text())
+        assert doc["approximate_dp"]["at_delta"]["alpha"] == "10/17"  # (1 − t/2)·2/3 = 1/10 at t = 17/10
+        got, out, _ = run(capsys, "check", str(cert), str(source))
+        assert got == 0, out

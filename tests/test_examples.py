@@ -33,6 +33,10 @@ def test_committed_example_matches_a_fresh_run(fresh: Path, name: str) -> None:
 
 
 def test_examples_cover_the_issue_list() -> None:
-    assert set(sources()) == {"truncated_geometric", "randomized_response", "exponential", "gs_appendix_b"}
+    assert set(sources()) == {
+        "truncated_geometric", "randomized_response", "exponential", "gs_appendix_b", "approximate_dp"
+    }  # fmt: skip
     verdicts = {n: json.loads((COMMITTED / f"{n}.audit.json").read_text())["derivation"]["status"] for n in sources()}
     assert verdicts["truncated_geometric"] == "derivable" and verdicts["gs_appendix_b"] == "not derivable"
+    approximate = json.loads((COMMITTED / "approximate_dp.audit.json").read_text())
+    assert approximate["verdict"] == "PASS" and approximate["approximate_dp"]["renyi"] is not None

@@ -23,6 +23,7 @@ from mechlib.audit.blackbox import Sampler, conformance_test, dp_test, sample_co
 from mechlib.audit.loading import LoadedMechanism
 from mechlib.audit.whitebox import audit
 from mechlib.checkers import audit_certificate, blackbox_result
+from mechlib.core.approximate import privacy_profile
 from mechlib.core.families import exponential
 from mechlib.core.mechanism import Mechanism
 
@@ -139,16 +140,22 @@ def _tie(doc: dict[str, Any]) -> Callable[[Path, Any, Any], bool]:
             return True
         # another claimed level with the same verdict: still a true statement (with SOURCE given,
         # `mechlib check` also compares the claim with the file's)
-        return path[0] == "claimed" and path[-1] in ("alpha", "epsilon")
+        return path[0] == "claimed" and path[-1] in ("alpha", "epsilon", "delta")
 
     return oracle
 
 
-def _audit_doc(mech: Mechanism, claimed: str | None) -> dict[str, Any]:
+def _audit_doc(mech: Mechanism, claimed: str | None, **approximate: Any) -> dict[str, Any]:
+    delta = approximate.pop("claimed_delta", None)
     loaded = LoadedMechanism(
-        mech, "test", "json", "0" * 64, claimed_alpha=None if claimed is None else Fraction(claimed)
+        mech,
+        "test",
+        "json",
+        "0" * 64,
+        claimed_alpha=None if claimed is None else Fraction(claimed),
+        claimed_delta=delta,
     )
-    doc: dict[str, Any] = json.loads(json.dumps(audit(loaded)))
+    doc: dict[str, Any] = json.loads(json.dumps(audit(loaded, **approximate)))
     return doc
 
 
@@ -176,6 +183,67 @@ def test_every_audit_certificate_field_is_checked(name: str, mech: Mechanism, cl
     assert total > 150, total
     assert wrong == [], f"{len(wrong)} harmful tamperings accepted: {wrong[:10]}"
     print(f"{name}: {rejected}/{total} tamperings rejected, the rest meaning-preserving")
+
+
+def _same_statement(doc: dict[str, Any], mech: Mechanism) -> Callable[[Path, Any, Any], bool]:
+    """Meaning-preserving in the approximate-DP section: another δ with the same tightest ε; in
+    the zCDP bracket a wider interval (ρ_lo lower, ρ_hi higher), another
+    interior grid point in order, or another attaining order λ whose D_λ/λ still reaches ρ_lo —
+    each still a true statement."""
+    from mechlib.core.privacy import arb_precision, to_arb
+    from mechlib.core.renyi import renyi_divergence
+
+    renyi = doc["approximate_dp"]["renyi"]
+    tie = _tie(doc)
+
+    def oracle(path: Path, old: Any, new: Any) -> bool:
+        if tie(path, old, new):
+            return True
+        if path == ("approximate_dp", "at_delta", "delta"):  # another δ with the same tightest ε
+            found = privacy_profile(mech).tightest_t(Fraction(new))
+            return Fraction(doc["approximate_dp"]["at_delta"]["alpha"]) == (0 if found is None else 1 / found[0])
+        if path[:2] != ("approximate_dp", "renyi") or renyi is None:
+            return False
+        field = path[2]
+        if field == "rho_interval":
+            return (Fraction(new) < Fraction(old)) if path[3] == 0 else (Fraction(new) > Fraction(old))
+        if field == "grid":
+            grid = [Fraction(x) for x in renyi["grid"]]
+            k, value = path[3], Fraction(new)
+            return bool(0 < k < len(grid) - 1 and grid[k - 1] < value < grid[k + 1])
+        if path[2:] == ("attained", "lambda"):
+            lo, hi = (Fraction(x) for x in renyi["lambda_range"])
+            lam = Fraction(new)
+            if not lo <= lam <= hi:
+                return False
+            i, j = renyi["attained"]["inputs"]
+            with arb_precision(128):
+                d = renyi_divergence(mech.rows[i], mech.rows[j], lam)
+                return d is not None and bool(d / to_arb(lam) >= to_arb(Fraction(renyi["rho_interval"][0])))
+        return False
+
+    return oracle
+
+
+@pytest.mark.parametrize(
+    ("name", "mech", "claimed", "delta"),
+    [
+        ("T with (ε, δ) claimed", truncated_geometric("1/2", 3), "2/3", "1/10"),
+        ("exponential, δ(∞) > 0", exponential("1/2", 2), "1/3", "1/2"),
+    ],
+)
+def test_every_approximate_dp_field_is_checked(name: str, mech: Mechanism, claimed: str, delta: str) -> None:
+    rows = [list(row) for row in mech.rows]
+    if name.startswith("exponential"):  # an output one count never gives: δ(∞) > 0, ρ = ∞ would hide the grid
+        rows[0] = [rows[0][0] + rows[0][-1], *rows[0][1:-1], Fraction(0)]
+        mech = Mechanism(rows)
+    renyi = None if name.startswith("exponential") else (Fraction(1), Fraction(16))
+    doc = _audit_doc(mech, claimed, delta=Fraction(1, 20), renyi=renyi, claimed_delta=Fraction(delta))
+    assert doc["approximate_dp"] is not None
+    oracle = _same_statement(doc, mech)
+    total, _, wrong = tamper_all(doc, audit_certificate.check_certificate, oracle, seed=len(name), limit=400)
+    assert total > 150, total
+    assert wrong == [], f"{len(wrong)} harmful tamperings accepted: {wrong[:10]}"
 
 
 def _blackbox_doc(pmf_of: Mechanism | None, seed: int, samples: int, epsilon: str) -> dict[str, Any]:

@@ -2,9 +2,10 @@
 
     python3 dev.py examples        # = python -m mechlib.audit.examples [DIR]
 
-Four mechanisms on counts 0..n, each written as an exact JSON source, then audited (certificate,
-Markdown, HTML): the truncated geometric mechanism T (GRS Ex. 2.2), k-ary randomized response,
-the exponential mechanism (McSherry–Talwar, score −|i − j|) and GS Appendix B's matrix. The
+Five audits of mechanisms on counts 0..n, each written as an exact JSON source, then audited
+(certificate, Markdown, HTML): the truncated geometric mechanism T (GRS Ex. 2.2), k-ary randomized
+response, the exponential mechanism (McSherry–Talwar, score −|i − j|), GS Appendix B's matrix, and
+T again against a claimed (ε, δ) with its privacy profile and zCDP bracket (``--delta``, ``--renyi``). The
 tests regenerate them and compare every field that does not depend on the machine.
 """
 
@@ -31,12 +32,22 @@ def sources() -> dict[str, dict[str, Any]]:
         "randomized_response": (randomized_response("1/3", 4), {"claimed_epsilon": "1.1"}, "4-ary randomized response"),
         "exponential": (exponential("1/2", 4), {"claimed_alpha": "1/4"}, "exponential mechanism, base 1/2"),
         "gs_appendix_b": (gs_appendix_b(), {"claimed_alpha": "1/2"}, "GS Appendix B"),
+        "approximate_dp": (
+            truncated_geometric("1/2", 5),
+            {"claimed_epsilon": "1/2", "claimed_delta": "1/8"},
+            "T, α = 1/2, n = 5, claimed (ε, δ) = (1/2, 1/8)",
+        ),
     }
     out = {}
     for name, (mech, claim, title) in mechanisms.items():
         out[name] = {"name": title, "matrix": mech.to_strings(), **claim}
     return out
 
+
+#: The audit's options per example (as ``mechlib audit --delta 1/100 --renyi 1:16``).
+OPTIONS: dict[str, dict[str, Any]] = {
+    "approximate_dp": {"delta": Fraction(1, 100), "renyi": (Fraction(1), Fraction(16))},
+}
 
 #: Fields that depend on the machine or the checkout, not on the mechanism.
 VOLATILE = ("tool",)
@@ -54,7 +65,7 @@ def generate(directory: Path) -> list[Path]:
     for name, doc in sources().items():
         src = directory / "sources" / f"{name}.json"
         write_atomic(src, json.dumps(doc, indent=1) + "\n")
-        report = audit(load_mechanism(src))
+        report = audit(load_mechanism(src), **OPTIONS.get(name, {}))
         for suffix, text in (
             ("json", certificate_text(report)),
             ("md", render_markdown(report)),

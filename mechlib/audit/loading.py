@@ -35,7 +35,10 @@ from mechlib.errors import InputError
 from mechlib.schemas import validate
 
 MAX_FILE_BYTES = 1 << 30
-_JSON_KEYS = {"matrix", "outputs", "inputs", "neighbours", "claimed_alpha", "claimed_epsilon", "name", "description"}
+_JSON_KEYS = {
+    "matrix", "outputs", "inputs", "neighbours", "claimed_alpha", "claimed_epsilon", "claimed_delta", "name",
+    "description",
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,8 @@ class LoadedMechanism:
     claimed_epsilon: Fraction | None = None
     name: str | None = None
     rows_normalized: bool = False
+    #: with claimed_alpha or claimed_epsilon: the claim is (ε, δ)-DP
+    claimed_delta: Fraction | None = None
 
 
 def load_mechanism(
@@ -110,7 +115,16 @@ def _build(
         alpha = _field(fields, "claimed_alpha", lambda v: parse_probability(v))
     if fields.get("claimed_epsilon") is not None:
         eps = _field(fields, "claimed_epsilon", _nonnegative)
-    return LoadedMechanism(mechanism, name, fmt, digest, alpha, eps, fields.get("name"), normalize_rows)
+    delta = None
+    if fields.get("claimed_delta") is not None:
+        delta = _field(fields, "claimed_delta", lambda v: parse_probability(v))
+        if alpha is None and eps is None:
+            raise InputError(
+                "gives claimed_delta alone",
+                field="claimed_delta",
+                hint="add claimed_epsilon (or claimed_alpha): the claim is (ε, δ)-DP",
+            )
+    return LoadedMechanism(mechanism, name, fmt, digest, alpha, eps, fields.get("name"), normalize_rows, delta)
 
 
 def _field(fields: dict[str, Any], key: str, parse: Any) -> Fraction:

@@ -2,7 +2,8 @@
 from the templates in ``mechlib/templates/`` (no network, no scripts).
 
 The HTML shows the mechanism as a heatmap, its signature at the DP level (GRS §5.3), every
-finding with its witness, and each user's loss beside the certified optimum as bars. Every
+finding with its witness, each user's loss beside the certified optimum as bars, and, when
+asked for, the privacy profile δ(ε) as a plot. Every
 number printed is the report's exact value (decimals are only for display, marked ≈).
 """
 
@@ -12,6 +13,8 @@ from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any
 
+from mechlib.audit.approximate_dp import findings as approximate_findings
+from mechlib.audit.approximate_dp import plot_points
 from mechlib.core.exact import format_fraction
 from mechlib.core.mechanism import Mechanism
 from mechlib.rendering import render
@@ -55,7 +58,9 @@ def _findings(report: dict[str, Any]) -> list[tuple[str, str]]:
             if "alpha" in report["claimed"]
             else f"ε = {report['claimed']['epsilon']}"
         )
+        what += f", δ = {report['claimed']['delta']}" if "delta" in report["claimed"] else ""
         out.append(("claimed", f"{what}: {report['verdict']}"))
+    out += approximate_findings(report["approximate_dp"])
     d = report["derivation"]
     if d["status"] == "not derivable":
         v = d["violation"]
@@ -92,7 +97,7 @@ def _context(report: dict[str, Any]) -> dict[str, Any]:
         "recheck": f"mechlib check CERTIFICATE.json {src['path']}",
         "created": _today(),
         "glossary": ["ε and α", "DP level", "T", "derivable", "dominance", "legal user", "certified optimum",
-                     "signature", "UNKNOWN"],
+                     "signature", "UNKNOWN"] + (["privacy profile", "zCDP"] if report["approximate_dp"] else []),
     }  # fmt: skip
 
 
@@ -122,7 +127,11 @@ def render_html(report: dict[str, Any]) -> str:
         for u in context["users"]
     ]  # fmt: skip
     mech = _mechanism(report)
-    return render("audit.html", **context, heatmap=_heatmap(mech), signature=_signature_rows(report, mech))
+    section = report["approximate_dp"]
+    plot = None if section is None else plot_points(section)
+    return render(
+        "audit.html", **context, heatmap=_heatmap(mech), signature=_signature_rows(report, mech), profile_plot=plot
+    )
 
 
 def render_blackbox_markdown(result: dict[str, Any]) -> str:

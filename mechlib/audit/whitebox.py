@@ -16,6 +16,8 @@ from fractions import Fraction
 from typing import Any
 
 from mechlib import __version__
+from mechlib.audit.approximate_dp import approximate_findings, claim_holds
+from mechlib.audit.approximate_dp import findings as approximate_findings_text
 from mechlib.audit.loading import LoadedMechanism
 from mechlib.core.exact import format_decimal, format_fraction
 from mechlib.core.mechanism import Mechanism
@@ -28,7 +30,7 @@ from mechlib.optimality.dominance import dominance_certificate
 from mechlib.optimality.optimal import CertificationError, optimal_bayes_mechanism, optimum_of_t
 from mechlib.provenance import package_versions
 
-SCHEMA = "mechlib.audit/3"  # /3: matrices as integer rows (numerators over a row denominator, hexadecimal)
+SCHEMA = "mechlib.audit/4"  # /3: matrices as integer rows; /4: approximate_dp, claimed δ
 
 #: The LP-based findings (dominance, certified optima) run up to this n; larger is "skipped".
 LP_MAX_N = 150
@@ -64,11 +66,20 @@ class AuditContext:
         return self.mechanism.is_count_query() and self.mechanism.n >= 1
 
 
-def audit(loaded: LoadedMechanism, users: Sequence[tuple[str, str, BayesUser]] = ()) -> dict[str, Any]:
+def audit(
+    loaded: LoadedMechanism,
+    users: Sequence[tuple[str, str, BayesUser]] = (),
+    *,
+    delta: Fraction | None = None,
+    renyi: tuple[Fraction, Fraction] | None = None,
+) -> dict[str, Any]:
     """The audit report — also its certificate — as a JSON-ready dict; ``report["verdict"]`` is
     PASS, FAIL or NONE (no claimed level to check). ``users``: extra (prior name, loss name,
-    user) beside the standard ones (uniform prior; absolute, squared, binary loss)."""
+    user) beside the standard ones (uniform prior; absolute, squared, binary loss). ``delta``:
+    also the exact privacy profile and the tightest ε at that δ; ``renyi``: also the tightest
+    zCDP ρ over that range of Rényi orders (both also run for a claimed (ε, δ))."""
     mech = loaded.mechanism
+    approximate, profile = approximate_findings(mech, delta=delta, renyi=renyi, claimed_delta=loaded.claimed_delta)
     context = AuditContext.of(mech)
     level = context.level
     bounds = level.epsilon_bounds()
@@ -96,14 +107,23 @@ def audit(loaded: LoadedMechanism, users: Sequence[tuple[str, str, BayesUser]] =
         "claimed": None,
         "verdict": "NONE",
     }
-    if loaded.claimed_alpha is not None:
-        ok = level.alpha >= loaded.claimed_alpha
-        report["claimed"] = {"alpha": format_fraction(loaded.claimed_alpha), "holds": ok}
-    elif loaded.claimed_epsilon is not None:
-        ok = alpha_at_least_exp_minus(level.alpha, loaded.claimed_epsilon)
-        report["claimed"] = {"epsilon": format_fraction(loaded.claimed_epsilon), "holds": ok}
-    if report["claimed"] is not None:
-        report["verdict"] = "PASS" if report["claimed"]["holds"] else "FAIL"
+    claimed_alpha, claimed_epsilon = loaded.claimed_alpha, loaded.claimed_epsilon
+    if claimed_alpha is not None or claimed_epsilon is not None:
+        which: dict[str, Fraction] = (
+            {"alpha": claimed_alpha} if claimed_alpha is not None else {"epsilon": claimed_epsilon}  # type: ignore[dict-item]
+        )
+        if loaded.claimed_delta is not None:  # (ε, δ)-DP: the tightest α at δ, from the exact profile
+            assert profile is not None
+            ok = claim_holds(profile, loaded.claimed_delta, claimed_alpha, claimed_epsilon)
+            which["delta"] = loaded.claimed_delta
+        elif claimed_alpha is not None:
+            ok = level.alpha >= claimed_alpha
+        else:
+            assert claimed_epsilon is not None
+            ok = alpha_at_least_exp_minus(level.alpha, claimed_epsilon)
+        report["claimed"] = {key: format_fraction(value) for key, value in which.items()} | {"holds": ok}
+        report["verdict"] = "PASS" if ok else "FAIL"
+    report["approximate_dp"] = approximate
     report.update(theory_findings(context, users))
     report["unknown"] = [k for k in ("derivation", "dominance", "user_losses") if report[k]["status"] == "UNKNOWN"]
     return report
@@ -282,7 +302,9 @@ def render_text(report: dict[str, Any]) -> str:
     claimed = report["claimed"]
     if claimed is not None:
         what = f"α = {claimed['alpha']}" if "alpha" in claimed else f"ε = {claimed['epsilon']}"
+        what += f", δ = {claimed['delta']}" if "delta" in claimed else ""
         lines.append(f"claimed    {what}: {report['verdict']}")
+    lines += [f"{name:<10} {text}" for name, text in approximate_findings_text(report["approximate_dp"])]
     d = report["derivation"]
     if d["status"] == "not derivable":
         v = d["violation"]

@@ -1,4 +1,4 @@
-"""Independent re-check of a white-box audit certificate (schema ``mechlib.audit/3``).
+"""Independent re-check of a white-box audit certificate (schema ``mechlib.audit/4``).
 
 Shares nothing with the producer but the JSON data model: it parses the exact strings itself,
 builds T and its closed-form inverse from their formulas, and recomputes **every field** — or lists
@@ -26,7 +26,9 @@ checked in integers, by cross-multiplication, without a rational per entry where
    cone (so no α-DP mechanism loses less), reached by T with its recorded remap (GRS Thm 3.1) and,
    when given, by the optimum X* (α-DP, stochastic);
 6. the ``alpha`` of every finding is the DP level; ``derivable``, ``verdict`` and ``unknown``
-   agree with the findings; a finding is skipped only where the audit cannot decide it.
+   agree with the findings; a finding is skipped only where the audit cannot decide it;
+7. ``approximate_dp`` (when present): the privacy profile, the tightest ε at δ, a claimed (ε, δ) and
+   the zCDP bracket, by ``mechlib.checkers.approximate_dp``.
 """
 
 from __future__ import annotations
@@ -35,17 +37,18 @@ import hashlib
 import math
 import operator
 import re
-from dataclasses import dataclass
 from fractions import Fraction
 from itertools import pairwise
 from typing import Any
 
 import flint
 
-from mechlib.checkers.numbers import MAX_DIGITS, exact
+from mechlib.checkers.approximate_dp import Profile, check_approximate
+from mechlib.checkers.fields import IntRows, Malformed, Q, _f, _int, _keys, _list, _same, check_epsilon
+from mechlib.checkers.numbers import MAX_DIGITS
 from mechlib.schemas import precheck
 
-SCHEMA = "mechlib.audit/3"
+SCHEMA = "mechlib.audit/4"
 
 #: The LP findings (dominance of a mechanism that is not derivable; a user whose dual from T fails) run up to this n.
 LP_MAX_N = 150
@@ -59,70 +62,13 @@ PROVENANCE = (
     "rows_normalized (whether --normalize-rows was given; the matrix itself is checked)",
 )
 
-#: Exact rationals (flint's fmpq: the same values as fractions.Fraction, computed faster).
-Q = flint.fmpq
-
 BOUNDARY = "x_r - a*x_nb"
 INTERIOR = "(1+a^2)*x_r - a*(x_(r-1) + x_(r+1))"
 STANDARD_LOSSES = ("absolute", "squared", "binary")
 
 
-class Malformed(ValueError):
-    """A field that does not have the documented form (reported as a failure naming it)."""
-
-
-def _f(text: Any, where: str) -> Q:
-    try:
-        value = exact(text)  # decimals and "p/q", exactly, within the limits
-    except ValueError as err:
-        raise Malformed(f"{where}: {err}") from None
-    return Q(value.numerator, value.denominator)
-
-
-def _same(text: Any, value: Q, where: str) -> bool:
-    return _f(text, where) == value
-
-
-def _int(value: Any, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise Malformed(f"{where}: expected an integer, got {value!r}")
-    return value
-
-
-def _keys(obj: Any, where: str, required: set[str], optional: set[str] | None = None) -> dict[str, Any]:
-    if not isinstance(obj, dict):
-        raise Malformed(f"{where}: expected an object, got {type(obj).__name__}")
-    missing, extra = required - obj.keys(), obj.keys() - required - (optional or set())
-    if missing or extra:
-        raise Malformed(f"{where}: missing {sorted(missing)}, unexpected {sorted(extra)}")
-    return obj
-
-
-def _list(obj: Any, where: str, length: int | None = None) -> list[Any]:
-    if not isinstance(obj, list) or (length is not None and len(obj) != length):
-        raise Malformed(f"{where}: expected a list" + (f" of {length}" if length is not None else ""))
-    return obj
-
-
 _HEX = re.compile(r"[0-9a-f]+")
 _HEX_ROW = re.compile(r"(?:[0-9a-f]+(?:,[0-9a-f]+)*)?")
-
-
-@dataclass(frozen=True)
-class IntRows:
-    """x[i][r] = num[i][r] / den[i] (dense, Python ints)."""
-
-    den: list[int]
-    num: list[list[int]]
-
-    def stochastic(self) -> bool:
-        return all(sum(row) == d for row, d in zip(self.num, self.den))
-
-    def entry(self, i: int, r: int) -> Q:
-        return Q(self.num[i][r], self.den[i])
-
-    def rationals(self) -> list[list[Q]]:
-        return [[Q(a, d) for a in row] for row, d in zip(self.num, self.den)]
 
 
 def _hex(text: Any, where: str) -> int:
@@ -258,17 +204,6 @@ def _optimal_remap_loss(m: list[list[Q]], prior: list[Q], loss: list[list[Q]]) -
     return sum((min(col) for col in zip(*by_guess)), Q(0))
 
 
-def _ln_inverse(alpha: Q) -> flint.arb:
-    flint.ctx.prec = 256
-    return -flint.arb(alpha).log()
-
-
-def _decimal(text: Any, where: str) -> Q:
-    if not isinstance(text, str) or "." not in text or len(text.split(".")[1]) != 15:
-        raise Malformed(f"{where}: expected a decimal with 15 digits, got {text!r}")
-    return _f(text, where)
-
-
 def check_certificate(
     cert: dict[str, Any], source: bytes | str | None = None, source_mechanism: dict[str, Any] | None = None
 ) -> list[str]:
@@ -293,7 +228,7 @@ def check_certificate(
 TOP = {
     "schema", "tool", "source", "rows_normalized", "n", "inputs", "outputs", "count_query", "mechanism",
     "dp_level", "epsilon_interval", "witness", "claimed", "verdict", "derivable", "derivation", "dominance",
-    "user_losses", "unknown",
+    "user_losses", "unknown", "approximate_dp",
 }  # fmt: skip
 
 
@@ -351,9 +286,13 @@ def _check(cert: dict[str, Any], source: bytes | str | None, parsed: dict[str, A
             f"the mechanism is not {cert['dp_level']}-DP: x[{inputs[small]}][{outputs[r]}] < "
             f"α·x[{inputs[big]}][{outputs[r]}]"
         )
-    failures += _check_epsilon(cert["epsilon_interval"], alpha)
+    failures += check_epsilon(cert["epsilon_interval"], alpha, "epsilon_interval")
     failures += _check_witness(cert["witness"], m, neighbours, inputs, outputs, row_of, col_of, alpha)
-    failures += _check_claim(cert["claimed"], cert["verdict"], alpha)
+    section, profile = cert["approximate_dp"], None
+    if section is not None:
+        approximate_failures, profile = check_approximate(section, m, neighbours, row_of, col_of)
+        failures += approximate_failures
+    failures += _check_claim(cert["claimed"], cert["verdict"], alpha, section is not None, profile)
 
     decidable = count_query and n >= 1 and 0 < alpha < 1  # at α = 0 every mechanism is a remap of T_0 = I
     d = cert["derivation"]
@@ -420,17 +359,6 @@ def _compare_source(parsed: dict[str, Any], mech: dict[str, Any], m: IntRows, cl
     return out
 
 
-def _check_epsilon(interval: Any, alpha: Q) -> list[str]:
-    if alpha == 0:
-        return [] if interval is None else ["epsilon_interval must be null when α = 0 (ε = ∞)"]
-    lo, hi = (_decimal(v, "epsilon_interval") for v in _list(interval, "epsilon_interval", 2))
-    eps = _ln_inverse(alpha)
-    width_ok = hi - lo <= Q(2, 10**15)
-    if not (flint.arb(lo) <= eps and eps <= flint.arb(hi)) or lo < 0 or not width_ok:
-        return [f"epsilon_interval [{interval[0]}, {interval[1]}] does not bracket ln(1/α) tightly"]
-    return []
-
-
 def _check_witness(
     w: Any,
     m: IntRows,
@@ -462,12 +390,20 @@ def _check_witness(
     return out
 
 
-def _check_claim(claimed: Any, verdict: Any, alpha: Q) -> list[str]:
+def _check_claim(claimed: Any, verdict: Any, alpha: Q, with_profile: bool, profile: Profile | None) -> list[str]:
+    """The claim's verdict: α-DP / ε-DP at the DP level; (ε, δ)-DP at the profile's tightest α at δ."""
     if claimed is None:
         return [] if verdict == "NONE" else [f"verdict is {verdict!r} with no claimed level (expected 'NONE')"]
     keys = set(claimed) if isinstance(claimed, dict) else set()
     which = "alpha" if "alpha" in keys else "epsilon"
-    _keys(claimed, "claimed", {which, "holds"})
+    _keys(claimed, "claimed", {which, "holds"}, {"delta"})
+    if "delta" in claimed:
+        delta = _f(claimed["delta"], "claimed.delta")
+        if not 0 <= delta <= 1:
+            raise Malformed(f"claimed.delta: {claimed['delta']} is not in [0, 1]")
+        if profile is None:  # its failures are listed already when it is there
+            return [] if with_profile else ["a claimed δ needs the approximate_dp section (the privacy profile)"]
+        alpha = profile.tightest_alpha(delta)[0]
     value = _f(claimed[which], f"claimed.{which}")
     if which == "alpha":
         if not 0 <= value <= 1:

@@ -113,7 +113,7 @@ def is_dp(mechanism: Mechanism, alpha: object) -> bool:
 # -- ε = ln(1/α), decided rigorously --------------------------------------------------------
 
 
-def _arb_bounds(ball: object) -> tuple[Fraction, Fraction]:
+def arb_bounds(ball: object) -> tuple[Fraction, Fraction]:
     lo_m, lo_e = ball.lower().man_exp()  # type: ignore[attr-defined]
     hi_m, hi_e = ball.upper().man_exp()  # type: ignore[attr-defined]
     return _dyadic(int(lo_m), int(lo_e)), _dyadic(int(hi_m), int(hi_e))
@@ -134,7 +134,7 @@ def epsilon_bounds(alpha: Fraction, digits: int = 12) -> tuple[Fraction, Fractio
     while True:
         with arb_precision(prec):
             ball = -to_arb(alpha).log()
-            lo, hi = _arb_bounds(ball)
+            lo, hi = arb_bounds(ball)
         if hi - lo < Fraction(1, 10**digits):
             return lo, hi
         prec *= 2

@@ -1,0 +1,203 @@
+"""The audit's approximate-DP findings: the exact privacy profile δ(ε), the tightest ε at a given
+δ, a claimed (ε, δ), and the tightest zCDP ρ over a range of Rényi orders (arb-rigorous).
+
+The profile is recorded in t = e^ε = 1/α (where it is piecewise linear with rational vertices,
+``mechlib.core.approximate``), as α = e^−ε like the rest of the report: vertices (α_k, δ_k) from
+α_0 = 1, and per piece the ordered neighbour pair and output set S attaining it, δ = P_i(S) −
+P_i′(S)/α. ``mechlib check`` re-derives each piece from its pair and set and bounds every pair's
+hockey-stick divergence by the profile at every vertex (δ(t) is linear between vertices and each
+pair's divergence convex in t, so that suffices).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from mechlib.core.approximate import PrivacyProfile, privacy_profile
+from mechlib.core.exact import format_decimal, format_fraction
+from mechlib.core.mechanism import Mechanism
+from mechlib.core.privacy import alpha_at_least_exp_minus, epsilon_bounds
+from mechlib.core.renyi import zcdp_rho
+from mechlib.errors import InputError
+
+#: The profile runs when (ordered neighbour pairs) × outputs is at most this (checked first).
+PROFILE_MAX_CELLS = 2_000_000
+#: The zCDP bracket (arb exponentials at up to 400 orders) runs up to this many pair-output cells.
+RENYI_MAX_CELLS = 40_000
+
+
+def _cells(mechanism: Mechanism) -> int:
+    return 2 * len(mechanism.neighbour_positions) * len(mechanism.outputs)
+
+
+def approximate_findings(
+    mechanism: Mechanism,
+    *,
+    delta: Fraction | None = None,
+    renyi: tuple[Fraction, Fraction] | None = None,
+    claimed_delta: Fraction | None = None,
+) -> tuple[dict[str, Any] | None, PrivacyProfile | None]:
+    """The report's ``approximate_dp`` section (None when nothing was asked: no ``delta``, no
+    ``renyi`` range, no claimed δ) and the profile, for the claim's verdict."""
+    if delta is None and renyi is None and claimed_delta is None:
+        return None, None
+    cells = _cells(mechanism)
+    if cells > PROFILE_MAX_CELLS:
+        raise InputError(
+            f"the privacy profile would scan {cells:,} (pair, output) cells",
+            hint=f"at most {PROFILE_MAX_CELLS:,}: audit a smaller mechanism, or drop --delta/--renyi/claimed_delta",
+        )
+    if renyi is not None and cells > RENYI_MAX_CELLS:
+        raise InputError(
+            f"the zCDP bracket would scan {cells:,} (pair, output) cells at each Rényi order",
+            hint=f"at most {RENYI_MAX_CELLS:,}: drop --renyi for this mechanism",
+        )
+    profile = privacy_profile(mechanism)
+    section = {
+        "profile": profile_json(mechanism, profile),
+        "at_delta": None if delta is None else at_delta_json(profile, delta),
+        "renyi": None if renyi is None else renyi_json(mechanism, *renyi),
+    }
+    return section, profile
+
+
+def profile_json(mechanism: Mechanism, profile: PrivacyProfile) -> dict[str, Any]:
+    inputs, outputs = mechanism.inputs, mechanism.outputs
+    return {
+        "vertices": [
+            {"alpha": format_fraction(1 / t), "delta": format_fraction(d)} for t, d in zip(profile.ts, profile.deltas)
+        ],
+        "pieces": [
+            {
+                "inputs": None if piece.inputs is None else [inputs[piece.inputs[0]], inputs[piece.inputs[1]]],
+                "outputs": [outputs[r] for r in piece.outputs],
+                "mass": format_fraction(piece.mass),
+                "neighbour_mass": format_fraction(piece.neighbour_mass),
+            }
+            for piece in profile.pieces
+        ],
+    }
+
+
+def tightest_alpha(profile: PrivacyProfile, delta: Fraction) -> tuple[Fraction, int | None]:
+    """α* = e^−ε* for the least ε* with δ(ε*) ≤ ``delta`` and its piece; (0, None): no finite ε."""
+    found = profile.tightest_t(delta)
+    return (Fraction(0), None) if found is None else (1 / found[0], found[1])
+
+
+def at_delta_json(profile: PrivacyProfile, delta: Fraction) -> dict[str, Any]:
+    alpha, piece = tightest_alpha(profile, delta)
+    bounds = epsilon_bounds(alpha)
+    return {
+        "delta": format_fraction(delta),
+        "alpha": format_fraction(alpha),
+        "epsilon_interval": None
+        if bounds is None
+        else [format_decimal(bounds[0], 15, up=False), format_decimal(bounds[1], 15, up=True)],
+        "piece": piece,
+    }
+
+
+def claim_holds(profile: PrivacyProfile, delta: Fraction, alpha: Fraction | None, epsilon: Fraction | None) -> bool:
+    """(ε, δ)-DP (or (α, δ)): the tightest α at δ is at least the claimed α = e^−ε."""
+    tightest, _ = tightest_alpha(profile, delta)
+    if alpha is not None:
+        return tightest >= alpha
+    assert epsilon is not None
+    return alpha_at_least_exp_minus(tightest, epsilon)
+
+
+def renyi_json(mechanism: Mechanism, lo: Fraction, hi: Fraction) -> dict[str, Any]:
+    bracket = zcdp_rho(mechanism, lo, hi)
+    inputs, outputs = mechanism.inputs, mechanism.outputs
+    if bracket.lo is None or bracket.hi is None:
+        i, j, r = _impossible_output(mechanism)
+        attained: dict[str, Any] | None = {"inputs": [inputs[i], inputs[j]], "output": outputs[r]}
+    elif bracket.attained is None:
+        attained = None  # no neighbouring inputs: ρ = 0
+    else:
+        lam, (i, j) = bracket.attained
+        attained = {"lambda": format_fraction(lam), "inputs": [inputs[i], inputs[j]]}
+    return {
+        "lambda_range": [format_fraction(lo), format_fraction(hi)],
+        "grid": [format_fraction(lam) for lam in bracket.grid],
+        "rho_interval": None
+        if bracket.lo is None or bracket.hi is None
+        else [format_fraction(bracket.lo), format_fraction(bracket.hi)],
+        "attained": attained,
+    }
+
+
+def _impossible_output(mechanism: Mechanism) -> tuple[int, int, int]:
+    """An ordered neighbour pair (i, i′) and output r with x_i[r] > 0 = x_i′[r] (D_λ = ∞)."""
+    rows = mechanism.rows
+    for i, j in mechanism.neighbour_positions:
+        for x, y in ((i, j), (j, i)):
+            for r, (p, q) in enumerate(zip(rows[x], rows[y])):
+                if p > 0 and q == 0:
+                    return x, y, r
+    raise AssertionError("D_λ is infinite only where a neighbour cannot produce an output")
+
+
+def findings(section: dict[str, Any] | None) -> list[tuple[str, str]]:
+    """(name, text) per approximate-DP finding, for the text, Markdown and HTML accounts."""
+    if section is None:
+        return []
+    vertices = section["profile"]["vertices"]
+    last_alpha, last_delta = Fraction(vertices[-1]["alpha"]), Fraction(vertices[-1]["delta"])
+    tail = (
+        f"δ = 0 for ε ≥ ln {format_fraction(1 / last_alpha)} (pure DP there)"
+        if last_delta == 0
+        else f"δ(ε) → {vertices[-1]['delta']} as ε → ∞ (mass no ε covers)"
+    )
+    out = [("profile", f"δ(ε) exact, {len(vertices)} vertices: δ(0) = {vertices[0]['delta']}, {tail}")]
+    at = section["at_delta"]
+    if at is not None:
+        eps = at["epsilon_interval"]
+        out.append(
+            (
+                f"at δ = {at['delta']}",
+                "no finite ε" if eps is None else f"tightest ε = ln(1/α) ∈ [{eps[0]}, {eps[1]}] (α = {at['alpha']})",
+            )
+        )
+    renyi = section["renyi"]
+    if renyi is not None:
+        lo, hi = renyi["lambda_range"]
+        rho = renyi["rho_interval"]
+        out.append(
+            (
+                "zCDP",
+                f"ρ = ∞ on λ ∈ [{lo}, {hi}] (an output impossible under a neighbour)"
+                if rho is None
+                else f"tightest ρ on λ ∈ [{lo}, {hi}] is in [{_decimal(rho[0])}, {_decimal(rho[1])}]",
+            )
+        )
+    return out
+
+
+def _decimal(exact: str) -> str:
+    """A bracket end (a decimal with at most 12 places, stored as p/q) as that decimal."""
+    return format_decimal(Fraction(exact), 12, up=False).rstrip("0").rstrip(".")
+
+
+def plot_points(section: dict[str, Any], count: int = 160) -> dict[str, Any]:
+    """δ(ε) sampled for the HTML plot (floats: display only, the certificate holds the exact
+    profile): ε from 0 to a little past the last vertex."""
+    import math
+
+    vertices, pieces = section["profile"]["vertices"], section["profile"]["pieces"]
+    ts = [1 / Fraction(v["alpha"]) for v in vertices]
+    top = math.log(ts[-1]) * 1.25 if ts[-1] > 1 else 1.0
+    points = []
+    for k in range(count + 1):
+        eps = top * k / count
+        t = math.exp(eps)
+        piece = pieces[max(j for j, tj in enumerate(ts) if float(tj) <= t)]
+        points.append((eps, max(0.0, float(Fraction(piece["mass"])) - t * float(Fraction(piece["neighbour_mass"])))))
+    return {
+        "points": points,
+        "epsilon_max": top,
+        "delta_max": max(d for _, d in points) or 1.0,
+        "vertices": [(math.log(float(t)), float(Fraction(v["delta"]))) for t, v in zip(ts, vertices, strict=True)],
+    }

@@ -1,0 +1,215 @@
+"""Independent re-check of an audit certificate's ``approximate_dp`` section.
+
+In t = e^ε = 1/α the privacy profile δ(t) = max over ordered neighbour pairs of
+H_t(x_i ‖ x_i′) = Σ_r max(0, x_i[r] − t·x_i′[r]) is what the section claims it is iff
+1. each piece's line A − B·t is recomputed from its ordered pair and output set S (A = P_i(S),
+   B = P_i′(S)) and meets the recorded δ at both of its vertices (the last piece, on [t_K, ∞), has
+   B = 0), so δ ≤ the true profile everywhere; and
+2. every ordered pair's H_t is at most the recorded δ at every vertex, in integers — H_t is convex
+   in t and the recorded δ linear between vertices, and both are non-increasing after t_K, so the
+   recorded δ ≥ the true profile everywhere.
+The tightest α at δ (``at_delta``) and a claimed (ε, δ) are then recomputed from that profile.
+The zCDP bracket is re-evaluated with arb: every ordered pair's D_b/a ≤ ρ_hi on every grid cell
+[a, b] (D_λ non-decreasing in λ) and the recorded (λ, pair) reaches ρ_lo.
+"""
+
+from __future__ import annotations
+
+import itertools
+import operator
+from dataclasses import dataclass
+from typing import Any
+
+import flint
+
+from mechlib.checkers.fields import IntRows, Malformed, Q, _f, _int, _keys, _list, _same, check_epsilon
+
+#: arb working precision (bits) of the zCDP re-check.
+PRECISION = 128
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A checked profile: vertices t_k = 1/α_k with δ_k, and each piece's line (A, B)."""
+
+    ts: list[Q]
+    deltas: list[Q]
+    lines: list[tuple[Q, Q]]
+
+    def tightest_alpha(self, delta: Q) -> tuple[Q, int | None]:
+        """α* = 1/t* for the least t* with δ(t*) ≤ delta, and its piece; (0, None): none."""
+        if delta >= self.deltas[0]:
+            return Q(1), 0
+        if delta < self.deltas[-1]:
+            return Q(0), None
+        k = next(k for k, d in enumerate(self.deltas) if d <= delta)
+        a, b = self.lines[k - 1]
+        return b / (a - delta), k - 1
+
+
+def check_approximate(
+    section: Any,
+    m: IntRows,
+    neighbours: list[tuple[int, int]],
+    row_of: dict[int, int],
+    col_of: dict[int, int],
+) -> tuple[list[str], Profile | None]:
+    """The failures of a non-null ``approximate_dp`` section, and its profile when it checks."""
+    _keys(section, "approximate_dp", {"profile", "at_delta", "renyi"})
+    ordered = [p for i, j in neighbours for p in ((i, j), (j, i))]
+    failures, profile = _check_profile(section["profile"], m, ordered, row_of, col_of)
+    at = section["at_delta"]
+    if at is not None and profile is not None:
+        failures += _check_at_delta(at, profile)
+    if section["renyi"] is not None:
+        failures += _check_renyi(section["renyi"], m, ordered, row_of, col_of)
+    return failures, profile
+
+
+def _pair(value: Any, where: str, row_of: dict[int, int], ordered: list[tuple[int, int]]) -> tuple[int, int]:
+    a, b = (_int(v, where) for v in _list(value, where, 2))
+    if a not in row_of or b not in row_of or (row_of[a], row_of[b]) not in ordered:
+        raise Malformed(f"{where}: {value} is not a pair of neighbouring inputs")
+    return row_of[a], row_of[b]
+
+
+def _check_profile(
+    doc: Any, m: IntRows, ordered: list[tuple[int, int]], row_of: dict[int, int], col_of: dict[int, int]
+) -> tuple[list[str], Profile | None]:
+    _keys(doc, "approximate_dp.profile", {"vertices", "pieces"})
+    vertices = _list(doc["vertices"], "approximate_dp.profile.vertices")
+    if not vertices:
+        raise Malformed("approximate_dp.profile.vertices: expected at least one vertex")
+    pieces = _list(doc["pieces"], "approximate_dp.profile.pieces", len(vertices))
+    alphas, deltas = [], []
+    for k, v in enumerate(vertices):
+        where = f"approximate_dp.profile.vertices[{k}]"
+        _keys(v, where, {"alpha", "delta"})
+        alphas.append(_f(v["alpha"], f"{where}.alpha"))
+        deltas.append(_f(v["delta"], f"{where}.delta"))
+    if alphas[0] != 1 or any(b >= a for a, b in itertools.pairwise(alphas)) or alphas[-1] <= 0:
+        raise Malformed("approximate_dp.profile.vertices: α must start at 1 and decrease, staying > 0")
+    ts = [1 / a for a in alphas]
+    failures: list[str] = []
+    lines = []
+    for k, piece in enumerate(pieces):
+        where = f"approximate_dp.profile.pieces[{k}]"
+        _keys(piece, where, {"inputs", "outputs", "mass", "neighbour_mass"})
+        labels = [_int(o, f"{where}.outputs") for o in _list(piece["outputs"], f"{where}.outputs")]
+        if any(o not in col_of for o in labels) or len(set(labels)) != len(labels):
+            raise Malformed(f"{where}.outputs: expected distinct outputs of the mechanism")
+        if piece["inputs"] is None:
+            if labels:
+                raise Malformed(f"{where}: a set of outputs needs its pair of inputs")
+            a = b = Q(0)
+        else:
+            i, j = _pair(piece["inputs"], f"{where}.inputs", row_of, ordered)
+            cols = [col_of[o] for o in labels]
+            a = Q(sum(m.num[i][c] for c in cols), m.den[i])
+            b = Q(sum(m.num[j][c] for c in cols), m.den[j])
+        if not (
+            _same(piece["mass"], a, f"{where}.mass") and _same(piece["neighbour_mass"], b, f"{where}.neighbour_mass")
+        ):
+            failures.append(f"{where}: the masses are not P_i(S) and P_i′(S)")
+        last = k == len(pieces) - 1
+        ends = [k] if last else [k, k + 1]
+        if any(a - b * ts[e] != deltas[e] for e in ends) or (b != 0 if last else b == 0):
+            failures.append(f"{where}: its line P_i(S) − P_i′(S)/α does not meet the profile at its vertices")
+        lines.append((a, b))
+    for k, (t, d) in enumerate(zip(ts, deltas)):
+        above = _pair_above(m, ordered, t, d)
+        if above is not None:
+            failures.append(
+                f"approximate_dp.profile: at vertex {k} (α = {vertices[k]['alpha']}) the pair of rows "
+                f"{above} has hockey-stick divergence above δ = {vertices[k]['delta']}"
+            )
+            break
+    return failures, (None if failures else Profile(ts, deltas, lines))
+
+
+def _pair_above(m: IntRows, ordered: list[tuple[int, int]], t: Q, delta: Q) -> tuple[int, int] | None:
+    """An ordered pair with Σ_r max(0, x_i[r] − t·x_i′[r]) > δ, or None. In integers, with
+    t = u/v, x_i[r] = a/d, x_i′[r] = b/e, δ = g/h: h·Σ max(0, a·v·e − b·u·d) ≤ g·d·v·e."""
+    u, v, g, h = int(t.p), int(t.q), int(delta.p), int(delta.q)
+    for i, j in ordered:
+        d, e = m.den[i], m.den[j]
+        left, right = v * e, u * d
+        excess = sum(x for x in map(operator.sub, map(left.__mul__, m.num[i]), map(right.__mul__, m.num[j])) if x > 0)
+        if h * excess > g * d * v * e:
+            return i, j
+    return None
+
+
+def _check_at_delta(at: Any, profile: Profile) -> list[str]:
+    _keys(at, "approximate_dp.at_delta", {"delta", "alpha", "epsilon_interval", "piece"})
+    delta = _f(at["delta"], "approximate_dp.at_delta.delta")
+    if not 0 <= delta <= 1:
+        raise Malformed(f"approximate_dp.at_delta.delta: {at['delta']} is not in [0, 1]")
+    alpha, piece = profile.tightest_alpha(delta)
+    out = []
+    if not _same(at["alpha"], alpha, "approximate_dp.at_delta.alpha") or at["piece"] != piece:
+        out.append(f"approximate_dp.at_delta: the tightest α at δ = {at['delta']} is {alpha} (piece {piece})")
+    return out + check_epsilon(at["epsilon_interval"], alpha, "approximate_dp.at_delta.epsilon_interval")
+
+
+def _logs(m: IntRows) -> list[list[tuple[flint.arb, flint.arb] | None]]:
+    return [
+        [(flint.arb(Q(a, d)), flint.arb(Q(a, d)).log()) if a else None for a in row] for row, d in zip(m.num, m.den)
+    ]
+
+
+def _divergence(p: list[Any], q: list[Any], lam: Q) -> flint.arb | None:
+    """D_λ(P ‖ Q) (λ = 1: KL) as a ball; None: ∞."""
+    total, kl, lam_ball = flint.arb(0), lam == 1, flint.arb(lam)
+    for a, b in zip(p, q):
+        if a is None:
+            continue
+        if b is None:
+            return None
+        total += a[0] * (a[1] - b[1]) if kl else (b[1] + lam_ball * (a[1] - b[1])).exp()
+    return total if kl else total.log() / (lam_ball - 1)
+
+
+def _check_renyi(
+    doc: Any, m: IntRows, ordered: list[tuple[int, int]], row_of: dict[int, int], col_of: dict[int, int]
+) -> list[str]:
+    _keys(doc, "approximate_dp.renyi", {"lambda_range", "grid", "rho_interval", "attained"})
+    lo, hi = (_f(x, "approximate_dp.renyi.lambda_range") for x in _list(doc["lambda_range"], "lambda_range", 2))
+    grid = [_f(x, "approximate_dp.renyi.grid") for x in _list(doc["grid"], "approximate_dp.renyi.grid")]
+    if (
+        not 1 <= lo < hi
+        or len(grid) < 2
+        or grid[0] != lo
+        or grid[-1] != hi
+        or any(b <= a for a, b in itertools.pairwise(grid))
+    ):
+        raise Malformed("approximate_dp.renyi: the grid must rise from the range's low end (≥ 1) to its high end")
+    attained, rho = doc["attained"], doc["rho_interval"]
+    if rho is None:  # ∞: an output one row gives and a neighbour never does
+        _keys(attained, "approximate_dp.renyi.attained", {"inputs", "output"})
+        i, j = _pair(attained["inputs"], "approximate_dp.renyi.attained.inputs", row_of, ordered)
+        r = col_of.get(_int(attained["output"], "approximate_dp.renyi.attained.output"))
+        if r is None or not (m.num[i][r] > 0 and m.num[j][r] == 0):
+            return ["approximate_dp.renyi: ρ = ∞ needs an output with x_i[r] > 0 = x_i′[r]"]
+        return []
+    rho_lo, rho_hi = (_f(x, "approximate_dp.renyi.rho_interval") for x in _list(rho, "rho_interval", 2))
+    if not ordered:
+        return [] if attained is None and rho_lo == rho_hi == 0 else ["approximate_dp.renyi: no neighbours, ρ = 0"]
+    _keys(attained, "approximate_dp.renyi.attained", {"lambda", "inputs"})
+    lam = _f(attained["lambda"], "approximate_dp.renyi.attained.lambda")
+    i, j = _pair(attained["inputs"], "approximate_dp.renyi.attained.inputs", row_of, ordered)
+    flint.ctx.prec = PRECISION
+    logs = _logs(m)
+    out = []
+    reached = _divergence(logs[i], logs[j], lam)
+    if not lo <= lam <= hi or reached is None or not reached / flint.arb(lam) >= flint.arb(rho_lo):
+        out.append(f"approximate_dp.renyi: D_λ/λ at λ = {attained['lambda']} does not reach ρ_lo = {rho[0]}")
+    for a, b in itertools.pairwise(grid):
+        for x, y in ordered:
+            d = _divergence(logs[x], logs[y], b)
+            if d is None or not d / flint.arb(a) <= flint.arb(rho_hi):
+                return [
+                    *out,
+                    f"approximate_dp.renyi: on λ ∈ [{a}, {b}] the pair of rows ({x}, {y}) may exceed ρ_hi = {rho[1]}",
+                ]
+    return out

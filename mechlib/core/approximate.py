@@ -1,0 +1,140 @@
+"""Approximate DP of a finite mechanism, exactly: the privacy profile δ(ε).
+
+A mechanism is (ε, δ)-DP iff for every ordered neighbouring pair (i, i′) the hockey-stick
+divergence H_t(x_i ‖ x_i′) = Σ_r max(0, x_i[r] − t·x_i′[r]) is at most δ, with t = e^ε (Dwork–Roth
+Def. 2.4; Balle et al., "Hypothesis testing interpretations and Rényi DP", 2020). Its privacy
+profile is δ(t) = max over ordered pairs of H_t.
+
+Exactness comes from working in t = e^ε = 1/α, not in ε: H_t(P ‖ Q) = max over output sets S of
+P(S) − t·Q(S), the maximum attained by the threshold sets S = {r : p_r > t·q_r}. So δ(t) is the upper
+envelope of finitely many lines A − B·t (one per ordered pair and likelihood-ratio threshold), a
+convex, non-increasing, piecewise-linear function whose vertices are rational for a rational
+mechanism. ``privacy_profile`` computes that envelope exactly; each piece carries its witness, the
+pair and the set S. The tightest ε for a given δ is then ln t* with t* rational (α* = 1/t* exact,
+as for pure DP); t ≥ the last vertex gives δ_∞ = the largest mass a row puts where a neighbour
+puts none (0 for a mechanism that is α-DP for some α > 0; the last vertex is then 1/α).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from itertools import groupby, pairwise
+
+from mechlib.core.mechanism import Mechanism
+
+
+@dataclass(frozen=True)
+class ProfilePiece:
+    """One piece of the profile: δ(t) = P_i(S) − t·P_i′(S) on its interval, attained by the
+    ordered pair (``inputs[0]``, ``inputs[1]``) (row positions) and the output set ``outputs``
+    (column positions, increasing); ``inputs`` is None for the empty set (δ = 0)."""
+
+    inputs: tuple[int, int] | None
+    outputs: tuple[int, ...]
+    mass: Fraction  # A = P_i(S)
+    neighbour_mass: Fraction  # B = P_i′(S)
+
+    def at(self, t: Fraction) -> Fraction:
+        return self.mass - t * self.neighbour_mass
+
+
+@dataclass(frozen=True)
+class PrivacyProfile:
+    """δ(t), t = e^ε ≥ 1, exactly: vertices 1 = t_0 < t_1 < … < t_K with δ(t_k) = ``deltas[k]``;
+    piece k is linear on [t_k, t_{k+1}] and the last piece (neighbour mass 0) is constant on [t_K, ∞)."""
+
+    ts: tuple[Fraction, ...]
+    deltas: tuple[Fraction, ...]
+    pieces: tuple[ProfilePiece, ...]
+
+    def delta_at(self, t: Fraction) -> Fraction:
+        """δ at t = e^ε ≥ 1."""
+        if t < 1:
+            raise ValueError(f"t = e^ε must be at least 1, got t={t}")
+        k = max(k for k, tk in enumerate(self.ts) if tk <= t)
+        return self.pieces[k].at(t)
+
+    @property
+    def delta_infinity(self) -> Fraction:
+        """δ as ε → ∞: the mass no finite ε covers (0 iff some α > 0 makes the mechanism α-DP)."""
+        return self.deltas[-1]
+
+    def tightest_t(self, delta: Fraction) -> tuple[Fraction, int] | None:
+        """The least t with δ(t) ≤ ``delta`` and the index of the piece it lies on (the piece
+        ending there when t is a vertex > 1); None when no finite ε reaches δ."""
+        if delta >= self.deltas[0]:
+            return Fraction(1), 0
+        if delta < self.delta_infinity:
+            return None
+        k = next(k for k, d in enumerate(self.deltas) if d <= delta)  # k ≥ 1: δ_0 > delta
+        piece = self.pieces[k - 1]  # δ strictly decreasing on [t_{k−1}, t_k]: neighbour mass > 0
+        return (piece.mass - delta) / piece.neighbour_mass, k - 1
+
+
+#: A line A − B·t of the envelope: (B, A, the ordered pair, prefix length, outputs by ratio).
+_Line = tuple[Fraction, Fraction, "tuple[int, int] | None", int, list[int]]
+
+
+def _pair_lines(
+    rows: tuple[list[int], int], neighbour_rows: tuple[list[int], int], pair: tuple[int, int]
+) -> list[_Line]:
+    """The lines (B, A, pair, prefix length, order) of H_t(x_i ‖ x_i′) for t ≥ 1: outputs sorted by
+    likelihood ratio p_r/q_r (decreasing; q_r = 0 first), one line per prefix ending at a change of
+    ratio, among the outputs with ratio > 1 (a larger threshold set only lowers H at t ≥ 1)."""
+    (a, d), (b, e) = rows, neighbour_rows  # x_i[r] = a[r]/d, x_i′[r] = b[r]/e
+    over = [r for r in range(len(a)) if a[r] * e > b[r] * d]  # ratio > 1
+    ratio = {r: Fraction(a[r], b[r]) if b[r] else None for r in over}
+    order = sorted(over, key=lambda r: (ratio[r] is not None, -(ratio[r] or 0)))
+    lines: list[_Line] = []
+    mass = neighbour_mass = count = 0
+    for _, group in groupby(order, key=lambda r: ratio[r]):
+        for r in group:
+            mass, neighbour_mass, count = mass + a[r], neighbour_mass + b[r], count + 1
+        lines.append((Fraction(neighbour_mass, e), Fraction(mass, d), pair, count, order))
+    return lines
+
+
+def privacy_profile(mechanism: Mechanism) -> PrivacyProfile:
+    """The exact privacy profile of ``mechanism`` over its neighbour pairs (both orders).
+
+    The upper envelope of the lines A − B·t on t ≥ 1, by the convex-hull trick in exact rationals:
+    lines in order of decreasing B (increasing slope), a line dropped when the next one overtakes
+    its predecessor no later than it does. The empty set's line (0, 0) is always present, so the
+    last piece has B = 0.
+    """
+    num, den = mechanism.scaled()
+    lines: list[_Line] = [(Fraction(0), Fraction(0), None, 0, [])]  # the empty set
+    for i, j in mechanism.neighbour_positions:
+        for x, y in ((i, j), (j, i)):
+            lines += _pair_lines((list(num[x]), den[x]), (list(num[y]), den[y]), (x, y))
+    lines.sort(key=lambda line: (-line[0], -line[1]))
+    hull: list[_Line] = []
+    for line in lines:
+        if hull and hull[-1][0] == line[0]:
+            continue  # same slope, lower (or equal) intercept
+        while len(hull) >= 2 and _meet(hull[-2], line) <= _meet(hull[-2], hull[-1]):
+            hull.pop()
+        hull.append(line)
+    while len(hull) >= 2 and _meet(hull[0], hull[1]) <= 1:
+        hull.pop(0)  # the max only at t ≤ 1
+    ts = [Fraction(1)] + [_meet(a, b) for a, b in pairwise(hull)]
+    pieces = [ProfilePiece(pair, tuple(sorted(order[:count])), a, b) for b, a, pair, count, order in hull]
+    deltas = [piece.at(t) for piece, t in zip(pieces, ts)]
+    return PrivacyProfile(tuple(ts), tuple(deltas), tuple(pieces))
+
+
+def _meet(first: _Line, second: _Line) -> Fraction:
+    """Where A₁ − B₁t = A₂ − B₂t, for B₁ > B₂."""
+    return (first[1] - second[1]) / (first[0] - second[0])
+
+
+def hockey_stick(mechanism: Mechanism, t: Fraction) -> Fraction:
+    """δ(t) by its definition, max over ordered neighbour pairs of Σ_r max(0, x_i[r] − t·x_i′[r])
+    (the reference the envelope is tested against; O(pairs × outputs) per t)."""
+    rows = mechanism.rows
+    best = Fraction(0)
+    for i, j in mechanism.neighbour_positions:
+        for x, y in ((rows[i], rows[j]), (rows[j], rows[i])):
+            best = max(best, sum((max(Fraction(0), p - t * q) for p, q in zip(x, y)), Fraction(0)))
+    return best

@@ -1,0 +1,117 @@
+"""The exact privacy profile δ(ε) and the zCDP bracket against closed forms and definitions."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mechlib import randomized_response, truncated_geometric
+from mechlib.core.approximate import hockey_stick, privacy_profile
+from mechlib.core.mechanism import Mechanism
+from mechlib.core.privacy import arb_precision, dp_level
+from mechlib.core.renyi import renyi_divergence, zcdp_rho
+
+
+@pytest.mark.parametrize("alpha", [Fraction(1, 2), Fraction(1, 3), Fraction(9, 10)])
+@pytest.mark.parametrize("n", [1, 4, 20])
+def test_t_profile_is_the_closed_form(alpha: Fraction, n: int) -> None:
+    """T's neighbouring rows differ by α^±1 on either side of the pair, each side carrying
+    1/(1+α) and α/(1+α): δ(t) = (1 − α·t)/(1 + α) on [1, 1/α], 0 after."""
+    profile = privacy_profile(truncated_geometric(alpha, n))
+    assert profile.ts == (Fraction(1), 1 / alpha)
+    for t in (Fraction(1), (1 + 1 / alpha) / 2, 1 / alpha, 2 / alpha):
+        assert profile.delta_at(t) == max(Fraction(0), (1 - alpha * t) / (1 + alpha))
+
+
+@pytest.mark.parametrize("k", [2, 3, 5])
+def test_randomized_response_profile_is_the_closed_form(k: int) -> None:
+    """k-ary randomized response, p on the truth and q elsewhere (p = q/α): δ(t) = max(0, p − t·q)."""
+    alpha = Fraction(1, 3)
+    mech = randomized_response(alpha, k)
+    p, q = mech.rows[0][0], mech.rows[0][1]
+    profile = privacy_profile(mech)
+    for t in (Fraction(1), Fraction(2), Fraction(3), Fraction(5)):
+        assert profile.delta_at(t) == max(Fraction(0), p - t * q)
+
+
+@st.composite
+def mechanisms(draw: st.DrawFn) -> Mechanism:
+    width = draw(st.integers(1, 5))
+    rows = []
+    for _ in range(draw(st.integers(2, 5))):
+        w = draw(st.lists(st.sampled_from([0, 0, 1, 2, 3, 7]), min_size=width, max_size=width))
+        w[0] += 0 if sum(w) else 1
+        rows.append([Fraction(x, sum(w)) for x in w])
+    return Mechanism(rows)
+
+
+@settings(max_examples=150)
+@given(mechanisms(), st.fractions(0, 1), st.fractions(1, 50))
+def test_profile_is_the_hockey_stick_everywhere(mech: Mechanism, delta: Fraction, t: Fraction) -> None:
+    """At every vertex, between vertices and beyond them the envelope is the definition; the
+    tightest t at δ is the least t with δ(t) ≤ δ; δ = 0 exactly from the pure DP level on."""
+    profile = privacy_profile(mech)
+    assert all(a < b for a, b in zip(profile.ts, profile.ts[1:], strict=False))
+    probes = [*profile.ts, t, *((a + b) / 2 for a, b in zip(profile.ts, profile.ts[1:], strict=False))]
+    for probe in probes:
+        assert profile.delta_at(probe) == hockey_stick(mech, probe)
+    found = profile.tightest_t(delta)
+    if found is None:
+        assert hockey_stick(mech, profile.ts[-1] * 1000) > delta
+    else:
+        least, _ = found
+        assert hockey_stick(mech, least) <= delta
+        assert least == 1 or hockey_stick(mech, least * Fraction(999_999, 1_000_000)) > delta
+    alpha = dp_level(mech).alpha
+    assert (profile.delta_infinity == 0) == (alpha > 0)
+    if alpha > 0:
+        assert profile.tightest_t(Fraction(0)) is not None
+        assert profile.tightest_t(Fraction(0))[0] == 1 / alpha  # type: ignore[index]
+
+
+def test_binary_randomized_response_renyi_is_the_closed_form() -> None:
+    """Binary RR (p, 1 − p): D_λ = ln(p^λ(1−p)^(1−λ) + (1−p)^λ p^(1−λ))/(λ − 1); D_1 = KL."""
+    mech = randomized_response(Fraction(1, 3), 2)
+    p = float(mech.rows[0][0])
+    with arb_precision(128):
+        for lam in (Fraction(1), Fraction(3, 2), Fraction(2), Fraction(10)):
+            ball = renyi_divergence(mech.rows[0], mech.rows[1], lam)
+            x = float(lam)
+            if lam == 1:
+                expected = p * math.log(p / (1 - p)) + (1 - p) * math.log((1 - p) / p)
+            else:
+                expected = math.log(p**x * (1 - p) ** (1 - x) + (1 - p) ** x * p ** (1 - x)) / (x - 1)
+            assert ball is not None
+            assert abs(float(ball.mid()) - expected) < 1e-12
+            assert ball.rad() < 1e-30
+
+
+def test_zcdp_bracket_contains_the_supremum() -> None:
+    """The bracket holds the maximum of D_λ/λ found on a fine float grid, and is narrow."""
+    mech = randomized_response(Fraction(1, 3), 2)
+    bracket = zcdp_rho(mech, Fraction(1), Fraction(64))
+    assert bracket.lo is not None and bracket.hi is not None
+    p = float(mech.rows[0][0])
+
+    def value(x: float) -> float:
+        if x == 1:
+            return p * math.log(p / (1 - p)) + (1 - p) * math.log((1 - p) / p)
+        return math.log(p**x * (1 - p) ** (1 - x) + (1 - p) ** x * p ** (1 - x)) / (x - 1) / x
+
+    best = max(value(1 + k / 1000) for k in range(63_001))
+    assert float(bracket.lo) <= best + 1e-12 and best <= float(bracket.hi) + 1e-12
+    assert bracket.hi <= bracket.lo * Fraction(1001, 1000)
+
+
+def test_an_impossible_output_gives_infinite_rho() -> None:
+    mech = Mechanism([["1/2", "1/2"], ["1", "0"]])
+    bracket = zcdp_rho(mech, Fraction(1), Fraction(4))
+    assert bracket.lo is None and bracket.hi is None
+    assert privacy_profile(mech).delta_infinity == Fraction(1, 2)
+    with arb_precision(64):
+        assert renyi_divergence(mech.rows[0], mech.rows[1], Fraction(2)) is None
+        assert renyi_divergence(mech.rows[1], mech.rows[0], Fraction(2)) is not None
