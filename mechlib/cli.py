@@ -136,12 +136,20 @@ def build_parser() -> argparse.ArgumentParser:
         "SAMPLER is module:function (function(count, rng) -> int, rng a numpy.random.Generator; this RUNS that "
         "module's code) or an adapter: "
         "mechlib:truncated_geometric, diffprivlib:GeometricTruncated, diffprivlib:GeometricFolded, "
-        "diffprivlib:Exponential, opendp:make_geometric, opendp:make_randomized_response, pydp:LaplaceMechanism. "
+        "diffprivlib:Exponential, opendp:make_geometric, opendp:make_randomized_response, pydp:LaplaceMechanism; "
+        "with --delta (an (ε, δ) claim, the library configured at it): pydp:GaussianMechanism, opendp:make_gaussian. "
+        "PyDP's and OpenDP's Gaussian and PyDP's Laplace draw from their own RNG: --seed does not repeat their runs. "
         "Exit 0: no violation found (and conformant); 1: violation or nonconformant; 2: bad input.",
     )
     box.add_argument("sampler", metavar="SAMPLER")
     box.add_argument("--n", type=int, required=True, help="counts 0..N")
     box.add_argument("--epsilon", required=True, help="the claimed ε (exact, e.g. 1 or 0.5)")
+    box.add_argument(
+        "--delta",
+        metavar="DELTA",
+        help="the claim is (ε, δ)-DP: a certified lower bound on the true δ at ε, from one event chosen on "
+        "a quarter of the samples and tested on the rest",
+    )
     box.add_argument("--samples", type=int, default=100_000, help="samples per count (default 100000)")
     box.add_argument("--seed", type=int, default=0)
     box.add_argument("--alpha-fa", type=float, default=0.05, help="false-alarm rate (default 0.05)")
@@ -188,7 +196,7 @@ def build_parser() -> argparse.ArgumentParser:
         "check",
         help="re-verify a certificate with the independent checker",
         description="Re-verify every witness of a certificate (schemas mechlib.audit/4, "
-        "mechlib.blackbox/3 and mechlib.bracket/1) without trusting the code that produced it. "
+        "mechlib.blackbox/4 and mechlib.bracket/1) without trusting the code that produced it. "
         "Exit 0 if it holds, 1 if any check fails, 2 if the file is not a certificate.",
     )
     check.add_argument(
@@ -271,6 +279,25 @@ def blackbox_headline(dp: dict[str, Any], alpha_fa: float) -> list[str]:
     elif not dp["violation"]:
         lines.append(
             f"power      an excess of ≈ {dp['smallest_detectable_excess_epsilon']} over ε at one event would be flagged"
+        )
+    return lines
+
+
+def delta_headline(test: dict[str, Any] | None) -> list[str]:
+    """The (ε, δ) test's verdict and its certified lower bound on the true δ(ε)."""
+    if test is None:
+        return []
+    from mechlib.audit.blackbox_delta import event_name
+
+    confidence = f"{100 * (1 - test['alpha_fa']):g}% confidence"
+    event = test["event"]
+    lines = [f"δ test     (ε, δ) = ({test['epsilon']}, {test['delta']}), α_FA = {test['alpha_fa']}: {test['verdict']}"]
+    if test["delta_lower_bound"] is None:
+        lines.append(f"δ bound    the test samples show no δ > 0 at ε ({confidence})")
+    else:
+        lines.append(
+            f"δ bound    the true δ(ε) is at least {float(Fraction(test['delta_lower_bound'])):.6g} (certified, "
+            f"{confidence}; inputs {event['inputs']}, event {event_name(event['set'])}; exact in --json)"
         )
     return lines
 
@@ -490,10 +517,12 @@ def _blackbox_neighbours(spec: str, n: int) -> list[tuple[int, int]]:
 
 
 def _blackbox(args: argparse.Namespace) -> int:
+    from collections import Counter
     from fractions import Fraction
 
     from mechlib.audit.adapters import sampler as make_sampler
-    from mechlib.audit.blackbox import blackbox_result, sample_counts
+    from mechlib.audit.blackbox import blackbox_result
+    from mechlib.audit.blackbox_delta import delta_test, split
     from mechlib.audit.loading import load_mechanism
     from mechlib.core.exact import to_fraction
 
@@ -517,17 +546,20 @@ def _blackbox(args: argparse.Namespace) -> int:
             raise InputError(f"--range {args.range!r}", field="--range", hint="expected LO:HI, e.g. 0:5") from None
         declared = range(lo, hi + 1)
     neighbours = _blackbox_neighbours(args.neighbours, args.n)
-    chosen = make_sampler(args.sampler, args.n, epsilon)
+    delta = _option_delta(args.delta)
+    if delta is not None and args.samples < 2:
+        raise InputError(f"--samples {args.samples}", hint="the (ε, δ) test needs at least 2 samples per count")
+    chosen = make_sampler(args.sampler, args.n, epsilon, delta)
     start = time.perf_counter()
-    if args.json or not sys.stderr.isatty():
-        counts = sample_counts(chosen, args.n, args.samples, args.seed, None, declared)
-    else:
-        from rich.progress import Progress
-
-        with Progress(transient=True) as bar:
-            task = bar.add_task(f"sampling {args.sampler}", total=args.n + 1)
-            counts = sample_counts(chosen, args.n, args.samples, args.seed, lambda _: bar.advance(task), declared)
+    # (ε, δ): two independent phases, selection then test (mechlib.audit.blackbox_delta)
+    seeds: list[int | list[int]] = [args.seed] if delta is None else [[args.seed, 1], [args.seed, 2]]
+    sizes = [args.samples] if delta is None else list(split(args.samples))
+    drawn = [_sample(chosen, args, size, seed, declared) for size, seed in zip(sizes, seeds, strict=True)]
     seconds = time.perf_counter() - start
+    counts: list[dict[int, int]] = [dict(sum(map(Counter, hists), Counter())) for hists in zip(*drawn, strict=True)]
+    delta_result = (
+        None if delta is None else delta_test((drawn[0], drawn[1]), epsilon, delta, args.alpha_fa, neighbours)
+    )
     result = blackbox_result(
         spec=args.sampler,
         library=chosen.library,
@@ -540,6 +572,8 @@ def _blackbox(args: argparse.Namespace) -> int:
         alpha_fa=args.alpha_fa,
         pmf=pmf,
         neighbours=neighbours,
+        delta_test=delta_result,
+        configured=chosen.configured,
     )
     text = json.dumps(result, indent=2, ensure_ascii=False)
     outputs = {args.output: text + "\n"} if args.output else {}
@@ -559,7 +593,9 @@ def _blackbox(args: argparse.Namespace) -> int:
     else:
         dp = result["dp"]
         print(f"sampler    {args.sampler} ({result['samples_per_second']} samples/s)")
-        print(f"dp test    ε = {dp['epsilon']}, α_FA = {args.alpha_fa}, {dp['hypotheses']} hypotheses: {dp['verdict']}")
+        pure = " (pure ε-DP, for information: the claim is (ε, δ))" if delta is not None else ""
+        tested = f"ε = {dp['epsilon']}, α_FA = {args.alpha_fa}, {dp['hypotheses']} hypotheses"
+        print(f"dp test    {tested}: {dp['verdict']}{pure}")
         if dp["violation"]:
             v = dp["violation"]
             low, up, ratio = (float(Fraction(v[k])) for k in ("lower_bound", "upper_bound", "ratio_lower_bound"))
@@ -579,8 +615,24 @@ def _blackbox(args: argparse.Namespace) -> int:
                 else ""
             )
             print(f"pmf        {conformance['verdict']}{where}")
-    bad = result["dp"]["verdict"] == "violation" or (result["conformance"] or {}).get("verdict") == "nonconformant"
+        for line in delta_headline(result["delta_test"]):
+            print(line)
+    tested = result["delta_test"] or result["dp"]  # an (ε, δ) claim is decided by the δ test alone
+    bad = tested["verdict"] == "violation" or (result["conformance"] or {}).get("verdict") == "nonconformant"
     return EXIT_FAILED if bad else EXIT_OK
+
+
+def _sample(chosen: Any, args: argparse.Namespace, size: int, seed: int | list[int], declared: Any) -> Any:
+    """``size`` samples per count, with a progress bar on a terminal."""
+    from mechlib.audit.blackbox import sample_counts
+
+    if args.json or not sys.stderr.isatty():
+        return sample_counts(chosen, args.n, size, seed, None, declared)
+    from rich.progress import Progress
+
+    with Progress(transient=True) as bar:
+        task = bar.add_task(f"sampling {args.sampler}", total=args.n + 1)
+        return sample_counts(chosen, args.n, size, seed, lambda _: bar.advance(task), declared)
 
 
 def _sweep(args: argparse.Namespace) -> int:

@@ -401,7 +401,7 @@ def _merge_blackbox(
     planned: list[Planned], results: dict[str, TaskResult], manifest: dict[str, Any]
 ) -> tuple[list[dict[str, Any]], dict[str, str]]:
     """Per [[blackbox]] entry: the seeds' histograms added exactly, then one DP test on the sum —
-    a ``mechlib.blackbox/3`` result that ``mechlib check`` re-verifies."""
+    a ``mechlib.blackbox/4`` result that ``mechlib check`` re-verifies."""
     from mechlib.audit.blackbox import blackbox_result
 
     rows, files = [], {}

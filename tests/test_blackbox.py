@@ -85,7 +85,7 @@ def test_cli_blackbox_flags_a_loose_sampler_and_passes_a_tight_one(
 ) -> None:
     assert main(["blackbox", "my_samplers:loose", "--n", "3", "--epsilon", "1", "--samples", "4000", "--json"]) == 1
     result = json.loads(capsys.readouterr().out)
-    assert result["dp"]["verdict"] == "violation" and result["schema"] == "mechlib.blackbox/3"
+    assert result["dp"]["verdict"] == "violation" and result["schema"] == "mechlib.blackbox/4"
     assert main(["blackbox", "my_samplers:tight", "--n", "3", "--epsilon", "0.7", "--samples", "4000", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["dp"]["verdict"] == "no violation found"
 

@@ -51,7 +51,7 @@ def test_produced_blackbox_results_and_sweep_reports_follow_their_schemas(tmp_pa
     report, out = sweep.run(str(manifest), output=str(tmp_path / "out"), jobs=1)
     assert validate(report, "mechlib.sweep/1") is None
     merged = json.loads((out / report["blackbox"][0]["certificate"]).read_text())
-    assert validate(merged, "mechlib.blackbox/3") is None
+    assert validate(merged, "mechlib.blackbox/4") is None
     assert validate(json.loads((out / report["audits"][0]["certificate"]).read_text()), "mechlib.audit/4") is None
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+from collections import Counter
 from collections.abc import Callable, Iterator
 from fractions import Fraction
 from typing import Any
@@ -20,6 +21,7 @@ import pytest
 
 from mechlib import randomized_response, truncated_geometric
 from mechlib.audit.blackbox import Sampler, conformance_test, dp_test, sample_counts
+from mechlib.audit.blackbox_delta import delta_test, split
 from mechlib.audit.loading import LoadedMechanism
 from mechlib.audit.whitebox import audit
 from mechlib.checkers import audit_certificate, blackbox_result
@@ -266,9 +268,52 @@ def _blackbox_doc(pmf_of: Mechanism | None, seed: int, samples: int, epsilon: st
         "neighbours": [[0, 1], [1, 2], [2, 3]],
         "dp": dp_test(counts, Fraction(epsilon)),
         "conformance": None if pmf is None else conformance_test(counts, pmf),
+        "delta_test": None,
     }
     out: dict[str, Any] = json.loads(json.dumps(doc))
     return out
+
+
+def _delta_doc(leak: float, delta: str, seed: int) -> dict[str, Any]:
+    """A black-box result with an (ε, δ) test: T at α = 1/2 on 0..3 whose count 1 emits output 9
+    with probability ``leak`` (never under its neighbours)."""
+    t = truncated_geometric("1/2", 3)
+
+    def draw(i: int, size: int, rng: Any) -> list[int]:
+        out = [int(v) for v in rng.choice(4, size=size, p=[float(p) for p in t.rows[i]])]
+        return [9 if i == 1 and rng.random() < leak else v for v in out]
+
+    phases = tuple(sample_counts(Sampler("t", draw), 3, size, [seed, k]) for k, size in zip((1, 2), split(3000)))
+    counts: list[dict[int, int]] = [dict(sum(map(Counter, hists), Counter())) for hists in zip(*phases, strict=True)]
+    neighbours = [(0, 1), (1, 2), (2, 3)]
+    doc = _blackbox_doc(None, seed, 3000, "1")
+    doc["counts"] = [{str(k): v for k, v in sorted(h.items())} for h in counts]
+    doc["dp"] = dp_test(counts, Fraction(1))
+    doc["delta_test"] = delta_test(phases, Fraction(1), Fraction(delta), 0.05, neighbours)  # type: ignore[arg-type]
+    out: dict[str, Any] = json.loads(json.dumps(doc))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("leak", "delta", "verdict"), [(0.05, "1/100", "violation"), (0.0, "1/100", "no violation found")]
+)
+def test_every_delta_test_field_is_checked(leak: float, delta: str, verdict: str) -> None:
+    doc = _delta_doc(leak, delta, seed=5)
+    assert doc["delta_test"]["verdict"] == verdict
+    test = doc["delta_test"]
+
+    def oracle(path: Path, old: Any, new: Any) -> bool:
+        """Still true: another claimed δ with the same verdict."""
+        if path == ("delta_test", "delta"):
+            bound = test["delta_lower_bound"]
+            return Fraction(new) >= 0 and (
+                (bound is not None and Fraction(bound) > Fraction(new)) == (verdict == "violation")
+            )
+        return False
+
+    total, _, wrong = tamper_all(doc, blackbox_result.check_result, oracle, seed=11, limit=300)
+    assert total > 50, total
+    assert wrong == [], f"{len(wrong)} harmful tamperings accepted: {wrong[:10]}"
 
 
 def _same_verdict_on(counts: list[dict[int, int]], doc: dict[str, Any], neighbours: Any) -> bool:

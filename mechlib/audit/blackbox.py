@@ -38,9 +38,12 @@ Draw = Callable[[int, int, Any], list[int]]
 
 @dataclass(frozen=True)
 class Sampler:
+    """A named sampler; ``configured``: what an adapter set in its library (recorded, provenance)."""
+
     name: str
     draw: Draw
     library: str = "mechlib"
+    configured: dict[str, Any] | None = None
 
 
 def _at_least(k: int, n: int, p: Fraction) -> flint.arb:
@@ -89,7 +92,7 @@ def sample_counts(
     sampler: Sampler,
     n: int,
     samples: int,
-    seed: int,
+    seed: int | list[int],
     progress: Callable[[int], Any] | None = None,
     outputs: range | None = None,
 ) -> list[dict[int, int]]:
@@ -288,17 +291,20 @@ def blackbox_result(
     alpha_fa: float,
     pmf: list[dict[int, Fraction]] | None = None,
     neighbours: Sequence[tuple[int, int]] | None = None,
+    delta_test: dict[str, Any] | None = None,
+    configured: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The ``mechlib.blackbox/3`` result (re-checked by ``mechlib check``) for histograms of
-    ``samples`` draws per count: the DP test and, given a claimed ``pmf``, the conformance test.
-    ``seed`` is a list when the counts are several seeded runs added (a sweep)."""
+    """The ``mechlib.blackbox/4`` result (re-checked by ``mechlib check``) for histograms of
+    ``samples`` draws per count: the DP test, given a claimed ``pmf`` the conformance test, and
+    for an (ε, δ) claim the two-phase δ test (``blackbox_delta``; its two phases add up to
+    ``counts``). ``seed`` is a list when the counts are several seeded runs added (a sweep)."""
     from mechlib.audit.whitebox import tool_versions
 
     neighbours = path_neighbours(n) if neighbours is None else neighbours
     return {
-        "schema": "mechlib.blackbox/3",
+        "schema": "mechlib.blackbox/4",
         "tool": tool_versions(),
-        "sampler": {"spec": spec, "library": library},
+        "sampler": {"spec": spec, "library": library, **({"configured": configured} if configured else {})},
         "n": n,
         "samples_per_count": samples,
         "seed": seed,
@@ -307,4 +313,5 @@ def blackbox_result(
         "neighbours": [list(pair) for pair in neighbours],
         "dp": dp_test(counts, epsilon, alpha_fa, neighbours),
         "conformance": conformance_test(counts, pmf, alpha_fa) if pmf is not None else None,
+        "delta_test": delta_test,
     }

@@ -1,4 +1,4 @@
-"""Independent re-check of a black-box audit result (schema ``mechlib.blackbox/3``).
+"""Independent re-check of a black-box audit result (schema ``mechlib.blackbox/4``).
 
 Everything is recomputed from the recorded counts alone, with arb's rigorous regularised
 incomplete beta (scipy's Beta quantile only suggests a candidate bound, which arb then proves):
@@ -17,7 +17,8 @@ incomplete beta (scipy's Beta quantile only suggests a candidate bound, which ar
   larger one is not re-checked); null only if no (pair, event) has L/U > 1 by the checker's bounds;
 * the one-sided outputs (seen under a count, never under a neighbour) recomputed from the counts;
 * conformance: the verdict recomputed cell by cell against the recorded claimed pmf at
-  α_FA/(2·cells); a nonconformant cell's claimed probability outside its verified interval.
+  α_FA/(2·cells); a nonconformant cell's claimed probability outside its verified interval;
+* an (ε, δ) claim's two-phase test, by ``mechlib.checkers.blackbox_delta``.
 
 ``PROVENANCE`` lists what cannot be re-checked from the counts (that they came from the named
 sampler with this seed, the speed). The smallest detectable excess ε is a display figure.
@@ -34,10 +35,11 @@ from typing import Any
 
 import flint
 
+from mechlib.checkers.blackbox_delta import check_delta_test
 from mechlib.checkers.numbers import exact
 from mechlib.schemas import precheck
 
-SCHEMA = "mechlib.blackbox/3"
+SCHEMA = "mechlib.blackbox/4"
 
 #: Recorded, not re-checkable from the counts.
 PROVENANCE = (
@@ -49,7 +51,7 @@ PROVENANCE = (
 
 TOP = {
     "schema", "tool", "sampler", "n", "samples_per_count", "seed", "samples_per_second", "counts", "neighbours",
-    "dp", "conformance",
+    "dp", "conformance", "delta_test",
 }  # fmt: skip
 DP = {
     "epsilon", "alpha_fa", "hypotheses", "per_bound_level", "verdict", "violation", "epsilon_lower_bound",
@@ -185,6 +187,12 @@ def _check(result: dict[str, Any]) -> list[str]:
     failures += _check_dp(_keys(result["dp"], "dp", DP), counts, _neighbours(result["neighbours"], n))
     if result["conformance"] is not None:
         failures += _check_conformance(result["conformance"], counts)
+    if result["delta_test"] is not None:
+        pairs = [pair for i, j in _neighbours(result["neighbours"], n) for pair in ((i, j), (j, i))]
+        try:
+            failures += check_delta_test(result["delta_test"], counts, pairs, result["dp"], lower_ok, upper_ok)
+        except ValueError as err:
+            raise Malformed(str(err)) from None
     return failures
 
 

@@ -1,5 +1,5 @@
 """JSON Schemas (draft 2020-12) of every file format mechlib reads or writes, shipped with the
-package: ``mechanism`` (mechanism files), ``mechlib.audit/4``, ``mechlib.blackbox/3``,
+package: ``mechanism`` (mechanism files), ``mechlib.audit/4``, ``mechlib.blackbox/4``,
 ``mechlib.bracket/1``, ``mechlib.verify/1``, ``mechlib.mutants/1``, ``mechlib.sweep/1``.
 
 :func:`validate` checks a document against its schema and names the JSON path of the first
@@ -17,7 +17,7 @@ from typing import Any
 FILES = {
     "mechanism": "mechanism.schema.json",
     "mechlib.audit/4": "audit.schema.json",
-    "mechlib.blackbox/3": "blackbox.schema.json",
+    "mechlib.blackbox/4": "blackbox.schema.json",
     "mechlib.bracket/1": "bracket.schema.json",
     "mechlib.verify/1": "verify.schema.json",
     "mechlib.mutants/1": "mutants.schema.json",
