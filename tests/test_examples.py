@@ -40,3 +40,13 @@ def test_examples_cover_the_issue_list() -> None:
     assert verdicts["truncated_geometric"] == "derivable" and verdicts["gs_appendix_b"] == "not derivable"
     approximate = json.loads((COMMITTED / "approximate_dp.audit.json").read_text())
     assert approximate["verdict"] == "PASS" and approximate["approximate_dp"]["renyi"] is not None
+
+
+@pytest.mark.parametrize("path", sorted((COMMITTED / "blackbox").glob("*.blackbox.json")), ids=lambda p: p.name)
+def test_committed_blackbox_results_recheck(path: Path) -> None:
+    """The (ε, δ) audits of PyDP's and OpenDP's Gaussians (run with the libraries installed; re-checked
+    here from their counts without them)."""
+    from mechlib.checkers.blackbox_result import check_result
+
+    result = json.loads(path.read_text())
+    assert result["delta_test"] is not None and check_result(result) == []

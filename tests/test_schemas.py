@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def _committed() -> list[tuple[Path, str]]:
     reports = ROOT / "reports"
     found = [(p, "mechlib.audit/4") for p in sorted((reports / "examples").glob("*.audit.json"))]
+    found += [(p, "mechlib.blackbox/4") for p in sorted((reports / "examples" / "blackbox").glob("*.blackbox.json"))]
     found += [(p, "mechanism") for p in sorted((reports / "examples" / "sources").glob("*.json"))]
     found += [(p, "mechanism") for p in sorted((ROOT / "tests" / "fixtures").glob("*.json"))]
     found += [
