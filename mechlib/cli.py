@@ -136,14 +136,27 @@ def build_parser() -> argparse.ArgumentParser:
         "SAMPLER is module:function (function(count, rng) -> int, rng a numpy.random.Generator; this RUNS that "
         "module's code) or an adapter: "
         "mechlib:truncated_geometric, diffprivlib:GeometricTruncated, diffprivlib:GeometricFolded, "
-        "diffprivlib:Exponential, opendp:make_geometric, opendp:make_randomized_response, pydp:LaplaceMechanism; "
-        "with --delta (an (ε, δ) claim, the library configured at it): pydp:GaussianMechanism, opendp:make_gaussian. "
-        "PyDP's and OpenDP's Gaussian and PyDP's Laplace draw from their own RNG: --seed does not repeat their runs. "
+        "diffprivlib:Exponential, opendp:make_geometric, opendp:make_laplace, opendp:make_randomized_response, "
+        "opendp:make_randomized_response_bool, pydp:LaplaceMechanism; with --delta (an (ε, δ) claim, the library "
+        "configured at it): pydp:GaussianMechanism, opendp:make_gaussian. Adapters configure their library at "
+        "--library-epsilon (default: the claimed ε). OpenDP's and PyDP's adapters draw from their libraries' own "
+        "RNGs: --seed does not repeat their runs (mechlib's and diffprivlib's are seeded). "
         "Exit 0: no violation found (and conformant); 1: violation or nonconformant; 2: bad input.",
     )
     box.add_argument("sampler", metavar="SAMPLER")
     box.add_argument("--n", type=int, required=True, help="counts 0..N")
-    box.add_argument("--epsilon", required=True, help="the claimed ε (exact, e.g. 1 or 0.5)")
+    box.add_argument(
+        "--epsilon",
+        required=True,
+        help="the claimed ε (exact, e.g. 1 or 0.5); 'map': what OpenDP's own privacy map says of the configured "
+        "measurement (an OpenDP adapter, with --library-epsilon)",
+    )
+    box.add_argument(
+        "--library-epsilon",
+        metavar="EPS",
+        help="an adapter configures its library at this ε (default: the claimed ε), so that a claim other than "
+        "the library's setting can be tested",
+    )
     box.add_argument(
         "--delta",
         metavar="DELTA",
@@ -526,11 +539,22 @@ def _blackbox(args: argparse.Namespace) -> int:
     from mechlib.audit.loading import load_mechanism
     from mechlib.core.exact import to_fraction
 
-    epsilon = to_fraction(args.epsilon)
-    if epsilon <= 0 or args.n < 1 or args.samples < 1 or not 0 < args.alpha_fa < 1:
+    from_map = args.epsilon == "map"
+    epsilon = None if from_map else to_fraction(args.epsilon)
+    library_epsilon = epsilon if args.library_epsilon is None else to_fraction(args.library_epsilon)
+    if from_map and library_epsilon is None:
+        raise InputError("--epsilon map", hint="give --library-epsilon, the ε OpenDP is configured with")
+    if (
+        (epsilon is not None and epsilon <= 0)
+        or (library_epsilon is not None and library_epsilon <= 0)
+        or args.n < 1
+        or args.samples < 1
+        or not 0 < args.alpha_fa < 1
+    ):
         raise InputError(
-            f"--epsilon {args.epsilon} --n {args.n} --samples {args.samples} --alpha-fa {args.alpha_fa}",
-            hint="expected ε > 0, N ≥ 1, samples ≥ 1, 0 < α_FA < 1",
+            f"--epsilon {args.epsilon} --library-epsilon {args.library_epsilon} --n {args.n} "
+            f"--samples {args.samples} --alpha-fa {args.alpha_fa}",
+            hint="expected ε > 0, library ε > 0, N ≥ 1, samples ≥ 1, 0 < α_FA < 1",
         )
     pmf = None
     if args.pmf:
@@ -549,7 +573,15 @@ def _blackbox(args: argparse.Namespace) -> int:
     delta = _option_delta(args.delta)
     if delta is not None and args.samples < 2:
         raise InputError(f"--samples {args.samples}", hint="the (ε, δ) test needs at least 2 samples per count")
-    chosen = make_sampler(args.sampler, args.n, epsilon, delta)
+    assert library_epsilon is not None
+    chosen = make_sampler(args.sampler, args.n, library_epsilon, delta)
+    if args.library_epsilon is not None and chosen.configured is None:
+        raise InputError(f"--library-epsilon with {args.sampler}", hint="it configures an adapter's library only")
+    if from_map:
+        if chosen.configured is None or "map_epsilon" not in chosen.configured:
+            raise InputError(f"--epsilon map with {args.sampler}", hint="only OpenDP's adapters have a privacy map")
+        epsilon = Fraction(chosen.configured["map_epsilon"])  # the float OpenDP returned, at its exact value
+    assert epsilon is not None
     start = time.perf_counter()
     # (ε, δ): two independent phases, selection then test (mechlib.audit.blackbox_delta)
     seeds: list[int | list[int]] = [args.seed] if delta is None else [[args.seed, 1], [args.seed, 2]]

@@ -158,6 +158,7 @@ ADAPTER_SPECS = [
     "diffprivlib:GeometricFolded",
     "diffprivlib:Exponential",
     "opendp:make_geometric",
+    "opendp:make_laplace",
     "opendp:make_randomized_response",
     "pydp:LaplaceMechanism",
 ]
@@ -172,6 +173,30 @@ def test_adapters_pass_at_their_own_epsilon(spec: str, capsys: pytest.CaptureFix
     assert main(["blackbox", spec, "--n", "3", "--epsilon", "1", "--samples", "2000", "--seed", "1", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["dp"]["verdict"] == "no violation found" and result["samples_per_second"] > 0
+
+
+def test_a_claim_other_than_the_library_setting_is_tested(capsys: pytest.CaptureFixture[str]) -> None:
+    """Configured at ε = 2 and claimed at 1: the library is not 1-DP, and the test says so; the
+    configuration is recorded; --library-epsilon needs an adapter."""
+    argv = ["blackbox", "mechlib:truncated_geometric", "--n", "3", "--samples", "20000", "--json"]
+    assert main([*argv, "--epsilon", "1", "--library-epsilon", "2"]) == 1
+    result = json.loads(capsys.readouterr().out)
+    assert result["dp"]["verdict"] == "violation" and result["sampler"]["configured"] == {"epsilon": "2"}
+    assert main(["blackbox", "mechlib:truncated_geometric", "--n", "3", "--epsilon", "map"]) == 2
+    assert "--library-epsilon" in capsys.readouterr().err
+
+
+def test_opendp_privacy_map_is_the_claim(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("opendp.prelude")
+    argv = ["blackbox", "opendp:make_laplace", "--n", "3", "--samples", "5000", "--json"]
+    assert main([*argv, "--epsilon", "map", "--library-epsilon", "1/2"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["dp"]["epsilon"] == "1/2" and result["sampler"]["configured"]["map_epsilon"] == 0.5
+    assert (
+        main(["blackbox", "opendp:make_randomized_response_bool", "--n", "1", "--epsilon", "1", "--samples", "5000"])
+        == 0
+    )
+    capsys.readouterr()
 
 
 def test_a_missing_library_names_the_extra(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
