@@ -115,3 +115,19 @@ def test_an_impossible_output_gives_infinite_rho() -> None:
     with arb_precision(64):
         assert renyi_divergence(mech.rows[0], mech.rows[1], Fraction(2)) is None
         assert renyi_divergence(mech.rows[1], mech.rows[0], Fraction(2)) is not None
+
+
+def test_ratio_groups_are_exact_where_floats_cannot_tell() -> None:
+    """Ratios within one float of each other, equal ratios, a zero denominator and ratios beyond a
+    float's range: the groups are those of exact Fractions."""
+    from mechlib.core.approximate import _by_ratio, _by_ratio_exactly
+
+    big = 10**20
+    cases = [
+        ([big, big + 1, 2 * big, 3], [big - 1, big, 2 * big - 2, 0]),  # 1 + 1/big-ish twins, equal, ∞
+        ([10**400, 1, 2], [1, 10**400, 4]),  # out of float range
+        ([6, 4, 2, 9], [3, 2, 1, 3]),  # equal ratios 2, 2, 2 and 3
+    ]
+    for a, b in cases:
+        outputs = list(range(len(a)))
+        assert [sorted(g) for g in _by_ratio(a, b, outputs)] == [sorted(g) for g in _by_ratio_exactly(a, b, outputs)]

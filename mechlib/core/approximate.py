@@ -17,6 +17,7 @@ puts none (0 for a mechanism that is α-DP for some α > 0; the last vertex is t
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import groupby, pairwise
@@ -83,16 +84,44 @@ def _pair_lines(
     likelihood ratio p_r/q_r (decreasing; q_r = 0 first), one line per prefix ending at a change of
     ratio, among the outputs with ratio > 1 (a larger threshold set only lowers H at t ≥ 1)."""
     (a, d), (b, e) = rows, neighbour_rows  # x_i[r] = a[r]/d, x_i′[r] = b[r]/e
-    over = [r for r in range(len(a)) if a[r] * e > b[r] * d]  # ratio > 1
-    ratio = {r: Fraction(a[r], b[r]) if b[r] else None for r in over}
-    order = sorted(over, key=lambda r: (ratio[r] is not None, -(ratio[r] or 0)))
+    g = math.gcd(d, e)
+    left, right = e // g, d // g  # p_r > q_r ⇔ a_r·e > b_r·d, common factors cancelled (rows of T share d)
+    over = [r for r, (x, y) in enumerate(zip(a, b, strict=True)) if x * left > y * right]
+    order: list[int] = []
     lines: list[_Line] = []
-    mass = neighbour_mass = count = 0
-    for _, group in groupby(order, key=lambda r: ratio[r]):
-        for r in group:
-            mass, neighbour_mass, count = mass + a[r], neighbour_mass + b[r], count + 1
-        lines.append((Fraction(neighbour_mass, e), Fraction(mass, d), pair, count, order))
+    mass = neighbour_mass = 0
+    for group in _by_ratio(a, b, over):
+        order += group
+        mass, neighbour_mass = mass + sum(a[r] for r in group), neighbour_mass + sum(b[r] for r in group)
+        lines.append((Fraction(neighbour_mass, e), Fraction(mass, d), pair, len(order), order))
     return lines
+
+
+def _by_ratio(a: list[int], b: list[int], outputs: list[int]) -> list[list[int]]:
+    """``outputs`` in groups of equal ratio a_r/b_r, decreasing, b_r = 0 first. Sorted by the
+    float ratio (int/int division is correctly rounded), then every adjacent pair compared exactly
+    (a_r·b_s against a_s·b_r): equal ratios are grouped, and an order the floats got wrong (ratios
+    they cannot tell apart, or out of their range) falls back to exact Fractions."""
+    groups = [[r for r in outputs if b[r] == 0]]
+    try:
+        finite = sorted((r for r in outputs if b[r]), key=lambda r: -(a[r] / b[r]))
+    except OverflowError:
+        return _by_ratio_exactly(a, b, outputs)
+    for previous, r in zip([None, *finite], finite, strict=False):
+        left, right = (1, 0) if previous is None else (a[previous] * b[r], a[r] * b[previous])
+        if left < right:
+            return _by_ratio_exactly(a, b, outputs)
+        if left == right:
+            groups[-1].append(r)
+        else:
+            groups.append([r])
+    return [g for g in groups if g]
+
+
+def _by_ratio_exactly(a: list[int], b: list[int], outputs: list[int]) -> list[list[int]]:
+    ratio = {r: Fraction(a[r], b[r]) if b[r] else None for r in outputs}
+    order = sorted(outputs, key=lambda r: (ratio[r] is not None, -(ratio[r] or 0)))
+    return [list(group) for _, group in groupby(order, key=lambda r: ratio[r])]
 
 
 def privacy_profile(mechanism: Mechanism) -> PrivacyProfile:
