@@ -531,7 +531,6 @@ def _blackbox_neighbours(spec: str, n: int) -> list[tuple[int, int]]:
 
 def _blackbox(args: argparse.Namespace) -> int:
     from collections import Counter
-    from fractions import Fraction
 
     from mechlib.audit.adapters import sampler as make_sampler
     from mechlib.audit.blackbox import blackbox_result
@@ -649,8 +648,8 @@ def _blackbox(args: argparse.Namespace) -> int:
             print(f"pmf        {conformance['verdict']}{where}")
         for line in delta_headline(result["delta_test"]):
             print(line)
-    tested = result["delta_test"] or result["dp"]  # an (ε, δ) claim is decided by the δ test alone
-    bad = tested["verdict"] == "violation" or (result["conformance"] or {}).get("verdict") == "nonconformant"
+    decisive = result["delta_test"] or result["dp"]  # an (ε, δ) claim is decided by the δ test alone
+    bad = decisive["verdict"] == "violation" or (result["conformance"] or {}).get("verdict") == "nonconformant"
     return EXIT_FAILED if bad else EXIT_OK
 
 

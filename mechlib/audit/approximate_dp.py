@@ -17,7 +17,7 @@ from typing import Any
 from mechlib.core.approximate import PrivacyProfile, privacy_profile
 from mechlib.core.exact import format_decimal, format_fraction
 from mechlib.core.mechanism import Mechanism
-from mechlib.core.privacy import alpha_at_least_exp_minus, epsilon_bounds
+from mechlib.core.privacy import epsilon_bounds
 from mechlib.core.renyi import zcdp_rho
 from mechlib.errors import InputError
 
@@ -31,7 +31,7 @@ def _cells(mechanism: Mechanism) -> int:
     return 2 * len(mechanism.neighbour_positions) * len(mechanism.outputs)
 
 
-def approximate_findings(
+def approximate_section(
     mechanism: Mechanism,
     *,
     delta: Fraction | None = None,
@@ -97,15 +97,6 @@ def at_delta_json(profile: PrivacyProfile, delta: Fraction) -> dict[str, Any]:
         else [format_decimal(bounds[0], 15, up=False), format_decimal(bounds[1], 15, up=True)],
         "piece": piece,
     }
-
-
-def claim_holds(profile: PrivacyProfile, delta: Fraction, alpha: Fraction | None, epsilon: Fraction | None) -> bool:
-    """(ε, δ)-DP (or (α, δ)): the tightest α at δ is at least the claimed α = e^−ε."""
-    tightest, _ = tightest_alpha(profile, delta)
-    if alpha is not None:
-        return tightest >= alpha
-    assert epsilon is not None
-    return alpha_at_least_exp_minus(tightest, epsilon)
 
 
 def renyi_json(mechanism: Mechanism, lo: Fraction, hi: Fraction) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any
 
-from mechlib.audit.approximate_dp import findings as approximate_findings
+from mechlib.audit.approximate_dp import findings as approximate_lines
 from mechlib.audit.approximate_dp import plot_points
 from mechlib.core.exact import format_fraction
 from mechlib.core.mechanism import Mechanism
@@ -60,7 +60,7 @@ def _findings(report: dict[str, Any]) -> list[tuple[str, str]]:
         )
         what += f", δ = {report['claimed']['delta']}" if "delta" in report["claimed"] else ""
         out.append(("claimed", f"{what}: {report['verdict']}"))
-    out += approximate_findings(report["approximate_dp"])
+    out += approximate_lines(report["approximate_dp"])
     d = report["derivation"]
     if d["status"] == "not derivable":
         v = d["violation"]

@@ -16,8 +16,8 @@ from fractions import Fraction
 from typing import Any
 
 from mechlib import __version__
-from mechlib.audit.approximate_dp import approximate_findings, claim_holds
-from mechlib.audit.approximate_dp import findings as approximate_findings_text
+from mechlib.audit.approximate_dp import approximate_section, tightest_alpha
+from mechlib.audit.approximate_dp import findings as approximate_lines
 from mechlib.audit.loading import LoadedMechanism
 from mechlib.core.exact import format_decimal, format_fraction
 from mechlib.core.mechanism import Mechanism
@@ -79,7 +79,7 @@ def audit(
     also the exact privacy profile and the tightest ε at that δ; ``renyi``: also the tightest
     zCDP ρ over that range of Rényi orders (both also run for a claimed (ε, δ))."""
     mech = loaded.mechanism
-    approximate, profile = approximate_findings(mech, delta=delta, renyi=renyi, claimed_delta=loaded.claimed_delta)
+    approximate, profile = approximate_section(mech, delta=delta, renyi=renyi, claimed_delta=loaded.claimed_delta)
     context = AuditContext.of(mech)
     level = context.level
     bounds = level.epsilon_bounds()
@@ -107,21 +107,15 @@ def audit(
         "claimed": None,
         "verdict": "NONE",
     }
-    claimed_alpha, claimed_epsilon = loaded.claimed_alpha, loaded.claimed_epsilon
-    if claimed_alpha is not None or claimed_epsilon is not None:
-        which: dict[str, Fraction] = (
-            {"alpha": claimed_alpha} if claimed_alpha is not None else {"epsilon": claimed_epsilon}  # type: ignore[dict-item]
+    claim = {"alpha": loaded.claimed_alpha, "epsilon": loaded.claimed_epsilon, "delta": loaded.claimed_delta}
+    stated = {key: value for key, value in claim.items() if value is not None}
+    if "alpha" in stated or "epsilon" in stated:
+        # the mechanism's α for this claim: its DP level, or for (ε, δ) the tightest α at δ (exact profile)
+        achieved = (
+            level.alpha if profile is None or "delta" not in stated else tightest_alpha(profile, stated["delta"])[0]
         )
-        if loaded.claimed_delta is not None:  # (ε, δ)-DP: the tightest α at δ, from the exact profile
-            assert profile is not None
-            ok = claim_holds(profile, loaded.claimed_delta, claimed_alpha, claimed_epsilon)
-            which["delta"] = loaded.claimed_delta
-        elif claimed_alpha is not None:
-            ok = level.alpha >= claimed_alpha
-        else:
-            assert claimed_epsilon is not None
-            ok = alpha_at_least_exp_minus(level.alpha, claimed_epsilon)
-        report["claimed"] = {key: format_fraction(value) for key, value in which.items()} | {"holds": ok}
+        ok = achieved >= stated["alpha"] if "alpha" in stated else alpha_at_least_exp_minus(achieved, stated["epsilon"])
+        report["claimed"] = {key: format_fraction(value) for key, value in stated.items()} | {"holds": ok}
         report["verdict"] = "PASS" if ok else "FAIL"
     report["approximate_dp"] = approximate
     report.update(theory_findings(context, users))
@@ -304,7 +298,7 @@ def render_text(report: dict[str, Any]) -> str:
         what = f"α = {claimed['alpha']}" if "alpha" in claimed else f"ε = {claimed['epsilon']}"
         what += f", δ = {claimed['delta']}" if "delta" in claimed else ""
         lines.append(f"claimed    {what}: {report['verdict']}")
-    lines += [f"{name:<10} {text}" for name, text in approximate_findings_text(report["approximate_dp"])]
+    lines += [f"{name:<10} {text}" for name, text in approximate_lines(report["approximate_dp"])]
     d = report["derivation"]
     if d["status"] == "not derivable":
         v = d["violation"]
