@@ -11,13 +11,14 @@ pair's divergence convex in t, so that suffices).
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any
 
 from mechlib.core.approximate import PrivacyProfile, privacy_profile
 from mechlib.core.exact import format_decimal, format_fraction
 from mechlib.core.mechanism import Mechanism
-from mechlib.core.privacy import epsilon_bounds
+from mechlib.core.privacy import epsilon_interval
 from mechlib.core.renyi import zcdp_rho
 from mechlib.errors import InputError
 
@@ -28,7 +29,7 @@ RENYI_MAX_CELLS = 40_000
 
 
 def _cells(mechanism: Mechanism) -> int:
-    return 2 * len(mechanism.neighbour_positions) * len(mechanism.outputs)
+    return len(mechanism.ordered_neighbour_positions) * len(mechanism.outputs)
 
 
 def approximate_section(
@@ -88,13 +89,10 @@ def tightest_alpha(profile: PrivacyProfile, delta: Fraction) -> tuple[Fraction, 
 
 def at_delta_json(profile: PrivacyProfile, delta: Fraction) -> dict[str, Any]:
     alpha, piece = tightest_alpha(profile, delta)
-    bounds = epsilon_bounds(alpha)
     return {
         "delta": format_fraction(delta),
         "alpha": format_fraction(alpha),
-        "epsilon_interval": None
-        if bounds is None
-        else [format_decimal(bounds[0], 15, up=False), format_decimal(bounds[1], 15, up=True)],
+        "epsilon_interval": epsilon_interval(alpha),
         "piece": piece,
     }
 
@@ -123,11 +121,10 @@ def renyi_json(mechanism: Mechanism, lo: Fraction, hi: Fraction) -> dict[str, An
 def _impossible_output(mechanism: Mechanism) -> tuple[int, int, int]:
     """An ordered neighbour pair (i, i′) and output r with x_i[r] > 0 = x_i′[r] (D_λ = ∞)."""
     rows = mechanism.rows
-    for i, j in mechanism.neighbour_positions:
-        for x, y in ((i, j), (j, i)):
-            for r, (p, q) in enumerate(zip(rows[x], rows[y])):
-                if p > 0 and q == 0:
-                    return x, y, r
+    for x, y in mechanism.ordered_neighbour_positions:
+        for r, (p, q) in enumerate(zip(rows[x], rows[y], strict=True)):
+            if p > 0 and q == 0:
+                return x, y, r
     raise AssertionError("D_λ is infinite only where a neighbour cannot produce an output")
 
 
@@ -175,8 +172,6 @@ def _decimal(exact: str) -> str:
 def plot_points(section: dict[str, Any], count: int = 160) -> dict[str, Any]:
     """δ(ε) sampled for the HTML plot (floats: display only, the certificate holds the exact
     profile): ε from 0 to a little past the last vertex."""
-    import math
-
     vertices, pieces = section["profile"]["vertices"], section["profile"]["pieces"]
     ts = [1 / Fraction(v["alpha"]) for v in vertices]
     top = math.log(ts[-1]) * 1.25 if ts[-1] > 1 else 1.0

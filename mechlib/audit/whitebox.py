@@ -19,10 +19,10 @@ from mechlib import __version__
 from mechlib.audit.approximate_dp import approximate_section, tightest_alpha
 from mechlib.audit.approximate_dp import findings as approximate_lines
 from mechlib.audit.loading import LoadedMechanism
-from mechlib.core.exact import format_decimal, format_fraction
+from mechlib.core.exact import format_fraction
 from mechlib.core.mechanism import Mechanism
 from mechlib.core.post_processing import expected_loss, optimal_remap
-from mechlib.core.privacy import DPLevel, alpha_at_least_exp_minus, dp_level
+from mechlib.core.privacy import DPLevel, alpha_at_least_exp_minus, dp_level, epsilon_interval
 from mechlib.core.users import BayesUser, Prior, absolute_loss, binary_loss, squared_loss
 from mechlib.errors import InputError
 from mechlib.optimality.derivability import TBasis, derivation_witness
@@ -82,7 +82,6 @@ def audit(
     approximate, profile = approximate_section(mech, delta=delta, renyi=renyi, claimed_delta=loaded.claimed_delta)
     context = AuditContext.of(mech)
     level = context.level
-    bounds = level.epsilon_bounds()
     report: dict[str, Any] = {
         "schema": SCHEMA,
         "tool": tool_versions(),
@@ -100,9 +99,7 @@ def audit(
         },
         "dp_level": format_fraction(level.alpha),
         # exact bounds on ε = ln(1/α), rounded outward to 15 decimals; null when α = 0 (ε = ∞)
-        "epsilon_interval": None
-        if bounds is None
-        else [format_decimal(bounds[0], 15, up=False), format_decimal(bounds[1], 15, up=True)],
+        "epsilon_interval": epsilon_interval(level.alpha),
         "witness": None if level.witness is None else level.witness.to_json(),
         "claimed": None,
         "verdict": "NONE",

@@ -134,9 +134,8 @@ def privacy_profile(mechanism: Mechanism) -> PrivacyProfile:
     """
     num, den = mechanism.scaled()
     lines: list[_Line] = [(Fraction(0), Fraction(0), None, 0, [])]  # the empty set
-    for i, j in mechanism.neighbour_positions:
-        for x, y in ((i, j), (j, i)):
-            lines += _pair_lines((list(num[x]), den[x]), (list(num[y]), den[y]), (x, y))
+    for x, y in mechanism.ordered_neighbour_positions:
+        lines += _pair_lines((list(num[x]), den[x]), (list(num[y]), den[y]), (x, y))
     lines.sort(key=lambda line: (-line[0], -line[1]))
     hull: list[_Line] = []
     for line in lines:
@@ -162,8 +161,10 @@ def hockey_stick(mechanism: Mechanism, t: Fraction) -> Fraction:
     """δ(t) by its definition, max over ordered neighbour pairs of Σ_r max(0, x_i[r] − t·x_i′[r])
     (the reference the envelope is tested against; O(pairs × outputs) per t)."""
     rows = mechanism.rows
-    best = Fraction(0)
-    for i, j in mechanism.neighbour_positions:
-        for x, y in ((rows[i], rows[j]), (rows[j], rows[i])):
-            best = max(best, sum((max(Fraction(0), p - t * q) for p, q in zip(x, y)), Fraction(0)))
-    return best
+    return max(
+        (
+            sum((max(Fraction(0), p - t * q) for p, q in zip(rows[x], rows[y], strict=True)), Fraction(0))
+            for x, y in mechanism.ordered_neighbour_positions
+        ),
+        default=Fraction(0),
+    )

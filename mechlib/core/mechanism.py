@@ -81,6 +81,11 @@ class Mechanism(StochasticMatrix):
         return self._neighbours
 
     @property
+    def ordered_neighbour_positions(self) -> tuple[tuple[int, int], ...]:
+        """Both directions (i, i′) and (i′, i) of every neighbouring pair, as row positions."""
+        return tuple(pair for i, j in self._neighbours for pair in ((i, j), (j, i)))
+
+    @property
     def neighbours(self) -> tuple[tuple[Label, Label], ...]:
         return tuple((self._inputs[a], self._inputs[b]) for a, b in self._neighbours)
 

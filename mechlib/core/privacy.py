@@ -16,7 +16,7 @@ from fractions import Fraction
 from itertools import count
 from typing import TYPE_CHECKING
 
-from mechlib.core.exact import format_fraction
+from mechlib.core.exact import format_decimal, format_fraction
 from mechlib.core.mechanism import Mechanism
 from mechlib.core.stochastic import Label
 
@@ -138,6 +138,13 @@ def epsilon_bounds(alpha: Fraction, digits: int = 12) -> tuple[Fraction, Fractio
         if hi - lo < Fraction(1, 10**digits):
             return lo, hi
         prec *= 2
+
+
+def epsilon_interval(alpha: Fraction) -> list[str] | None:
+    """ε = ln(1/α) as [lo, hi], decimals rounded outward to 15 places (the reports' form); None
+    when α = 0 (ε = ∞)."""
+    bounds = epsilon_bounds(alpha)
+    return None if bounds is None else [format_decimal(bounds[0], 15, up=False), format_decimal(bounds[1], 15, up=True)]
 
 
 def alpha_at_least_exp_minus(alpha: Fraction, epsilon: Fraction) -> bool:

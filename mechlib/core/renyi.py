@@ -75,17 +75,16 @@ class RhoBracket:
 def _max_over_pairs(
     logs: Sequence[Sequence[tuple[flint.arb, flint.arb] | None]], pairs: Sequence[tuple[int, int]], order: Fraction
 ) -> tuple[flint.arb, tuple[int, int]] | None:
-    """The largest D_λ over ordered pairs (None: ∞) — the ball with the largest upper end and its
-    pair; its lower end is a lower bound of the max, its upper end an upper bound."""
+    """The largest D_λ over the (nonempty) ordered ``pairs`` (None: ∞) — the ball with the largest
+    upper end and its pair; its lower end is a lower bound of the max, its upper end an upper bound."""
     best: tuple[flint.arb, tuple[int, int]] | None = None
     lam = to_arb(order)
-    for i, j in pairs:
-        for x, y in ((i, j), (j, i)):
-            d = _divergence(logs[x], logs[y], lam, order == 1)
-            if d is None:
-                return None
-            if best is None or d.upper() > best[0].upper():
-                best = (d, (x, y))
+    for x, y in pairs:
+        d = _divergence(logs[x], logs[y], lam, order == 1)
+        if d is None:
+            return None
+        if best is None or d.upper() > best[0].upper():
+            best = (d, (x, y))
     return best
 
 
@@ -93,30 +92,30 @@ def zcdp_rho(
     mechanism: Mechanism, lo: Fraction, hi: Fraction, *, tolerance: Fraction = Fraction(1, 1000), max_points: int = 400
 ) -> RhoBracket:
     """Bracket the tightest ρ with D_λ ≤ ρ·λ for λ ∈ [lo, hi] (1 ≤ lo < hi), refining the grid
-    (geometric midpoints, rounded to short rationals) until hi ≤ lo·(1 + tolerance) or
-    ``max_points`` grid points."""
+    (midpoints of the cells whose bound is too high, rounded to short rationals) until
+    hi ≤ lo·(1 + tolerance) or ``max_points`` grid points."""
     if not 1 <= lo < hi:
         raise ValueError(f"expected 1 ≤ lo < hi, got lo={lo}, hi={hi}")
-    pairs = mechanism.neighbour_positions
+    pairs = mechanism.ordered_neighbour_positions
     grid = [lo + (hi - lo) * Fraction(k, 16) ** 2 for k in range(17)]  # denser near λ = 1
+    if not pairs:
+        return RhoBracket(tuple(grid), Fraction(0), Fraction(0), None)
     with arb_precision(PRECISION):
         logs = [_logs(row) for row in mechanism.rows]
-        values: dict[Fraction, tuple[flint.arb, tuple[int, int]] | None] = {}
+        values: dict[Fraction, tuple[flint.arb, tuple[int, int]]] = {}
         while True:
             for lam in grid:
                 if lam not in values:
-                    values[lam] = _max_over_pairs(logs, pairs, lam)
-            if not pairs:
-                return RhoBracket(tuple(grid), Fraction(0), Fraction(0), None)
-            if any(v is None for v in values.values()):
-                return RhoBracket(tuple(grid), None, None, None)
-            lower = {lam: _rational(values[lam][0] / to_arb(lam), up=False) for lam in grid}  # type: ignore[index]
+                    found = _max_over_pairs(logs, pairs, lam)
+                    if found is None:
+                        return RhoBracket(tuple(grid), None, None, None)
+                    values[lam] = found
+            lower = {lam: _rational(values[lam][0] / to_arb(lam), up=False) for lam in grid}
             best = max(grid, key=lambda lam: lower[lam])
-            uppers = [_rational(values[b][0] / to_arb(a), up=True) for a, b in itertools.pairwise(grid)]  # type: ignore[index]
+            uppers = [_rational(values[b][0] / to_arb(a), up=True) for a, b in itertools.pairwise(grid)]
             top = max(uppers)
             if top <= lower[best] * (1 + tolerance) or len(grid) >= max_points:
-                attained = (best, values[best][1])  # type: ignore[index]
-                return RhoBracket(tuple(grid), lower[best], top, attained)
+                return RhoBracket(tuple(grid), lower[best], top, (best, values[best][1]))
             bar = lower[best] * (1 + tolerance)
             split = [k for k, u in enumerate(uppers) if u > bar][: max_points - len(grid)]
             for k in reversed(split):
