@@ -36,14 +36,21 @@ def _exact(text: Any, where: str) -> Fraction:
     return exact(text)
 
 
-def _histograms(raw: Any, where: str, n: int) -> list[dict[int, int]]:
+def histograms(raw: Any, where: str, n: int) -> list[dict[int, int]]:
+    """n + 1 recorded histograms (inputs 0..n), each an object of integer output → positive count
+    (the black-box checker's ``counts`` and the δ test's phases)."""
     if not isinstance(raw, list) or len(raw) != n + 1:
-        raise ValueError(f"{where}: expected {n + 1} histograms")
+        raise ValueError(f"{where}: expected {n + 1} histograms (inputs 0..{n})")
     out = []
     for i, h in enumerate(raw):
-        if not isinstance(h, dict) or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in h.values()):
-            raise ValueError(f"{where}[{i}]: expected an object of output → positive count")
-        out.append({int(k): v for k, v in h.items()})
+        if not isinstance(h, dict):
+            raise ValueError(f"{where}[{i}]: expected an object of output → count")
+        if any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in h.values()):
+            raise ValueError(f"{where}[{i}]: expected counts that are integers ≥ 1")
+        try:
+            out.append({int(k): v for k, v in h.items()})
+        except ValueError:
+            raise ValueError(f"{where}[{i}]: outputs must be integers") from None
     return out
 
 
@@ -112,7 +119,7 @@ def check_delta_test(
         failures.append("delta_test.per_bound_level is not α_FA/2")
     n = len(counts) - 1
     selection, tested = (
-        _histograms(test[f"{name}_counts"], f"delta_test.{name}_counts", n) for name in ("selection", "test")
+        histograms(test[f"{name}_counts"], f"delta_test.{name}_counts", n) for name in ("selection", "test")
     )
     for i, phases in enumerate(zip(selection, tested, strict=True)):
         if {s: sum(h.get(s, 0) for h in phases) for s in counts[i].keys() | set().union(*phases)} != counts[i]:

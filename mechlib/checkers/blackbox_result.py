@@ -35,7 +35,7 @@ from typing import Any
 
 import flint
 
-from mechlib.checkers.blackbox_delta import check_delta_test
+from mechlib.checkers.blackbox_delta import check_delta_test, histograms
 from mechlib.checkers.numbers import exact
 from mechlib.schemas import precheck
 
@@ -169,18 +169,10 @@ def _check(result: dict[str, Any]) -> list[str]:
     _keys(result, "result", TOP)
     n = _int(result["n"], "n", 1)
     per_count = _int(result["samples_per_count"], "samples_per_count", 1)
-    raw = result["counts"]
-    if not isinstance(raw, list) or len(raw) != n + 1:
-        raise Malformed(f"counts: expected {n + 1} histograms (inputs 0..{n})")
-    counts: list[dict[int, int]] = []
-    for i, h in enumerate(raw):
-        if not isinstance(h, dict):
-            raise Malformed(f"counts[{i}]: expected an object of output → count")
-        try:
-            hist = {int(k): _int(v, f"counts[{i}][{k}]", 1) for k, v in h.items()}
-        except ValueError:
-            raise Malformed(f"counts[{i}]: outputs must be integers") from None
-        counts.append(hist)
+    try:
+        counts = histograms(result["counts"], "counts", n)
+    except ValueError as err:
+        raise Malformed(str(err)) from None
     failures = []
     if any(sum(h.values()) != per_count for h in counts):
         failures.append("a histogram does not have samples_per_count samples")
