@@ -45,6 +45,13 @@ TERMS: tuple[Term, ...] = (
          "Certified when a remap of T has error tails P(|output − i| ≥ k | i) no larger than the "
          "mechanism's for every count i and distance k, so every legal user, Bayesian or minimax, does at "
          "least as well with T (GRS Theorem 3.2 in the form of CLAIMS.md note 1)."),
+    Term("remap cell", ("remap cells", "farkas certificate", "gordan certificate"),
+         "How verify proves GRS Theorem 3.2's 'if' direction and DOM for a given n: the legal Bayesian users "
+         "(weights w ≥ 0) for whom one deterministic remap σ of T is optimal form a polyhedral cone, a remap "
+         "cell. In each, the dual of GRS LP (3)–(7) is forced by complementary slackness, and its feasibility "
+         "is proved for every user of the cell at once by Farkas certificates (checked in exact rationals); "
+         "a branch of the search over σ is dropped only on an exact Gordan certificate that it has no "
+         "interior."),
     Term("certified optimum", ("optimum", "optimal", "ratio"),
          "The least expected loss any ε-DP mechanism on counts 0..n achieves for the user (GRS LP (3)–(7)). "
          "HiGHS finds a solution in floating point; it is accepted only with an exact dual solution that "

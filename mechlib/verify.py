@@ -267,7 +267,7 @@ def _report_context(doc: dict[str, Any]) -> dict[str, Any]:
         "claims": claims,
         "summary_line": summary_line(doc["summary"]),
         "recheck": "mechlib verify",
-        "glossary": ["PROVED"],
+        "glossary": ["PROVED", "remap cell"],
     }
 
 

@@ -22,10 +22,11 @@ from mechlib.core.users import BayesUser
 from mechlib.optimality.optimal import optimal_bayes_mechanism
 from mechlib.proofs.catalogue import EXACT, FUZZ, SMT
 from mechlib.proofs.fuzz import fuzz
-from mechlib.proofs.registry import Outcome, Verdict, bounded, check, decide, instances, sampled
+from mechlib.proofs.registry import Outcome, Verdict, bounded, check, decide, sampled
 from mechlib.proofs.shared.encodings import HALF, THIRD, dominance_proofs, lemma_5_12_user_small_gamma
 from mechlib.proofs.shared.generators import best_remap_loss
 from mechlib.proofs.shared.printed import GRS_FIGURE_5A, GS_APPENDIX_B
+from mechlib.proofs.shared.remap_cells import ALPHA_TEXT, CELLS_METHOD, LARGEST_N, cell_proofs
 from mechlib.strategies import dp_vertices, legal_losses, priors, refinements_of_t
 
 
@@ -122,7 +123,24 @@ ONLY_IF_CASES = {
 }
 
 
-@check("GRS-T3.2", kind=EXACT, scope=instances("5 listed mechanisms, n ≤ 3", "their DP levels", "exact LP + z3/cvc5"))
+EXACT_SCOPE = bounded(
+    LARGEST_N, ALPHA_TEXT, f"'if': {CELLS_METHOD}; 'only if': 5 listed mechanisms (n ≤ 3), exact LP + z3/cvc5"
+)
+
+
+@check("GRS-T3.2", kind=EXACT, scope=EXACT_SCOPE)
+def exact_both_directions() -> Outcome:
+    """GRS Thm 3.2's "if" for every n ≤ 5 at three α — T, hence every X with a remap onto T, is
+    optimal for every legal Bayesian user (Lemma 5.11), proved remap cell by remap cell
+    (:mod:`mechlib.proofs.shared.remap_cells`) — and its "only if" on listed instances."""
+    proved = cell_proofs()
+    if proved.verdict != Verdict.PROVED:
+        return proved
+    only_if = exact_only_if_direction()
+    evidence = {"if (remap cells)": proved.evidence, "only if (instances)": only_if.evidence}
+    return Outcome(only_if.verdict, evidence, only_if.reason)
+
+
 def exact_only_if_direction() -> Outcome:
     """GRS Thm 3.2's "only if", on instances: for an α-DP X from which T cannot be derived (no
     stochastic Y with Y∘X = T — decided by the two solvers), Lemma 5.12's user (uniform prior, loss
