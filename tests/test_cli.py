@@ -284,3 +284,30 @@ def test_audit_of_approximate_dp_is_certified(capsys: pytest.CaptureFixture[str]
         assert doc["approximate_dp"]["at_delta"]["alpha"] == "10/17"  # (1 − t/2)·2/3 = 1/10 at t = 17/10
         got, out, _ = run(capsys, "check", str(cert), str(source))
         assert got == 0, out
+
+
+def test_prove_universal_proves_t_on_the_engine(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "prove-universal", "2", "--alpha", "1/3", "-j", "1", "--json")
+    doc = json.loads(out)
+    assert status == 0 and doc["verdict"] == "PROVED" and doc["alpha"] == "1/3"
+    assert doc["cells proved"] == 10  # C(5, 2) remap cells
+    status, out, err = run(capsys, "prove-universal", "1", "-j", "1")
+    assert status == 0 and out.startswith("n=1 α=1/2: PROVED") and "prove-universal 4/4 tasks" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["0"], "N=0 (expected 1 ≤ N ≤ 12)"),
+        (["13"], "N=13 (expected 1 ≤ N ≤ 12)"),
+        (["3", "--alpha", "1"], "--alpha=1 (expected 0 < α < 1"),
+        (["3", "--alpha", "x"], "--alpha=x: cannot read 'x' as an exact number"),
+        (["3", "-j", "0"], "--jobs=0 (expected at least 1 worker)"),
+        (["3", "--timeout", "-1"], "--timeout=-1.0 (expected a positive number of seconds)"),
+    ],
+)
+def test_prove_universal_bad_input_is_one_line(
+    capsys: pytest.CaptureFixture[str], argv: list[str], expected: str
+) -> None:
+    status, out, err = run(capsys, "prove-universal", *argv)
+    assert status == 2 and out == "" and len(err.strip().splitlines()) == 1 and expected in err

@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -488,11 +488,12 @@ def prove_on_engine(
     scheduler: str | None = None,
     depth: int = 2,
     timeout: float | None = None,
+    done: Callable[[int, int], None] | None = None,
 ) -> CellCounts:
     """:func:`prove` split into the (n+1)^depth prefixes of σ, each one task on the engine that
     ``mechlib verify`` uses (a local cluster of ``jobs`` workers, or ``scheduler``; ``timeout``
-    seconds per task, then run in a child process). A task that failed or timed out leaves its
-    cells unproved."""
+    seconds per task, then run in a child process; ``done(finished, total)`` after each task). A
+    task that failed or timed out leaves its cells unproved."""
     from itertools import product
 
     from mechlib.engine import Task, run_all
@@ -504,7 +505,15 @@ def prove_on_engine(
         for prefix in product(range(n + 1), repeat=depth)
     ]  # fmt: skip
     total = CellCounts()
-    for key, result in sorted(run_all(tasks, jobs=jobs, scheduler=scheduler).items()):
+    finished = 0
+
+    def one_more(_: object) -> None:
+        nonlocal finished
+        finished += 1
+        if done is not None:
+            done(finished, len(tasks))
+
+    for key, result in sorted(run_all(tasks, jobs=jobs, scheduler=scheduler, done=one_more).items()):
         if result.ok:
             total.add(result.value)
         else:
@@ -539,24 +548,33 @@ CELLS_METHOD = (
 
 
 def cell_proofs(largest: int = LARGEST_N, alphas: Sequence[Fraction] = ALPHAS) -> Outcome:
-    """PROVED when every cell is proved for n = 1..``largest`` at each α; REFUTED on a user for
-    whom no remap of T is optimal, re-checked independently (the certified Bayes LP's optimum below
-    the best remap of T's loss); UNKNOWN when a cell is left without an exact certificate."""
+    """PROVED when every cell is proved for n = 1..``largest`` at each α (see :func:`judged`)."""
     evidence: dict[str, Any] = {}
     for alpha in alphas:
         for n in range(1, largest + 1):
             start = time.perf_counter()
-            counts = prove(n, alpha)
+            outcome = judged(n, alpha, prove(n, alpha))
             name = f"n={n}, α={format_fraction(alpha)}"
-            evidence[name] = {**counts.to_json(), "seconds": round(time.perf_counter() - start, 2)}
-            if counts.counterexample is not None:
-                confirmed, evidence[name]["counterexample"] = _confirmed(n, alpha, counts.counterexample)
-                if confirmed:
-                    return Outcome(Verdict.REFUTED, evidence, f"{name}: no remap of T is optimal for the user w")
-                return Outcome(Verdict.UNKNOWN, evidence, f"{name}: the Bayes LP does not confirm the counterexample")
-            if counts.unproved:
-                reason = f"{name}: {len(counts.unproved)} cell(s) without an exact certificate"
-                return Outcome(Verdict.UNKNOWN, evidence, reason)
+            evidence[name] = {**outcome.evidence, "seconds": round(time.perf_counter() - start, 2)}
+            if outcome.verdict != Verdict.PROVED:
+                return Outcome(outcome.verdict, evidence, f"{name}: {outcome.reason}")
+    return Outcome(Verdict.PROVED, evidence)
+
+
+def judged(n: int, alpha: Fraction, counts: CellCounts) -> Outcome:
+    """The verdict of one (n, α): PROVED when no cell is left; REFUTED on a user for whom no remap
+    of T is optimal, re-checked independently (the certified Bayes LP's optimum below the best
+    remap of T's loss); UNKNOWN when a cell has no exact certificate or the re-check disagrees."""
+    evidence = counts.to_json()
+    if counts.counterexample is not None:
+        confirmed, evidence["counterexample"] = _confirmed(n, alpha, counts.counterexample)
+        if confirmed:
+            return Outcome(Verdict.REFUTED, evidence, "no remap of T is optimal for the user w")
+        return Outcome(Verdict.UNKNOWN, evidence, "the Bayes LP does not confirm the counterexample")
+    if counts.unproved:
+        return Outcome(
+            Verdict.UNKNOWN, evidence, f"{len(counts.unproved)} cell(s) or task(s) without an exact certificate"
+        )
     return Outcome(Verdict.PROVED, evidence)
 
 
