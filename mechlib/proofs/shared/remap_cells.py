@@ -293,7 +293,7 @@ def farkas(rows: Sequence[Form], form: Form, witnesses: list[np.ndarray] | None 
                 if (w >= -1e-9).all() and (b @ w >= -1e-9).all() and a @ w < -1e-9:
                     witnesses.append(np.maximum(w, 0.0))
         return None
-    lam = x / scale  # for the floats nums/den; for the numerators: λ_k·den_k/den
+    lam = x / scale  # for the floats nums/den; for the numerators it is λ_k·den/den_k
     support = [k for k in range(len(rows)) if x[k] > _ZERO]
     slack = a - b.T @ lam
     tight = [c for c in range(len(a)) if slack[c] <= 1e-9 * (1 + abs(a[c]))]
@@ -305,7 +305,7 @@ def farkas(rows: Sequence[Form], form: Form, witnesses: list[np.ndarray] | None 
         return all(f * common >= c for f, c in zip(form.nums, combined))
 
     system = [[Fraction(rows[k].nums[c]) for k in support] for c in tight]
-    hint = [lam[k] * rows[k].den / form.den for k in support]
+    hint = [lam[k] * form.den / rows[k].den for k in support]
     solved = first_accepted(system, [Fraction(form.nums[c]) for c in tight], hint, accept)
     if solved is None:
         return None
