@@ -51,7 +51,10 @@ def build_parser() -> argparse.ArgumentParser:
         "file", metavar="SOURCE", help="mechanism file (.json, .csv, .npy) or module:function (runs that code)"
     )
     audit.add_argument("--json", action="store_true", help="print the report as one JSON object")
-    audit.add_argument("-o", "--output", metavar="PATH", help="also write the JSON report (certificate) to PATH")
+    audit.add_argument(
+        "-o", "--output", metavar="PATH",
+        help="also write the JSON report (certificate) to PATH (gzip-compressed when PATH ends in .gz)",
+    )  # fmt: skip
     audit.add_argument("--prior", metavar="FILE", help="an extra user's prior (JSON list or CSV line; with --loss)")
     audit.add_argument(
         "--loss", metavar="FILE", help="the extra user's loss matrix l(i, j) (JSON or CSV; with --prior)"
@@ -179,7 +182,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     box.add_argument("--json", action="store_true", help="print the result as JSON")
     box.add_argument(
-        "-o", "--output", metavar="PATH", help="also write the JSON result to PATH (mechlib check re-verifies it)"
+        "-o",
+        "--output",
+        metavar="PATH",
+        help="also write the JSON result to PATH (mechlib check re-verifies it; gzip-compressed when PATH ends in .gz)",
     )
     box.add_argument("--report-dir", metavar="DIR", help="also write SAMPLER.blackbox.{json,md,html} to DIR")
     box.add_argument("--force", action="store_true", help="overwrite reports that already exist in --report-dir")
@@ -211,7 +217,8 @@ def build_parser() -> argparse.ArgumentParser:
         "check",
         help="re-verify a certificate with the independent checker",
         description="Re-verify every witness of a certificate (schemas mechlib.audit/4, "
-        "mechlib.blackbox/4 and mechlib.bracket/1) without trusting the code that produced it. "
+        "mechlib.blackbox/4 and mechlib.bracket/1) without trusting the code that produced it; a "
+        "gzip-compressed certificate is read as is. "
         "Exit 0 if it holds, 1 if any check fails, 2 if the file is not a certificate.",
     )
     check.add_argument(
@@ -856,11 +863,11 @@ def _certificate_source(spec: str | None, cert: dict[str, Any]) -> tuple[bytes |
 
 
 def _check(args: argparse.Namespace) -> int:
-    from mechlib.audit.loading import read_json
+    from mechlib.audit.loading import read_json, uncompressed
     from mechlib.checkers import audit_certificate, blackbox_result, bracket_certificate
 
     try:
-        cert = read_json(Path(args.certificate).read_bytes())
+        cert = read_json(uncompressed(Path(args.certificate).read_bytes(), args.certificate))
     except OSError as err:
         raise InputError(f"cannot read: {err.strerror or err}", source=args.certificate) from None
     except InputError as err:

@@ -264,3 +264,50 @@ def test_a_profile_too_large_is_refused_before_arithmetic(
     path = tmp_path / "m.json"
     path.write_text(json.dumps({"matrix": T_ROWS}))
     assert "at most 3" in _bad(capsys, tmp_path, "audit", str(path), "--delta", "1/10")
+
+
+def test_gzip_certificates_and_mechanism_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """-o PATH.gz writes the same certificate gzip-compressed (the same bytes every run); check and
+    the loaders read .gz files as they are."""
+    import gzip
+
+    path = tmp_path / "m.json.gz"
+    path.write_bytes(gzip.compress(json.dumps({"matrix": T_ROWS}).encode()))
+    plain, packed = tmp_path / "cert.json", tmp_path / "cert.json.gz"
+    assert main(["audit", str(path), "-o", str(plain)]) == 0
+    assert main(["audit", str(path), "-o", str(packed)]) == 0
+    assert gzip.decompress(packed.read_bytes()) == plain.read_bytes()
+    first = packed.read_bytes()
+    assert main(["audit", str(path), "-o", str(packed)]) == 0 and packed.read_bytes() == first
+    capsys.readouterr()
+    code, out, _ = _run(capsys, "check", str(packed), str(path))
+    assert code == 0 and out.strip().endswith("holds")
+    csv_path = tmp_path / "m.csv.gz"
+    csv_path.write_bytes(gzip.compress(b"2/3,1/3\n1/3,2/3\n"))
+    assert _run(capsys, "audit", str(csv_path))[0] == 0
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (b"\xff" * 8, "is not a readable gzip file"),
+        (None, "is a truncated gzip file"),
+        (b"", "decompresses to more than 1,000 bytes"),
+    ],
+    ids=["garbage", "truncated", "bomb"],
+)
+def test_bad_gzip_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, content: bytes | None,
+    expected: str,
+) -> None:  # fmt: skip
+    import gzip
+
+    import mechlib.audit.loading as loading
+
+    monkeypatch.setattr(loading, "MAX_FILE_BYTES", 1000)
+    whole = gzip.compress(json.dumps({"matrix": T_ROWS}).encode())
+    data = {None: whole[:-12], b"": gzip.compress(b" " * 5000)}.get(content, whole[:10] + (content or b""))
+    for name in ("cert.json.gz", "m.json.gz"):
+        (tmp_path / name).write_bytes(data)
+    for argv in (["check", str(tmp_path / "cert.json.gz")], ["audit", str(tmp_path / "m.json.gz")]):
+        assert expected in _bad(capsys, tmp_path, *argv)

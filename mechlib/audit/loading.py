@@ -8,17 +8,23 @@ JSON  ``{"matrix": [["1/2", "1/2"], …], "outputs": [...], "claimed_alpha": "1/
       (``0.1`` is 1/10: the digits in the file, never a binary float).
 CSV   one row per input, exact strings (``1/3``, ``0.25``); ``#`` comment lines skipped.
 NPY   only with ``from_float=True``: each float is taken at its exact binary value.
+
+A file may be gzip-compressed (``mech.json.gz``, ``mech.csv.gz``; any file ``mechlib check`` reads),
+read up to ``MAX_FILE_BYTES`` once decompressed; an output path ending in ``.gz`` is written
+compressed (:func:`write_all`).
 """
 
 from __future__ import annotations
 
 import csv
+import gzip
 import hashlib
 import io
 import json
 import os
 import re
 import tempfile
+import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from decimal import Decimal
@@ -35,6 +41,7 @@ from mechlib.errors import InputError
 from mechlib.schemas import validate
 
 MAX_FILE_BYTES = 1 << 30
+GZIP_MAGIC = b"\x1f\x8b"
 _JSON_KEYS = {
     "matrix", "outputs", "inputs", "neighbours", "claimed_alpha", "claimed_epsilon", "claimed_delta", "name",
     "description",
@@ -78,10 +85,11 @@ def load_mechanism(
             raise InputError("is not a file", source=name)
         if size > MAX_FILE_BYTES:
             raise InputError(f"is {size:,} bytes", source=name, hint=f"expected at most {MAX_FILE_BYTES:,} bytes")
-        data = p.read_bytes()
+        raw = p.read_bytes()  # hashed as given: the certificate names the file, compressed or not
+        data = uncompressed(raw, name)
     except OSError as err:
         raise InputError(f"cannot be read: {err.strerror or err}", source=name) from None
-    suffix = p.suffix.lower()
+    suffix = (Path(p.stem) if p.suffix.lower() == ".gz" else p).suffix.lower()
     try:
         if suffix == ".json":
             fields = _read_json(data)
@@ -95,8 +103,10 @@ def load_mechanism(
                 )
             fields = {"matrix": _read_npy(data)}
         else:
-            raise InputError(f"unknown file type {suffix or '(none)'!r}", hint="expected .json, .csv or .npy")
-        return _build(fields, name, suffix.lstrip("."), hashlib.sha256(data).hexdigest(), from_float, normalize_rows)
+            raise InputError(
+                f"unknown file type {suffix or '(none)'!r}", hint="expected .json, .csv or .npy (each may be gzipped)"
+            )
+        return _build(fields, name, suffix.lstrip("."), hashlib.sha256(raw).hexdigest(), from_float, normalize_rows)
     except InputError as err:
         raise err.at(name) from None
 
@@ -157,6 +167,27 @@ def _normalized(matrix: list[list[Fraction]]) -> list[list[Fraction]]:
             raise InputError("cannot be normalised (entries must be ≥ 0, not all 0)", row=i)
         result.append([x / total for x in row])
     return result
+
+
+def uncompressed(data: bytes, name: str) -> bytes:
+    """``data`` itself, or the content of the gzip stream it is: at most ``MAX_FILE_BYTES`` once
+    decompressed (checked while decompressing, so a small file cannot expand without bound)."""
+    if not data.startswith(GZIP_MAGIC):
+        return data
+    inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+    try:
+        out = inflater.decompress(data, MAX_FILE_BYTES + 1)
+    except zlib.error as err:
+        raise InputError(f"is not a readable gzip file ({err})", source=name) from None
+    if len(out) > MAX_FILE_BYTES:
+        raise InputError(
+            f"decompresses to more than {MAX_FILE_BYTES:,} bytes", source=name, hint="split it, or read it uncompressed"
+        )
+    if not inflater.eof:
+        raise InputError("is a truncated gzip file", source=name, hint="it ends before its gzip stream does")
+    if inflater.unused_data:
+        raise InputError("has data after its gzip stream", source=name, hint="expected one gzip member")
+    return out
 
 
 def read_json(data: bytes) -> Any:
@@ -314,11 +345,15 @@ def _stage(target: Path, data: str | bytes) -> str:
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
+            # a target ending in .gz is written gzip-compressed (mtime 0: the same bytes every run)
+            sink: Any = gzip.GzipFile(fileobj=handle, mode="wb", mtime=0) if target.suffix == ".gz" else handle
             if isinstance(data, str):  # in 16 MiB pieces: a 100 MB certificate is not copied whole
                 for start in range(0, len(data), 1 << 24):
-                    handle.write(data[start : start + (1 << 24)].encode("utf-8"))
+                    sink.write(data[start : start + (1 << 24)].encode("utf-8"))
             else:
-                handle.write(data)
+                sink.write(data)
+            if sink is not handle:
+                sink.close()
             handle.flush()
             os.fsync(handle.fileno())
         umask = os.umask(0)
@@ -343,7 +378,7 @@ def is_callable_spec(spec: str) -> bool:
     """``module:function`` with dotted Python names on both sides; anything else (``results:final.json``,
     ``C:\\mech.csv``) is a file path and is never imported."""
     module, sep, func = spec.partition(":")
-    looks_like_a_file = Path(spec).suffix.lower() in {".json", ".csv", ".npy"}
+    looks_like_a_file = Path(spec).suffix.lower() in {".json", ".csv", ".npy", ".gz"}
     return bool(sep) and not looks_like_a_file and bool(_DOTTED.fullmatch(module)) and bool(_DOTTED.fullmatch(func))
 
 
