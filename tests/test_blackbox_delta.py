@@ -109,7 +109,9 @@ def test_cli_delta_flags_checks_and_reports(tmp_path: Path, monkeypatch: pytest.
         for p in ("selection", "test")
     ]
     assert counts == [a + b for a, b in zip(*phases, strict=True)]
-    assert "(ε, δ) test" in (tmp_path / "rep" / "leaky_samplers_leaky.blackbox.md").read_text()
+    report = (tmp_path / "rep" / "leaky_samplers_leaky.blackbox.md").read_text()
+    assert "(ε, δ) test" in report and "one event chosen on separate samples, s " in report  # in words
+    assert '{"' not in report  # no JSON in the prose
     assert main([*argv, "--delta", "1/10"]) == 0  # δ = 1/10 covers the leak
     capsys.readouterr()
 

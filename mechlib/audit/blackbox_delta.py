@@ -59,7 +59,8 @@ def event_name(event: dict[str, Any]) -> str:
     if "at_most" in event:
         return f"s ≤ {event['at_most']}"
     shown = ", ".join(map(str, event["outputs"][:6])) + (", …" if len(event["outputs"]) > 6 else "")
-    return f"s ∈ {{{shown}}} ({len(event['outputs'])} outputs)"
+    count = len(event["outputs"])
+    return f"s ∈ {{{shown}}} ({count} output{'' if count == 1 else 's'})"
 
 
 def _score(k_i: int, n_i: int, m_i: int, k_j: int, n_j: int, m_j: int, t: float) -> float:

@@ -134,9 +134,18 @@ def render_html(report: dict[str, Any]) -> str:
     )
 
 
+def _blackbox_context(result: dict[str, Any]) -> dict[str, Any]:
+    """The result, and the (ε, δ) test's event in words (``s ≥ 7``, ``s ∈ {…}``), not as JSON."""
+    from mechlib.audit.blackbox_delta import event_name
+
+    test = result.get("delta_test")
+    event = test.get("event") if isinstance(test, dict) else None
+    return {**result, "delta_event": event_name(event["set"]) if event else None}
+
+
 def render_blackbox_markdown(result: dict[str, Any]) -> str:
     """The black-box result as Markdown (``templates/blackbox.md``)."""
-    return render("blackbox.md", **result)
+    return render("blackbox.md", **_blackbox_context(result))
 
 
 def render_blackbox_html(result: dict[str, Any], pmf: list[dict[int, Fraction]] | None) -> str:
@@ -148,10 +157,11 @@ def render_blackbox_html(result: dict[str, Any], pmf: list[dict[int, Fraction]] 
         histograms.append(
             [(s, hist.get(str(s), 0) / total, float(pmf[i].get(s, Fraction(0))) if pmf else 0.0) for s in outputs]
         )
+    context = _blackbox_context(result)
     return render(
         "blackbox.html",
-        **result,
-        summary=render("blackbox_summary.md", **result),
+        **context,
+        summary=render("blackbox_summary.md", **context),
         histograms=histograms,
         claimed=pmf is not None,
         recheck="mechlib check RESULT.json",
