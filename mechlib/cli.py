@@ -298,9 +298,14 @@ def _prove_universal(args: argparse.Namespace) -> int:
     outcome = judged(args.n, alpha, counts)
     a = format_fraction(alpha)
     if args.json:
-        doc = {"n": args.n, "alpha": a, "verdict": outcome.verdict.value, "reason": outcome.reason,
-               **outcome.evidence, "seconds": round(seconds, 2)}  # fmt: skip
-        print(json.dumps(doc, ensure_ascii=False, default=str))
+        e = outcome.evidence
+        doc = {
+            "schema": "mechlib.universal/1", "n": args.n, "alpha": a, "verdict": outcome.verdict.value,
+            "reason": outcome.reason, "cells": counts.cells, "mirrored": counts.mirrored,
+            "abandoned": counts.abandoned, "farkas_certificates": counts.certificates, "splits": counts.splits,
+            "unproved": counts.unproved[:5], "counterexample": e.get("counterexample"), "seconds": round(seconds, 2),
+        }  # fmt: skip
+        print(json.dumps(doc, ensure_ascii=False))
     else:
         if outcome.verdict.value == "PROVED":
             print(f"n={args.n} α={a}: PROVED — T is optimal for every legal Bayesian user, so every {a}-DP "

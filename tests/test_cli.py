@@ -290,7 +290,10 @@ def test_prove_universal_proves_t_on_the_engine(capsys: pytest.CaptureFixture[st
     status, out, _ = run(capsys, "prove-universal", "2", "--alpha", "1/3", "-j", "1", "--json")
     doc = json.loads(out)
     assert status == 0 and doc["verdict"] == "PROVED" and doc["alpha"] == "1/3"
-    assert doc["cells proved"] == 10  # C(5, 2) remap cells
+    assert doc["cells"] == 10 and doc["counterexample"] is None  # C(5, 2) remap cells
+    from mechlib.schemas import validate
+
+    assert validate(doc, "mechlib.universal/1") is None
     status, out, err = run(capsys, "prove-universal", "1", "-j", "1")
     assert status == 0 and out.startswith("n=1 α=1/2: PROVED") and "prove-universal 4/4 tasks" in err
 

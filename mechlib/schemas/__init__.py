@@ -1,6 +1,7 @@
 """JSON Schemas (draft 2020-12) of every file format mechlib reads or writes, shipped with the
 package: ``mechanism`` (mechanism files), ``mechlib.audit/4``, ``mechlib.blackbox/4``,
-``mechlib.bracket/1``, ``mechlib.verify/1``, ``mechlib.mutants/1``, ``mechlib.sweep/1``.
+``mechlib.bracket/1``, ``mechlib.verify/1``, ``mechlib.mutants/1``, ``mechlib.sweep/1``,
+``mechlib.universal/1`` (``mechlib prove-universal --json``).
 
 :func:`validate` checks a document against its schema and names the JSON path of the first
 structural error; the producers and checkers then decide its content.
@@ -22,6 +23,7 @@ FILES = {
     "mechlib.verify/1": "verify.schema.json",
     "mechlib.mutants/1": "mutants.schema.json",
     "mechlib.sweep/1": "sweep.schema.json",
+    "mechlib.universal/1": "universal.schema.json",
 }
 
 
