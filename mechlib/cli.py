@@ -284,6 +284,7 @@ def _prove_universal(args: argparse.Namespace) -> int:
         raise InputError(f"--jobs={args.jobs}", hint="expected at least 1 worker")
     if args.timeout is not None and not args.timeout > 0:
         raise InputError(f"--timeout={args.timeout}", hint="expected a positive number of seconds")
+    from mechlib.proofs.registry import Verdict
     from mechlib.proofs.shared.remap_cells import judged, prove_on_engine
 
     def progress(finished: int, total: int) -> None:
@@ -296,9 +297,9 @@ def _prove_universal(args: argparse.Namespace) -> int:
     )
     seconds = time.perf_counter() - start
     outcome = judged(args.n, alpha, counts)
-    a = format_fraction(alpha)
+    proved = outcome.verdict == Verdict.PROVED
+    a, e = format_fraction(alpha), outcome.evidence
     if args.json:
-        e = outcome.evidence
         doc = {
             "schema": "mechlib.universal/1", "n": args.n, "alpha": a, "verdict": outcome.verdict.value,
             "reason": outcome.reason, "cells": counts.cells, "mirrored": counts.mirrored,
@@ -307,19 +308,18 @@ def _prove_universal(args: argparse.Namespace) -> int:
         }  # fmt: skip
         print(json.dumps(doc, ensure_ascii=False))
     else:
-        if outcome.verdict.value == "PROVED":
+        if proved:
             print(f"n={args.n} α={a}: PROVED — T is optimal for every legal Bayesian user, so every {a}-DP "
                   f"mechanism on 0..{args.n} is dominated by a remap of T (GRS Thm 3.2 'if', DOM)")  # fmt: skip
         else:
             print(f"n={args.n} α={a}: {outcome.verdict.value} — {outcome.reason}")
-        e = outcome.evidence
         print(f"cells      {e['cells proved']} remap cells proved ({e['of them by reflection']} by reflection), "
               f"{e['Farkas certificates']} Farkas certificates, {e['pieces split']} pieces split, "
               f"{e['prefixes abandoned (Gordan)']} prefixes abandoned (Gordan)")  # fmt: skip
         if "counterexample" in e:
             print(f"user       {json.dumps(e['counterexample'], ensure_ascii=False)}")
         print(f"time       {seconds:.1f} s")
-    return EXIT_OK if outcome.verdict.value == "PROVED" else EXIT_FAILED
+    return EXIT_OK if proved else EXIT_FAILED
 
 
 def _explain(args: argparse.Namespace) -> int:

@@ -21,6 +21,7 @@ from mechlib.proofs.shared.remap_cells import (
     prove,
     prove_on_engine,
     user_of,
+    weight_coordinates,
 )
 
 
@@ -59,7 +60,7 @@ def test_randomized_response_is_refuted_by_a_checked_user(n: int) -> None:
 def test_users_of_weights_lose_what_the_weights_say() -> None:
     """user_of(w): the loss of a mechanism is Σ_{i,j} X_ij·c_j(w)_i up to the positive scale Σw."""
     n, alpha = 3, Fraction(1, 3)
-    coords = [(i, k) for i in range(n + 1) for k in range(1, max(i, n - i) + 1)]
+    coords = weight_coordinates(n)
     w = [Fraction(1 + (3 * i + k) % 4, 7) if i != 2 else Fraction(0) for i, k in coords]
     t = truncated_geometric(alpha, n)
     identity = Remap.deterministic(lambda r: r, range(n + 1), range(n + 1))

@@ -69,6 +69,11 @@ from mechlib.proofs.registry import Outcome, Verdict
 _ZERO = 1e-10
 
 
+def weight_coordinates(n: int) -> list[tuple[int, int]]:
+    """The coordinates (i, k) of a user's weights w_{i,k}: input i, distance 1 ≤ k ≤ max(i, n−i)."""
+    return [(i, k) for i in range(n + 1) for k in range(1, max(i, n - i) + 1)]
+
+
 @dataclass
 class CellCounts:
     """What one proof (or one batch of it) did: cells proved (``mirrored``: of them, by the
@@ -166,7 +171,7 @@ class _Problem:
 
         self.n, self.alpha = n, alpha
         size = n + 1
-        coords = [(i, k) for i in range(size) for k in range(1, max(i, n - i) + 1)]
+        coords = weight_coordinates(n)
         self.m = len(coords)
         t = base.rows
         if len(t) != size or any(len(row) != size for row in t):
@@ -524,7 +529,7 @@ def prove_on_engine(
 def user_of(n: int, w: Sequence[Fraction]) -> BayesUser:
     """The Bayesian user whose weights are ``w``: prior p_i ∝ Σ_k w_{i,k}, loss
     l(i, j) = Σ_{k ≤ |j−i|} w_{i,k}/p_i (|j − i| on a row of prior 0)."""
-    coords = [(i, k) for i in range(n + 1) for k in range(1, max(i, n - i) + 1)]
+    coords = weight_coordinates(n)
     mass = [sum((x for (i, _), x in zip(coords, w) if i == row), Fraction(0)) for row in range(n + 1)]
     weight = dict(zip(coords, w))
 
