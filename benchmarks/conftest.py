@@ -41,6 +41,10 @@ class Measure:
     def note(self, text: str) -> None:
         self.benchmark.extra_info["note"] = text
 
+    def table(self, title: str, header: list[str], rows: list[list[str]]) -> None:
+        """A table of what the run found (detections per case), printed in the report after the notes."""
+        self.benchmark.extra_info["table"] = {"title": title, "header": header, "rows": rows}
+
 
 @pytest.fixture
 def measure(benchmark: Any) -> Measure:

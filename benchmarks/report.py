@@ -19,7 +19,7 @@ def summarise(raw: dict[str, Any], quick: bool) -> dict[str, Any]:
             "group": bench["group"], "test": bench["name"], "role": info["role"], "n": info["n"],
             "rounds": stats["rounds"], "median": stats["median"], "min": stats["min"], "max": stats["max"],
             "target": info.get("target"), "min_speedup": info.get("min_speedup"),
-            "relative_target": info.get("relative_target"), "note": info.get("note"),
+            "relative_target": info.get("relative_target"), "note": info.get("note"), "table": info.get("table"),
         })  # fmt: skip
     for row in rows:
         peers = [r for r in rows if r["group"] == row["group"]]
@@ -81,5 +81,11 @@ def markdown(doc: dict[str, Any]) -> str:
             f"| {_seconds(r['min'])}–{_seconds(r['max'])} | {speed} | {_target(r)} | {met} |"
         )
     notes = [f"- {r['group']} ({r['role']}): {r['note']}" for r in doc["results"] if r["note"]]
+    tables = []
+    for r in doc["results"]:
+        if r.get("table"):
+            t = r["table"]
+            tables += ["", f"**{t['title']}**", "", "| " + " | ".join(t["header"]) + " |"]
+            tables += ["|" + "---|" * len(t["header"]), *("| " + " | ".join(map(str, row)) + " |" for row in t["rows"])]
     failed = [f"- **failed**: {f}" for f in doc.get("failed", [])]
-    return "\n".join([*lines, "", *notes, *([""] if failed else []), *failed]) + "\n"
+    return "\n".join([*lines, "", *notes, *tables, *([""] if failed else []), *failed]) + "\n"

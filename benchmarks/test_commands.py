@@ -77,7 +77,8 @@ def test_blackbox_sampling_rate(measure: Measure) -> None:
 @pytest.mark.benchmark(group="samples per count to flag true ε = 1.5 claimed as ε = 1 (n = 5, 3 of 3 seeds)")
 def test_samples_to_flag_a_planted_bug(measure: Measure) -> None:
     from mechlib.audit.adapters import sampler
-    from mechlib.audit.blackbox import dp_test, sample_counts
+    from mechlib.audit.blackbox import path_neighbours, sample_phases
+    from mechlib.audit.ratio_test import dp_test
 
     loose = sampler("mechlib:truncated_geometric", 5, Fraction(3, 2))  # T at ε = 1.5
 
@@ -85,7 +86,8 @@ def test_samples_to_flag_a_planted_bug(measure: Measure) -> None:
         size_ = 25
         while size_ <= (64_000 if QUICK else 1_024_000):
             if all(
-                dp_test(sample_counts(loose, 5, size_, seed), Fraction(1))["verdict"] == "violation"
+                dp_test(sample_phases(loose, 5, size_, seed), Fraction(1), 0.05, path_neighbours(5))["verdict"]
+                == "violation"
                 for seed in range(3)
             ):
                 return size_

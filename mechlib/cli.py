@@ -136,8 +136,10 @@ def build_parser() -> argparse.ArgumentParser:
     box = sub.add_parser(
         "blackbox",
         help="black-box audit: sample a mechanism and test its claimed ε (and its pmf)",
-        description="Sample SAMPLER on every count 0..N (seeded) and test the claimed ε with verified "
-        "Clopper–Pearson bounds at false-alarm rate --alpha-fa (Bonferroni over (pair, event) hypotheses). "
+        description="Sample SAMPLER on every count 0..N (seeded; Poisson sample sizes of mean --samples, in a "
+        "selection and a test phase) and test the claimed ε at false-alarm rate --alpha-fa: exact conditional "
+        "binomial tests of each (neighbour pair, event), Bonferroni over all of them on all the samples, and one "
+        "(pair, event) chosen on the selection phase tested alone on the test phase, α_FA/2 each. "
         "SAMPLER is module:function (function(count, rng) -> int, rng a numpy.random.Generator; this RUNS that "
         "module's code) or an adapter: "
         "mechlib:truncated_geometric, diffprivlib:GeometricTruncated, diffprivlib:GeometricFolded, "
@@ -168,7 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the claim is (ε, δ)-DP: a certified lower bound on the true δ at ε, from one event chosen on "
         "a quarter of the samples and tested on the rest",
     )
-    box.add_argument("--samples", type=int, default=100_000, help="samples per count (default 100000)")
+    box.add_argument("--samples", type=int, default=100_000, help="mean samples per count (Poisson; default 100000)")
     box.add_argument("--seed", type=int, default=0)
     box.add_argument("--alpha-fa", type=float, default=0.05, help="false-alarm rate (default 0.05)")
     box.add_argument("--pmf", metavar="FILE", help="claimed exact pmf: a mechanism JSON/CSV file (rows = counts)")
@@ -217,7 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
         "check",
         help="re-verify a certificate with the independent checker",
         description="Re-verify every witness of a certificate (schemas mechlib.audit/4, "
-        "mechlib.blackbox/4 and mechlib.bracket/1) without trusting the code that produced it; a "
+        "mechlib.blackbox/5 and mechlib.bracket/1) without trusting the code that produced it; a "
         "gzip-compressed certificate is read as is. "
         "Exit 0 if it holds, 1 if any check fails, 2 if the file is not a certificate.",
     )
@@ -359,15 +361,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 141
 
 
+def violation_text(v: dict[str, Any]) -> str:
+    """A rejected (pair, event) of the ε test in words."""
+    from mechlib.audit.blackbox_delta import event_name
+
+    (i, j), (k, other) = v["inputs"], v["counts"]
+    return (
+        f"inputs {i} vs {j}, event {event_name(v['event'])} ({v['test']} test): {k} vs {other} hits; "
+        f"P(Bin({k + other}, θ₀) ≥ {k}) ≤ {float(Fraction(v['level'])):.3g}, θ₀ = e^ε/(1 + e^ε) (exact in --json)"
+    )
+
+
 def blackbox_headline(dp: dict[str, Any], alpha_fa: float) -> list[str]:
     """What the sample shows about the true ε: a certified lower bound; outputs one neighbour never
     produced (consistent with ε = ∞, which no sample certifies); the power statement only when
     no such output makes it moot."""
     confidence = f"{100 * (1 - alpha_fa):g}% confidence"
     bound = dp["epsilon_lower_bound"]
+    from mechlib.audit.blackbox_delta import event_name
+
     lines = [
         f"ε bound    the true ε is at least {bound['epsilon']} (certified, {confidence}; inputs {bound['inputs']}, "
-        f"event {bound['event']})"
+        f"event {event_name(bound['event'])}, {bound['test']} test)"
         if bound
         else f"ε bound    no event shows any privacy loss ({confidence})"
     ]
@@ -620,11 +635,8 @@ def _blackbox_neighbours(spec: str, n: int) -> list[tuple[int, int]]:
 
 
 def _blackbox(args: argparse.Namespace) -> int:
-    from collections import Counter
-
     from mechlib.audit.adapters import sampler as make_sampler
     from mechlib.audit.blackbox import blackbox_result
-    from mechlib.audit.blackbox_delta import delta_test, split
     from mechlib.audit.loading import load_mechanism
     from mechlib.core.exact import to_fraction
 
@@ -660,8 +672,6 @@ def _blackbox(args: argparse.Namespace) -> int:
         declared = range(lo, hi + 1)
     neighbours = _blackbox_neighbours(args.neighbours, args.n)
     delta = _option_delta(args.delta)
-    if delta is not None and args.samples < 2:
-        raise InputError(f"--samples {args.samples}", hint="the (ε, δ) test needs at least 2 samples per count")
     assert library_epsilon is not None
     chosen = make_sampler(args.sampler, args.n, library_epsilon, delta)
     if args.library_epsilon is not None and chosen.configured is None:
@@ -672,15 +682,8 @@ def _blackbox(args: argparse.Namespace) -> int:
         epsilon = Fraction(chosen.configured["map_epsilon"])  # the float OpenDP returned, at its exact value
     assert epsilon is not None
     start = time.perf_counter()
-    # (ε, δ): two independent phases, selection then test (mechlib.audit.blackbox_delta)
-    seeds: list[int | list[int]] = [args.seed] if delta is None else [[args.seed, 1], [args.seed, 2]]
-    sizes = [args.samples] if delta is None else list(split(args.samples))
-    drawn = [_sample(chosen, args, size, seed, declared) for size, seed in zip(sizes, seeds, strict=True)]
+    phases = _sample(chosen, args, declared)
     seconds = time.perf_counter() - start
-    counts: list[dict[int, int]] = [dict(sum(map(Counter, hists), Counter())) for hists in zip(*drawn, strict=True)]
-    delta_result = (
-        None if delta is None else delta_test((drawn[0], drawn[1]), epsilon, delta, args.alpha_fa, neighbours)
-    )
     result = blackbox_result(
         spec=args.sampler,
         library=chosen.library,
@@ -688,12 +691,12 @@ def _blackbox(args: argparse.Namespace) -> int:
         samples=args.samples,
         seed=args.seed,
         seconds=seconds,
-        counts=counts,
+        phases=phases,
         epsilon=epsilon,
         alpha_fa=args.alpha_fa,
         pmf=pmf,
         neighbours=neighbours,
-        delta_test=delta_result,
+        delta=delta,
         configured=chosen.configured,
     )
     text = json.dumps(result, indent=2, ensure_ascii=False)
@@ -715,15 +718,10 @@ def _blackbox(args: argparse.Namespace) -> int:
         dp = result["dp"]
         print(f"sampler    {args.sampler} ({result['samples_per_second']} samples/s)")
         pure = " (pure ε-DP, for information: the claim is (ε, δ))" if delta is not None else ""
-        tested = f"ε = {dp['epsilon']}, α_FA = {args.alpha_fa}, {dp['hypotheses']} hypotheses"
+        tested = f"ε = {dp['epsilon']}, α_FA = {args.alpha_fa}, {dp['hypotheses']} hypotheses + 1 chosen"
         print(f"dp test    {tested}: {dp['verdict']}{pure}")
         if dp["violation"]:
-            v = dp["violation"]
-            low, up, ratio = (float(Fraction(v[k])) for k in ("lower_bound", "upper_bound", "ratio_lower_bound"))
-            print(
-                f"violation  inputs {v['inputs']}, event {v['event']}: counts {v['counts']} of {v['samples']}; "
-                f"P ≥ {low:.6g} vs P ≤ {up:.6g}: ratio ≥ {ratio:.6g} > e^ε (exact bounds in --json)"
-            )
+            print(f"violation  {violation_text(dp['violation'])}")
         for line in blackbox_headline(dp, args.alpha_fa):
             print(line)
         conformance = result["conformance"]
@@ -743,17 +741,18 @@ def _blackbox(args: argparse.Namespace) -> int:
     return EXIT_FAILED if bad else EXIT_OK
 
 
-def _sample(chosen: Any, args: argparse.Namespace, size: int, seed: int | list[int], declared: Any) -> Any:
-    """``size`` samples per count, with a progress bar on a terminal."""
-    from mechlib.audit.blackbox import sample_counts
+def _sample(chosen: Any, args: argparse.Namespace, declared: Any) -> Any:
+    """The run's two phases (Poisson sizes of mean --samples per count), with a progress bar on a
+    terminal."""
+    from mechlib.audit.blackbox import sample_phases
 
     if args.json or not sys.stderr.isatty():
-        return sample_counts(chosen, args.n, size, seed, None, declared)
+        return sample_phases(chosen, args.n, args.samples, args.seed, None, declared)
     from rich.progress import Progress
 
     with Progress(transient=True) as bar:
-        task = bar.add_task(f"sampling {args.sampler}", total=args.n + 1)
-        return sample_counts(chosen, args.n, size, seed, lambda _: bar.advance(task), declared)
+        task = bar.add_task(f"sampling {args.sampler}", total=2 * (args.n + 1))
+        return sample_phases(chosen, args.n, args.samples, args.seed, lambda _: bar.advance(task), declared)
 
 
 def _sweep(args: argparse.Namespace) -> int:

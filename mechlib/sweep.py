@@ -204,7 +204,7 @@ def _plan_blackbox(k: int, entry: dict[str, Any], where: str, timeout: float) ->
     for seed in seeds:
         kwargs: dict[str, Any] = {"sampler": sampler, "n": n, "epsilon": eps, "samples": samples, "seed": seed}
         label = f"{sampler} n={n} ε={eps} seed={seed}"
-        out.append(_planned("blackbox", k, label, "mechlib.sweep:blackbox_task", kwargs, timeout))
+        out.append(_planned("blackbox", k, label, "mechlib.sweep:blackbox_phases_task", kwargs, timeout))
     return out
 
 
@@ -266,17 +266,18 @@ def audit_task(spec: str, arguments: dict[str, Any] | None, digest: str | None =
     return audit(loaded)
 
 
-def blackbox_task(sampler: str, n: int, epsilon: str, samples: int, seed: int) -> dict[str, Any]:
-    """One seed's histograms (output → count per input 0..n) and the sampler's library."""
+def blackbox_phases_task(sampler: str, n: int, epsilon: str, samples: int, seed: int) -> dict[str, Any]:
+    """One seed's (selection, test) phases (output → count per input 0..n; Poisson sizes of mean
+    ``samples``) and the sampler's library."""
     import time
 
     from mechlib.audit.adapters import sampler as make_sampler
-    from mechlib.audit.blackbox import sample_counts
+    from mechlib.audit.blackbox import sample_phases
 
     chosen = make_sampler(sampler, n, to_fraction(epsilon))
     start = time.perf_counter()
-    counts = sample_counts(chosen, n, samples, seed)
-    return {"counts": counts, "library": chosen.library, "seconds": time.perf_counter() - start}
+    phases = sample_phases(chosen, n, samples, seed)
+    return {"phases": phases, "library": chosen.library, "seconds": time.perf_counter() - start}
 
 
 # -- running and merging -------------------------------------------------------------------
@@ -401,8 +402,9 @@ def _merge_blackbox(
     planned: list[Planned], results: dict[str, TaskResult], manifest: dict[str, Any]
 ) -> tuple[list[dict[str, Any]], dict[str, str]]:
     """Per [[blackbox]] entry: the seeds' histograms added exactly, then one DP test on the sum —
-    a ``mechlib.blackbox/4`` result that ``mechlib check`` re-verifies."""
-    from mechlib.audit.blackbox import blackbox_result
+    a ``mechlib.blackbox/5`` result that ``mechlib check`` re-verifies (Poisson sizes add up: the
+    merged phases are again of Poisson sizes with equal means across counts)."""
+    from mechlib.audit.blackbox import add_histograms, blackbox_result
 
     rows, files = [], {}
     entries = manifest.get("blackbox", [])
@@ -413,11 +415,7 @@ def _merge_blackbox(
             rows.append({"sampler": entry["sampler"], "verdict": "UNKNOWN", "reason": "a seed's task failed"})
             continue
         n = mine[0].task.kwargs["n"]
-        merged: list[dict[int, int]] = [{} for _ in range(n + 1)]
-        for r in done:
-            for i, hist in enumerate(r.value["counts"]):
-                for output, count in hist.items():
-                    merged[i][output] = merged[i].get(output, 0) + count
+        selection, test = (add_histograms(*(r.value["phases"][k] for r in done)) for k in (0, 1))
         seeds = [p.task.kwargs["seed"] for p in mine]
         samples = mine[0].task.kwargs["samples"] * len(seeds)
         seconds = sum(r.value["seconds"] for r in done)
@@ -428,7 +426,7 @@ def _merge_blackbox(
             samples=samples,
             seed=seeds,
             seconds=seconds,
-            counts=merged,
+            phases=(selection, test),
             epsilon=to_fraction(mine[0].task.kwargs["epsilon"]),
             alpha_fa=float(entry.get("alpha_fa", 0.05)),
         )

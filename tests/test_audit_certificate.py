@@ -160,13 +160,13 @@ def _chromium(page: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 def _blackbox_page() -> str:
     from mechlib.audit.adapters import sampler
-    from mechlib.audit.blackbox import blackbox_result, sample_counts
+    from mechlib.audit.blackbox import blackbox_result, sample_phases
     from mechlib.audit.report import render_blackbox_html
 
-    counts = sample_counts(sampler("mechlib:truncated_geometric", 3, Fraction(1)), 3, 3000, 0)
+    phases = sample_phases(sampler("mechlib:truncated_geometric", 3, Fraction(1)), 3, 3000, 0)
     result = blackbox_result(
         spec="mechlib:truncated_geometric", library="mechlib", n=3, samples=3000, seed=0, seconds=1.0,
-        counts=counts, epsilon=Fraction(1, 2), alpha_fa=0.05,
+        phases=phases, epsilon=Fraction(1, 2), alpha_fa=0.05,
     )  # fmt: skip
     return render_blackbox_html(result, None)
 

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from mechlib import truncated_geometric
-from mechlib.audit.blackbox import Sampler, sample_counts
-from mechlib.audit.blackbox_delta import delta_test, event_hits, split
+from mechlib.audit.blackbox import Sampler, poisson_sizes, sample_phases
+from mechlib.audit.blackbox_delta import delta_test, event_hits
 from mechlib.checkers.blackbox_result import check_result
 from mechlib.cli import main
 from mechlib.core.approximate import privacy_profile
@@ -42,10 +42,7 @@ def exact_sampler(mech: Mechanism) -> Sampler:
 
 
 def run(mech: Mechanism, delta: Fraction, samples: int, seed: int) -> dict[str, Any]:
-    phases = tuple(
-        sample_counts(exact_sampler(mech), 3, size, [seed, k]) for k, size in zip((1, 2), split(samples), strict=True)
-    )
-    return delta_test(phases, Fraction(1), delta, 0.05, PATH)  # type: ignore[arg-type]
+    return delta_test(sample_phases(exact_sampler(mech), 3, samples, seed), Fraction(1), delta, 0.05, PATH)
 
 
 def true_delta_at_e(mech: Mechanism) -> Fraction:
@@ -55,7 +52,9 @@ def true_delta_at_e(mech: Mechanism) -> Fraction:
 
 
 def test_phases_and_events() -> None:
-    assert split(1000) == (250, 750) and split(2) == (1, 1)
+    selection, test = poisson_sizes(100_000, 3, 0)
+    assert len(selection) == len(test) == 4 and poisson_sizes(100_000, 3, 0) == (selection, test)  # seeded
+    assert all(abs(s - 25_000) < 1_000 and abs(t - 75_000) < 2_000 for s, t in zip(selection, test, strict=True))
     h = {-1: 2, 0: 5, 3: 7}
     assert event_hits(h, {"outputs": [0, 3]}) == 12
     assert event_hits(h, {"at_least": 0}) == 12 and event_hits(h, {"at_most": 0}) == 7
@@ -105,8 +104,7 @@ def test_cli_delta_flags_checks_and_reports(tmp_path: Path, monkeypatch: pytest.
     assert check_result(result) == []
     counts = [Counter({int(k): v for k, v in h.items()}) for h in result["counts"]]
     phases = [
-        [Counter({int(k): v for k, v in h.items()}) for h in result["delta_test"][f"{p}_counts"]]
-        for p in ("selection", "test")
+        [Counter({int(k): v for k, v in h.items()}) for h in result[f"{p}_counts"]] for p in ("selection", "test")
     ]
     assert counts == [a + b for a, b in zip(*phases, strict=True)]
     report = (tmp_path / "rep" / "leaky_samplers_leaky.blackbox.md").read_text()
@@ -116,7 +114,7 @@ def test_cli_delta_flags_checks_and_reports(tmp_path: Path, monkeypatch: pytest.
     capsys.readouterr()
 
 
-@pytest.mark.parametrize("option", [["--delta", "2"], ["--delta", "x"], ["--delta", "1/10", "--samples", "1"]])
+@pytest.mark.parametrize("option", [["--delta", "2"], ["--delta", "x"], ["--delta", "1/10", "--samples", "0"]])
 def test_cli_bad_delta_is_one_line(option: list[str], capsys: Any) -> None:
     code = main(["blackbox", "mechlib:truncated_geometric", "--n", "2", "--epsilon", "1", *option])
     err = capsys.readouterr().err

@@ -11,7 +11,6 @@ from __future__ import annotations
 import copy
 import json
 import random
-from collections import Counter
 from collections.abc import Callable, Iterator
 from fractions import Fraction
 from typing import Any
@@ -20,9 +19,10 @@ import numpy as np
 import pytest
 
 from mechlib import randomized_response, truncated_geometric
-from mechlib.audit.blackbox import Sampler, conformance_test, dp_test, sample_counts
-from mechlib.audit.blackbox_delta import delta_test, split
+from mechlib.audit.blackbox import Sampler, conformance_test, sample_phases
+from mechlib.audit.blackbox import blackbox_result as blackbox_result_doc
 from mechlib.audit.loading import LoadedMechanism
+from mechlib.audit.ratio_test import dp_test
 from mechlib.audit.whitebox import audit
 from mechlib.checkers import audit_certificate, blackbox_result
 from mechlib.core.approximate import privacy_profile
@@ -40,6 +40,7 @@ PROVENANCE = (
     ("rows_normalized",),
     ("sampler",),
     ("seed",),
+    ("samples_per_count",),  # the Poisson mean: the design, not re-checkable from the counts
     ("samples_per_second",),
     ("dp", "smallest_detectable_excess_epsilon"),
 )
@@ -254,22 +255,19 @@ def _blackbox_doc(pmf_of: Mechanism | None, seed: int, samples: int, epsilon: st
     def draw(i: int, size: int, rng: Any) -> list[int]:
         return [int(v) for v in rng.choice(4, size=size, p=[float(p) for p in t.rows[i]])]
 
-    counts = sample_counts(Sampler("t", draw), 3, samples, seed)
     pmf = None if pmf_of is None else [dict(enumerate(row)) for row in pmf_of.rows]
-    doc = {
-        "schema": blackbox_result.SCHEMA,
-        "tool": {"name": "mechlib"},
-        "sampler": {"spec": "test", "library": "mechlib"},
-        "n": 3,
-        "samples_per_count": samples,
-        "seed": seed,
-        "samples_per_second": 1.0,
-        "counts": [{str(k): v for k, v in sorted(h.items())} for h in counts],
-        "neighbours": [[0, 1], [1, 2], [2, 3]],
-        "dp": dp_test(counts, Fraction(epsilon)),
-        "conformance": None if pmf is None else conformance_test(counts, pmf),
-        "delta_test": None,
-    }
+    doc = blackbox_result_doc(
+        spec="test",
+        library="mechlib",
+        n=3,
+        samples=samples,
+        seed=seed,
+        seconds=1.0,
+        phases=sample_phases(Sampler("t", draw), 3, samples, seed),
+        epsilon=Fraction(epsilon),
+        alpha_fa=0.05,
+        pmf=pmf,
+    )
     out: dict[str, Any] = json.loads(json.dumps(doc))
     return out
 
@@ -283,13 +281,18 @@ def _delta_doc(leak: float, delta: str, seed: int) -> dict[str, Any]:
         out = [int(v) for v in rng.choice(4, size=size, p=[float(p) for p in t.rows[i]])]
         return [9 if i == 1 and rng.random() < leak else v for v in out]
 
-    phases = tuple(sample_counts(Sampler("t", draw), 3, size, [seed, k]) for k, size in zip((1, 2), split(3000)))
-    counts: list[dict[int, int]] = [dict(sum(map(Counter, hists), Counter())) for hists in zip(*phases, strict=True)]
-    neighbours = [(0, 1), (1, 2), (2, 3)]
-    doc = _blackbox_doc(None, seed, 3000, "1")
-    doc["counts"] = [{str(k): v for k, v in sorted(h.items())} for h in counts]
-    doc["dp"] = dp_test(counts, Fraction(1))
-    doc["delta_test"] = delta_test(phases, Fraction(1), Fraction(delta), 0.05, neighbours)  # type: ignore[arg-type]
+    doc = blackbox_result_doc(
+        spec="test",
+        library="mechlib",
+        n=3,
+        samples=3000,
+        seed=seed,
+        seconds=1.0,
+        phases=sample_phases(Sampler("t", draw), 3, 3000, seed),
+        epsilon=Fraction(1),
+        alpha_fa=0.05,
+        delta=Fraction(delta),
+    )
     out: dict[str, Any] = json.loads(json.dumps(doc))
     return out
 
@@ -316,7 +319,7 @@ def test_every_delta_test_field_is_checked(leak: float, delta: str, verdict: str
     assert wrong == [], f"{len(wrong)} harmful tamperings accepted: {wrong[:10]}"
 
 
-def _same_verdict_on(counts: list[dict[int, int]], doc: dict[str, Any], neighbours: Any) -> bool:
+def _same_verdict_on(phases: Any, doc: dict[str, Any], neighbours: Any) -> bool:
     """The producer's DP test between these (valid) neighbours gives the recorded verdict."""
     try:
         pairs = [(int(i), int(j)) for i, j in neighbours]
@@ -325,7 +328,7 @@ def _same_verdict_on(counts: list[dict[int, int]], doc: dict[str, Any], neighbou
     repeated = len(set(map(frozenset, pairs))) < len(pairs)
     if repeated or any(i == j or not (0 <= i <= 3 and 0 <= j <= 3) for i, j in pairs):
         return False
-    redo = dp_test(counts, Fraction(doc["dp"]["epsilon"]), neighbours=pairs)
+    redo = dp_test(phases, Fraction(doc["dp"]["epsilon"]), 0.05, pairs)
     return bool(redo["verdict"] == doc["dp"]["verdict"] and redo["hypotheses"] == doc["dp"]["hypotheses"])
 
 
@@ -361,12 +364,11 @@ def test_every_blackbox_result_field_is_checked(name: str, pmf: Mechanism, epsil
     assert (doc["dp"]["verdict"] == "violation") == (epsilon == "0.3")
 
     counts = [{int(k): v for k, v in h.items()} for h in doc["counts"]]
+    phases = tuple([{int(k): v for k, v in h.items()} for h in doc[f"{p}_counts"]] for p in ("selection", "test"))
 
     def oracle(path: Path, old: Any, new: Any) -> bool:
         """Still true: the producer's own test on the same counts gives the recorded verdict at the
         changed ε or against the changed (valid) pmf."""
-        if path == ("dp", "epsilon"):
-            return bool(dp_test(counts, Fraction(new))["verdict"] == doc["dp"]["verdict"])
         if path[:2] == ("conformance", "pmf"):
             rows = [{int(s): Fraction(p) for s, p in row.items()} for row in _set(doc, path, new)["conformance"]["pmf"]]
             valid = all(min(r.values()) >= 0 and sum(r.values()) == 1 for r in rows)
@@ -374,7 +376,7 @@ def test_every_blackbox_result_field_is_checked(name: str, pmf: Mechanism, epsil
         if path[:2] == ("conformance", "interval") and doc["conformance"]["cell"] is not None:
             return _still_a_failing_interval(doc, _set(doc, path, new))
         if path[0] == "neighbours":  # other pairs: still true if the test on them gives the same verdict
-            return _same_verdict_on(counts, doc, _set(doc, path, new)["neighbours"])
+            return _same_verdict_on(phases, doc, _set(doc, path, new)["neighbours"])
         if path == ("dp", "epsilon_lower_bound", "epsilon"):  # a smaller (weaker) lower bound
             return isinstance(new, str) and _six_decimals(new) and Fraction(new) <= Fraction(old)
         return False
@@ -395,7 +397,7 @@ def test_forged_blackbox_violations_are_rejected() -> None:
     forged["dp"]["violation"]["inputs"] = [0, -1]
     assert blackbox_result.check_result(forged)
     forged = copy.deepcopy(doc)
-    forged["dp"]["violation"]["samples"] = [real["samples"][0], 10**9]
+    forged["dp"]["violation"]["counts"] = [real["counts"][0] + 10**9, 0]
     assert blackbox_result.check_result(forged)
     forged = copy.deepcopy(doc)
     forged["dp"]["violation"], forged["dp"]["verdict"] = None, "no violation found"
@@ -406,8 +408,10 @@ def test_forged_blackbox_violations_are_rejected() -> None:
     clean = _blackbox_doc(None, seed=3, samples=2000, epsilon="1")
     assert clean["dp"]["verdict"] == "no violation found" and blackbox_result.check_result(clean) == []
     glaring = copy.deepcopy(clean)
-    glaring["counts"][0] = {"0": 2000}
-    glaring["counts"][1] = {"3": 2000}
+    for key in ("counts", "test_counts"):
+        glaring[key][0] = {"0": 2000}
+        glaring[key][1] = {"3": 2000}
+    glaring["selection_counts"][0], glaring["selection_counts"][1] = {}, {}
     assert blackbox_result.check_result(glaring)  # counts with a glaring violation, verdict kept
 
 

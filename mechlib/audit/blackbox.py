@@ -1,11 +1,8 @@
 """Black-box audit: sample a mechanism on counts 0..n and test its claimed ε (and its pmf).
 
-**DP test.** For each ordered neighbour pair (i, i′) and output event E (single outputs and the
-tails {s ≤ t}, {s ≥ t}), with k_i(E) of N samples in E: a Clopper–Pearson lower bound L on
-P_i(E) and an upper bound U on P_i′(E), each at level δ = α_FA / (2H) for H hypotheses
-(Bonferroni). "violation" iff L > e^ε·U for some (i, i′, E): then P(false alarm) ≤ α_FA for any
-ε-DP mechanism. Otherwise "no violation found", with the smallest excess ε (over the claim, at
-one event) that this sample size would have flagged.
+**Sampling.** Two independent phases per count, of Poisson sizes (``sample_phases``): the design
+that makes the ε test's conditional binomial law exact (``mechlib.audit.ratio_test``, where the
+test and its validity argument are).
 
 **Conformance test.** Against a claimed exact pmf p_i(s): a two-sided Clopper–Pearson interval
 per cell at level α_FA / (2·cells) must contain p_i(s); a cell outside is reported with its
@@ -13,13 +10,11 @@ counts — so a sampler that does not implement its spec is caught even when DP 
 
 **Exactness.** scipy's Beta quantiles only suggest a bound; each is then rounded outward to a
 rational and *verified* with arb's rigorous regularised incomplete beta, I_L(k, N−k+1) ≤ δ
-(lower) and 1 − I_U(k+1, N−k) ≤ δ (upper); e^ε enters through rational bounds checked by arb.
-The verdict compares rationals.
+(lower) and 1 − I_U(k+1, N−k) ≤ δ (upper). The verdicts compare rationals.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -27,10 +22,9 @@ from typing import Any
 
 import flint
 
-from mechlib.core.exact import format_decimal, format_fraction
+from mechlib.core.exact import format_fraction
 from mechlib.core.privacy import arb_precision, to_arb
 from mechlib.errors import InputError
-from mechlib.infodesign.alpha import exp_bounds
 
 #: A sampler: (true count, number of samples, numpy Generator) -> list of int outputs.
 Draw = Callable[[int, int, Any], list[int]]
@@ -66,45 +60,96 @@ def _verified(candidate: float, ok: Callable[[Fraction], bool], toward: int) -> 
         step *= 16
 
 
-def cp_lower(k: int, n: int, delta: float) -> Fraction:
-    """A verified Clopper–Pearson lower bound: P(Bin(n, L) ≥ k) ≤ δ (0 if k = 0)."""
+def cp_lower(k: int, n: int, delta: float | Fraction) -> Fraction:
+    """A verified Clopper–Pearson lower bound: P(Bin(n, L) ≥ k) ≤ δ (0 if k = 0), δ taken exactly."""
     if k == 0:
         return Fraction(0)
     from scipy.stats import beta
 
     with arb_precision(128):
-        return _verified(float(beta.ppf(delta, k, n - k + 1)), lambda p: bool(_at_least(k, n, p) <= delta), -1)
+        level = to_arb(Fraction(delta))
+        guess = float(beta.ppf(float(delta), k, n - k + 1))
+        return _verified(guess, lambda p: bool(_at_least(k, n, p) <= level), -1)
 
 
-def cp_upper(k: int, n: int, delta: float) -> Fraction:
-    """A verified Clopper–Pearson upper bound: P(Bin(n, U) ≤ k) ≤ δ (1 if k = n)."""
+def cp_upper(k: int, n: int, delta: float | Fraction) -> Fraction:
+    """A verified Clopper–Pearson upper bound: P(Bin(n, U) ≤ k) ≤ δ (1 if k = n), δ taken exactly."""
     if k == n:
         return Fraction(1)
     from scipy.stats import beta
 
     with arb_precision(128):
-        return _verified(
-            float(beta.ppf(1 - delta, k + 1, n - k)), lambda p: bool(1 - _at_least(k + 1, n, p) <= delta), +1
-        )
+        level = to_arb(Fraction(delta))
+        guess = float(beta.ppf(1 - float(delta), k + 1, n - k))
+        return _verified(guess, lambda p: bool(1 - _at_least(k + 1, n, p) <= level), +1)
+
+
+#: Histograms per count 0..n: output -> hits.
+Histograms = list[dict[int, int]]
+#: The (selection, test) phases of one run.
+Phases = tuple[Histograms, Histograms]
+
+#: The Poisson mean of the selection phase's sample size, as a share of --samples (λ).
+SELECTION_SHARE = Fraction(1, 4)
+
+
+def poisson_sizes(samples: int, n: int, seed: int) -> tuple[list[int], list[int]]:
+    """Per count 0..n, the (selection, test) sample sizes: Poisson(λ/4) and Poisson(3λ/4) for
+    λ = ``samples``, from the numpy stream [seed, 0] (``mechlib.audit.ratio_test``: why Poisson)."""
+    import numpy as np
+
+    rng = np.random.default_rng([seed, 0])
+    share = float(SELECTION_SHARE)
+    selection = rng.poisson(samples * share, n + 1)
+    test = rng.poisson(samples * (1 - share), n + 1)
+    return [int(v) for v in selection], [int(v) for v in test]
+
+
+def sample_phases(
+    sampler: Sampler,
+    n: int,
+    samples: int,
+    seed: int,
+    progress: Callable[[int], Any] | None = None,
+    outputs: range | None = None,
+) -> Phases:
+    """One run: the selection and the test phase, Poisson(λ/4) and Poisson(3λ/4) draws per count,
+    sampled from the numpy streams [seed, 1] and [seed, 2]."""
+    selection, test = (
+        sample_counts(sampler, n, sizes, [seed, k], progress, outputs)
+        for k, sizes in zip((1, 2), poisson_sizes(samples, n, seed), strict=True)
+    )
+    return selection, test
+
+
+def add_histograms(*runs: Histograms) -> Histograms:
+    """The histograms of several runs (or phases) added count by count, exactly."""
+    out: Histograms = [{} for _ in runs[0]]
+    for run in runs:
+        for total, h in zip(out, run, strict=True):
+            for s, k in h.items():
+                total[s] = total.get(s, 0) + k
+    return out
 
 
 def sample_counts(
     sampler: Sampler,
     n: int,
-    samples: int,
+    samples: int | Sequence[int],
     seed: int | list[int],
     progress: Callable[[int], Any] | None = None,
     outputs: range | None = None,
 ) -> list[dict[int, int]]:
-    """Histograms of ``samples`` draws per input 0..n, validating every output (an integer, and
-    in ``outputs`` when the mechanism declares its range)."""
+    """Histograms of ``samples`` draws per input 0..n (or ``samples[i]`` for input i), validating
+    every output (an integer, and in ``outputs`` when the mechanism declares its range)."""
     import numpy as np
 
     rng = np.random.default_rng(seed)
+    sizes = [samples] * (n + 1) if isinstance(samples, int) else list(samples)
     counts = []
-    for i in range(n + 1):
+    for i, size in enumerate(sizes):
         try:
-            out = sampler.draw(i, samples, rng)
+            out = sampler.draw(i, size, rng) if size else []
         except InputError:
             raise
         except Exception as err:
@@ -126,26 +171,14 @@ def sample_counts(
                     hint=f"expected outputs in {outputs.start}..{outputs.stop - 1} (--range)",
                 )
             hist[int(value)] = hist.get(int(value), 0) + 1
-        if sum(hist.values()) != samples:
+        if sum(hist.values()) != size:
             raise InputError(
-                f"the sampler returned {sum(hist.values())} values for {samples} requested", source=sampler.name
+                f"the sampler returned {sum(hist.values())} values for {size} requested", source=sampler.name
             )
         counts.append(hist)
         if progress is not None:
             progress(i)
     return counts
-
-
-def _events(counts: list[dict[int, int]]) -> list[tuple[str, str, int]]:
-    """(name, kind, t): single outputs s = t and the tails s ≤ t, s ≥ t."""
-    seen = sorted({s for h in counts for s in h})
-    events = [(f"s = {t}", "=", t) for t in seen]
-    events += [(f"s ≤ {t}", "≤", t) for t in seen[:-1]]
-    return events + [(f"s ≥ {t}", "≥", t) for t in seen[1:]]
-
-
-def _hits(h: dict[int, int], kind: str, t: int) -> int:
-    return sum(c for s, c in h.items() if (s == t if kind == "=" else s <= t if kind == "≤" else s >= t))
 
 
 def path_neighbours(n: int) -> list[tuple[int, int]]:
@@ -161,60 +194,6 @@ def complete_neighbours(n: int) -> list[tuple[int, int]]:
 def ordered_pairs(neighbours: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
     """Both directions of every neighbouring pair, (i, i′) and (i′, i)."""
     return [pair for i, j in neighbours for pair in ((i, j), (j, i))]
-
-
-def dp_test(
-    counts: list[dict[int, int]],
-    epsilon: Fraction,
-    alpha_fa: float = 0.05,
-    neighbours: Sequence[tuple[int, int]] | None = None,
-) -> dict[str, Any]:
-    """The DP test of the module docstring on histograms over inputs 0..n; ``neighbours``: the
-    pairs of inputs DP is claimed between (default: the path of a count query)."""
-    samples = [sum(h.values()) for h in counts]
-    events = _events(counts)
-    neighbours = path_neighbours(len(counts) - 1) if neighbours is None else neighbours
-    pairs = ordered_pairs(neighbours)
-    hypotheses = len(pairs) * len(events)
-    delta = alpha_fa / (2 * hypotheses)
-    _, e_hi = exp_bounds(epsilon)
-    hits = [[_hits(h, kind, t) for h in counts] for _, kind, t in events]
-    lowers = [[cp_lower(k, samples[i], delta) for i, k in enumerate(row)] for row in hits]
-    uppers = [[cp_upper(k, samples[i], delta) for i, k in enumerate(row)] for row in hits]
-    best: dict[str, Any] | None = None  # the (pair, event) with the largest L/U
-    resolution = math.inf
-    for e, (name, _, _) in enumerate(events):
-        for i, j in pairs:
-            low, up = lowers[e][i], uppers[e][j]
-            if low > 0 and (best is None or low / up > Fraction(best["ratio_lower_bound"])):
-                best = {
-                    "inputs": [i, j],
-                    "event": name,
-                    "counts": [hits[e][i], hits[e][j]],
-                    "samples": [samples[i], samples[j]],
-                    "lower_bound": format_fraction(low),
-                    "upper_bound": format_fraction(up),
-                    "ratio_lower_bound": format_fraction(low / up),
-                }
-            if low > 0:  # how much larger P_i(E)/P_i′(E) would have to be to be flagged here
-                resolution = min(resolution, float(epsilon) - math.log(float(low / up)))
-    violated = best is not None and Fraction(best["ratio_lower_bound"]) > e_hi
-    result: dict[str, Any] = {
-        "epsilon": format_fraction(epsilon),
-        "alpha_fa": alpha_fa,
-        "hypotheses": hypotheses,
-        "per_bound_level": delta,
-        "verdict": "violation" if violated else "no violation found",
-        "violation": best if violated else None,
-        # with probability ≥ 1 − α_FA every bound holds at once, so the true ε ≥ ln(L/U) for each
-        # (pair, event): the largest is a certified lower bound on the true ε, whatever the claim
-        "epsilon_lower_bound": _epsilon_lower_bound(best),
-        "one_sided": one_sided_outputs(counts, pairs),
-        # min over (pair, event) of ε − ln(L/U): the smallest excess privacy loss at one event
-        # that this sample would have flagged (display only; floats never decide the verdict)
-        "smallest_detectable_excess_epsilon": None if math.isinf(resolution) else round(max(resolution, 0.0), 6),
-    }
-    return result
 
 
 #: One-sided outputs listed in a result (their total is always given).
@@ -233,19 +212,6 @@ def one_sided_outputs(counts: list[dict[int, int]], pairs: Sequence[tuple[int, i
     ]
     found.sort(key=lambda f: (f["count"], f["output"], f["seen_under"], f["never_under"]))
     return {"total": len(found), "shown": found[:ONE_SIDED_SHOWN]}
-
-
-def _epsilon_lower_bound(best: dict[str, Any] | None) -> dict[str, Any] | None:
-    """ln(L/U) of the best (pair, event), rounded down to 6 decimals and proved ≤ ln(L/U) by arb;
-    None when no event has L/U > 1 (the data show no privacy loss at all)."""
-    if best is None or Fraction(best["ratio_lower_bound"]) <= 1:
-        return None
-    ratio = Fraction(best["ratio_lower_bound"])
-    with arb_precision(128):
-        shown = Fraction(math.floor(math.log(float(ratio)) * 10**6) - 1, 10**6)
-        while not to_arb(shown) < to_arb(ratio).log():  # the float log is only a first guess
-            shown -= Fraction(1, 10**6)
-    return {**best, "epsilon": format_decimal(shown, 6, up=False)}
 
 
 def conformance_test(
@@ -286,32 +252,43 @@ def blackbox_result(
     samples: int,
     seed: int | list[int],
     seconds: float,
-    counts: list[dict[int, int]],
+    phases: Phases,
     epsilon: Fraction,
     alpha_fa: float,
     pmf: list[dict[int, Fraction]] | None = None,
     neighbours: Sequence[tuple[int, int]] | None = None,
-    delta_test: dict[str, Any] | None = None,
+    delta: Fraction | None = None,
     configured: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The ``mechlib.blackbox/4`` result (re-checked by ``mechlib check``) for histograms of
-    ``samples`` draws per count: the DP test, given a claimed ``pmf`` the conformance test, and
-    for an (ε, δ) claim the two-phase δ test (``blackbox_delta``; its two phases add up to
-    ``counts``). ``seed`` is a list when the counts are several seeded runs added (a sweep)."""
+    """The ``mechlib.blackbox/5`` result (re-checked by ``mechlib check``) of the (selection,
+    test) ``phases`` drawn with mean ``samples`` (λ) per count: the ε test (``ratio_test``), given a
+    claimed ``pmf`` the conformance test, and given ``delta`` the (ε, δ) test (``blackbox_delta``).
+    ``seed`` is a list when the phases are several seeded runs added (a sweep)."""
+    from mechlib.audit.blackbox_delta import delta_test
+    from mechlib.audit.ratio_test import dp_test
     from mechlib.audit.whitebox import tool_versions
 
     neighbours = path_neighbours(n) if neighbours is None else neighbours
+    counts = add_histograms(*phases)
+    drawn = sum(sum(h.values()) for h in counts)
+
+    def listed(histograms: Histograms) -> list[dict[str, int]]:
+        return [{str(k): v for k, v in sorted(h.items())} for h in histograms]
+
     return {
-        "schema": "mechlib.blackbox/4",
+        "schema": "mechlib.blackbox/5",
         "tool": tool_versions(),
         "sampler": {"spec": spec, "library": library, **({"configured": configured} if configured else {})},
         "n": n,
         "samples_per_count": samples,
+        "sampling": "poisson",
         "seed": seed,
-        "samples_per_second": round(samples * (n + 1) / seconds, 1) if seconds else None,
-        "counts": [{str(k): v for k, v in sorted(h.items())} for h in counts],
+        "samples_per_second": round(drawn / seconds, 1) if seconds else None,
+        "counts": listed(counts),
+        "selection_counts": listed(phases[0]),
+        "test_counts": listed(phases[1]),
         "neighbours": [list(pair) for pair in neighbours],
-        "dp": dp_test(counts, epsilon, alpha_fa, neighbours),
+        "dp": dp_test(phases, epsilon, alpha_fa, neighbours),
         "conformance": conformance_test(counts, pmf, alpha_fa) if pmf is not None else None,
-        "delta_test": delta_test,
+        "delta_test": None if delta is None else delta_test(phases, epsilon, delta, alpha_fa, neighbours),
     }

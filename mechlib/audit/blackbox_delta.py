@@ -1,8 +1,8 @@
 """Black-box test of an (ε, δ)-DP claim: a certified lower bound on the true δ(ε).
 
-Two phases, sampled independently (``numpy`` streams [seed, 1] and [seed, 2]):
+The run's two phases (``mechlib.audit.blackbox.sample_phases``: Poisson sizes, independent streams):
 
-1. **Selection** (a quarter of the samples per count). For every ordered neighbour pair (i, i′)
+1. **Selection** (mean a quarter of the samples per count). For every ordered neighbour pair (i, i′)
    the candidate events are the empirical likelihood-ratio set {s : k_i(s)/N_i > t·k_i′(s)/N_i′}
    (t ≥ e^ε a rational bound), every single output seen and every tail {s ≥ c}, {s ≤ c} at a
    seen c; the (pair, event) whose test-phase bound is expected to be largest is kept (``_score``,
@@ -32,15 +32,6 @@ from typing import Any
 from mechlib.audit.blackbox import cp_lower, cp_upper, ordered_pairs
 from mechlib.core.exact import format_fraction
 from mechlib.infodesign.alpha import exp_bounds
-
-#: The share of each count's samples that chooses the event.
-SELECTION_SHARE = Fraction(1, 4)
-
-
-def split(samples: int) -> tuple[int, int]:
-    """(selection, test) sample sizes per count, both ≥ 1 (needs ≥ 2 samples)."""
-    selection = max(1, int(samples * SELECTION_SHARE))
-    return selection, samples - selection
 
 
 def event_hits(h: dict[int, int], event: dict[str, Any]) -> int:
@@ -94,6 +85,8 @@ def select_event(
     t_float = float(t)
     for i, j in pairs:
         n_i, n_j = sum(counts[i].values()), sum(counts[j].values())
+        if 0 in (n_i, n_j, test_sizes[i], test_sizes[j]):  # a Poisson size can be 0: nothing to score or test
+            continue
         for event in candidate_events(counts, i, j, t):
             k_i, k_j = event_hits(counts[i], event), event_hits(counts[j], event)
             value = _score(k_i, n_i, test_sizes[i], k_j, n_j, test_sizes[j], t_float)
@@ -110,7 +103,7 @@ def delta_test(
     neighbours: Sequence[tuple[int, int]],
 ) -> dict[str, Any]:
     """The test of the module docstring on the (selection, test) histograms; a JSON-ready dict
-    (``mechlib.blackbox/4``)."""
+    (``mechlib.blackbox/5``'s ``delta_test``)."""
     selection, test = phases
     _, t = exp_bounds(epsilon)
     level = alpha_fa / 2
@@ -120,10 +113,6 @@ def delta_test(
         "e_epsilon_upper": format_fraction(t),
         "alpha_fa": alpha_fa,
         "per_bound_level": level,
-        **{
-            f"{name}_counts": [{str(k): v for k, v in sorted(h.items())} for h in phase]
-            for name, phase in zip(("selection", "test"), phases, strict=True)
-        },
     }
     chosen = select_event(selection, ordered_pairs(neighbours), t, [sum(h.values()) for h in test])
     if chosen is None:

@@ -135,12 +135,18 @@ def render_html(report: dict[str, Any]) -> str:
 
 
 def _blackbox_context(result: dict[str, Any]) -> dict[str, Any]:
-    """The result, and the (ε, δ) test's event in words (``s ≥ 7``, ``s ∈ {…}``), not as JSON."""
+    """The result, and its tests' events in words (``s ≥ 7``, ``s ∈ {…}``), not as JSON."""
     from mechlib.audit.blackbox_delta import event_name
 
-    test = result.get("delta_test")
+    test, dp = result.get("delta_test"), result["dp"]
     event = test.get("event") if isinstance(test, dict) else None
-    return {**result, "delta_event": event_name(event["set"]) if event else None}
+    named = {key: event_name(dp[key]["event"]) if dp.get(key) else None for key in ("violation", "epsilon_lower_bound")}
+    return {
+        **result,
+        "delta_event": event_name(event["set"]) if event else None,
+        "dp_violation_event": named["violation"],
+        "dp_bound_event": named["epsilon_lower_bound"],
+    }
 
 
 def render_blackbox_markdown(result: dict[str, Any]) -> str:

@@ -1,27 +1,19 @@
-"""Independent re-check of a black-box audit result (schema ``mechlib.blackbox/4``).
+"""Independent re-check of a black-box audit result (schema ``mechlib.blackbox/5``).
 
-Everything is recomputed from the recorded counts alone, with arb's rigorous regularised
+Everything is recomputed from the recorded phases alone, with arb's rigorous regularised
 incomplete beta (scipy's Beta quantile only suggests a candidate bound, which arb then proves):
 
-* the shape: n + 1 histograms over integer outputs, each with ``samples_per_count`` samples;
-* the test's parameters: the events (single outputs seen, both tails), the ordered pairs of the
-  recorded neighbours (distinct counts in 0..n, each pair once), H = pairs × events hypotheses,
-  the per-bound level δ = α_FA / (2H);
-* a reported violation: inputs a neighbour pair, its event one of the test's, its counts and sample
-  sizes the histograms', L a verified lower bound (P(Bin(N, L) ≥ k) ≤ δ), U a verified upper bound
-  (P(Bin(N, U) ≤ k) ≤ δ), L/U as recorded, and L > e^ε·U proved by arb;
-* the verdict: "no violation found" is accepted only if no (pair, event) has verified bounds with
-  L > e^ε·U (the checker's own bounds), and "violation" only with a violation that checks;
-* the certified lower bound on the true ε: its (pair, event) checked like a violation, L/U > 1,
-  and the decimal ε proved below ln(L/U) by arb (it is a valid bound; that no other event gives a
-  larger one is not re-checked); null only if no (pair, event) has L/U > 1 by the checker's bounds;
+* the shape: n + 1 histograms over integer outputs per phase; ``counts`` the phases added;
+* the ε test (``mechlib.checkers.ratio_test``): the exhaustive and two-phase conditional binomial
+  tests, the verdict, the recorded violation and the certified lower bound on the true ε;
 * the one-sided outputs (seen under a count, never under a neighbour) recomputed from the counts;
 * conformance: the verdict recomputed cell by cell against the recorded claimed pmf at
   α_FA/(2·cells); a nonconformant cell's claimed probability outside its verified interval;
 * an (ε, δ) claim's two-phase test, by ``mechlib.checkers.blackbox_delta``.
 
 ``PROVENANCE`` lists what cannot be re-checked from the counts (that they came from the named
-sampler with this seed, the speed). The smallest detectable excess ε is a display figure.
+sampler with this seed and Poisson sizes of that mean, the speed). The smallest detectable
+excess ε is a display figure.
 """
 
 from __future__ import annotations
@@ -37,27 +29,29 @@ import flint
 
 from mechlib.checkers.blackbox_delta import check_delta_test, histograms
 from mechlib.checkers.numbers import exact
+from mechlib.checkers.ratio_test import Histograms, chosen, exhaustive_events, hits, lower_bound_holds, rejects
 from mechlib.schemas import precheck
 
-SCHEMA = "mechlib.blackbox/4"
+SCHEMA = "mechlib.blackbox/5"
 
 #: Recorded, not re-checkable from the counts.
 PROVENANCE = (
     "tool (versions)",
     "sampler and seed (that these counts came from that sampler with that seed)",
+    "samples_per_count and sampling (that each phase's sample sizes were Poisson, of these means)",
     "samples_per_second",
     "dp.smallest_detectable_excess_epsilon (a float for display; it decides nothing)",
 )
 
 TOP = {
-    "schema", "tool", "sampler", "n", "samples_per_count", "seed", "samples_per_second", "counts", "neighbours",
-    "dp", "conformance", "delta_test",
+    "schema", "tool", "sampler", "n", "samples_per_count", "sampling", "seed", "samples_per_second", "counts",
+    "selection_counts", "test_counts", "neighbours", "dp", "conformance", "delta_test",
 }  # fmt: skip
 DP = {
-    "epsilon", "alpha_fa", "hypotheses", "per_bound_level", "verdict", "violation", "epsilon_lower_bound",
-    "one_sided", "smallest_detectable_excess_epsilon",
+    "epsilon", "e_epsilon_upper", "alpha_fa", "hypotheses", "per_bound_level", "two_phase", "verdict", "violation",
+    "epsilon_lower_bound", "one_sided", "smallest_detectable_excess_epsilon",
 }  # fmt: skip
-VIOLATION = {"inputs", "event", "counts", "samples", "lower_bound", "upper_bound", "ratio_lower_bound"}
+HYPOTHESIS = {"test", "inputs", "event", "counts"}
 
 
 class Malformed(ValueError):
@@ -140,17 +134,6 @@ def _bound(k: int, n: int, delta: Fraction, lower: bool) -> Fraction:
         step *= 16
 
 
-def _events(counts: list[dict[int, int]]) -> list[tuple[str, str, int]]:
-    seen = sorted({s for h in counts for s in h})
-    events = [(f"s = {t}", "=", t) for t in seen]
-    events += [(f"s ≤ {t}", "≤", t) for t in seen[:-1]]
-    return events + [(f"s ≥ {t}", "≥", t) for t in seen[1:]]
-
-
-def _hits(h: dict[int, int], op: str, t: int) -> int:
-    return sum(c for s, c in h.items() if (s == t if op == "=" else s <= t if op == "≤" else s >= t))
-
-
 def check_result(result: Any) -> list[str]:
     """The failed checks (empty: every recorded finding holds, or is listed provenance)."""
     wrong = precheck(result, SCHEMA, "result")
@@ -168,24 +151,31 @@ def check_result(result: Any) -> list[str]:
 def _check(result: dict[str, Any]) -> list[str]:
     _keys(result, "result", TOP)
     n = _int(result["n"], "n", 1)
-    per_count = _int(result["samples_per_count"], "samples_per_count", 1)
+    _int(result["samples_per_count"], "samples_per_count", 1)
     try:
-        counts = histograms(result["counts"], "counts", n)
+        counts, selection, tested = (histograms(result[k], k, n) for k in ("counts", "selection_counts", "test_counts"))
     except ValueError as err:
         raise Malformed(str(err)) from None
     failures = []
-    if any(sum(h.values()) != per_count for h in counts):
-        failures.append("a histogram does not have samples_per_count samples")
-    failures += _check_dp(_keys(result["dp"], "dp", DP), counts, _neighbours(result["neighbours"], n))
+    if [_added(a, b) for a, b in zip(selection, tested, strict=True)] != counts:
+        failures.append("counts are not the selection and test phases added")
+    neighbours = _neighbours(result["neighbours"], n)
+    pairs = [pair for i, j in neighbours for pair in ((i, j), (j, i))]
+    failures += _check_dp(_keys(result["dp"], "dp", DP), (selection, tested), counts, pairs)
     if result["conformance"] is not None:
         failures += _check_conformance(result["conformance"], counts)
     if result["delta_test"] is not None:
-        pairs = [pair for i, j in _neighbours(result["neighbours"], n) for pair in ((i, j), (j, i))]
         try:
-            failures += check_delta_test(result["delta_test"], counts, pairs, result["dp"], lower_ok, upper_ok)
+            failures += check_delta_test(
+                result["delta_test"], (selection, tested), pairs, result["dp"], lower_ok, upper_ok
+            )
         except ValueError as err:
             raise Malformed(str(err)) from None
     return failures
+
+
+def _added(a: dict[int, int], b: dict[int, int]) -> dict[int, int]:
+    return {s: a.get(s, 0) + b.get(s, 0) for s in a.keys() | b.keys()}
 
 
 def _neighbours(raw: Any, n: int) -> list[tuple[int, int]]:
@@ -197,117 +187,108 @@ def _neighbours(raw: Any, n: int) -> list[tuple[int, int]]:
     return [(i, j) for i, j in pairs]
 
 
-def _check_dp(dp: dict[str, Any], counts: list[dict[int, int]], neighbours: list[tuple[int, int]]) -> list[str]:
+def _check_dp(
+    dp: dict[str, Any], phases: tuple[Histograms, Histograms], counts: Histograms, pairs: list[tuple[int, int]]
+) -> list[str]:
     eps = _exact(dp["epsilon"], "dp.epsilon")
     alpha_fa = _number(dp["alpha_fa"], "dp.alpha_fa")
     if not 0 < alpha_fa < 1 or eps < 0:
         raise Malformed("dp: expected 0 < alpha_fa < 1 and epsilon ≥ 0")
-    events = _events(counts)
-    pairs = [pair for i, j in neighbours for pair in ((i, j), (j, i))]
-    hypotheses = len(pairs) * len(events)
-    failures = []
-    if dp["hypotheses"] != hypotheses:
-        failures.append(f"dp.hypotheses is {dp['hypotheses']}, the counts give {hypotheses}")
-    delta = Fraction(alpha_fa) / (2 * hypotheses)
-    recorded = _number(dp["per_bound_level"], "dp.per_bound_level")
-    if not math.isclose(recorded, float(delta), rel_tol=1e-12, abs_tol=0):
-        failures.append(f"dp.per_bound_level is {recorded}, α_FA/(2H) = {float(delta)}")
-    e_eps = _arb(eps).exp()
-    failures += _check_lower_bound(dp["epsilon_lower_bound"], counts, events, pairs, delta)
-    if dp["one_sided"] != one_sided(counts, pairs):
-        failures.append("dp.one_sided is not the counts' outputs seen under one count and never under a neighbour")
-    violation = dp["violation"]
     if dp["verdict"] not in ("violation", "no violation found"):
         raise Malformed(f"dp.verdict: {dp['verdict']!r}")
+    t = _exact(dp["e_epsilon_upper"], "dp.e_epsilon_upper")
+    failures = []
+    gap = _arb(t) - _arb(eps).exp()
+    if not (gap > 0 and gap < flint.arb(10) ** -10):
+        failures.append("dp.e_epsilon_upper is not an upper bound on e^ε within 10⁻¹⁰")
+    theta = t / (1 + t)
+    events = exhaustive_events(counts)
+    hypotheses = len(pairs) * len(events)
+    level, half = Fraction(alpha_fa) / (2 * hypotheses), Fraction(alpha_fa) / 2
+    if dp["hypotheses"] != hypotheses or _exact(dp["per_bound_level"], "dp.per_bound_level") != level:
+        failures.append(f"dp.hypotheses/per_bound_level are not {hypotheses} and α_FA/(2H) = {level}")
+    # every exhaustive (pair, event) on all the samples: (hypothesis, k, m)
+    table = [
+        ({"test": "exhaustive", "inputs": [i, j], "event": event, "counts": [k, other]}, k, k + other)
+        for event in events
+        for i, j, k, other in ((i, j, hits(counts[i], event), hits(counts[j], event)) for i, j in pairs)
+    ]
+    two_phase, two_failures = _check_two_phase(dp["two_phase"], phases, pairs, t, theta, half)
+    failures += two_failures
+    violation = dp["violation"]
     if (dp["verdict"] == "violation") != (violation is not None):
-        return [*failures, f"dp.verdict {dp['verdict']!r} does not match the violation recorded"]
-    if violation is not None:
-        return failures + _check_violation(
-            _keys(violation, "dp.violation", VIOLATION), counts, events, delta, e_eps, set(pairs)
-        )
-    totals = [sum(h.values()) for h in counts]
-    for name, op, t in events:  # "no violation found": no (pair, event) with verified L > e^ε·U
-        hits = [_hits(h, op, t) for h in counts]
-        for i, j in pairs:
-            low = _bound(hits[i], totals[i], delta, lower=True)
-            if low == 0:
-                continue
-            up = _bound(hits[j], totals[j], delta, lower=False)
-            if _arb(low) > e_eps * _arb(up):
-                return [*failures, f"dp.verdict says no violation, but inputs {i}, {j} at event {name} violate"]
+        failures.append(f"dp.verdict {dp['verdict']!r} does not match the violation recorded")
+    elif violation is not None:
+        _keys(violation, "dp.violation", HYPOTHESIS | {"level"})
+        witness = {key: violation[key] for key in HYPOTHESIS}
+        if witness["test"] == "two-phase":
+            ok = two_phase is not None and two_phase[1] and witness == two_phase[0] and violation["level"] == str(half)
+        else:
+            row = next((r for r in table if r[0] == witness), None)
+            ok = row is not None and violation["level"] == str(level) and rejects(row[1], row[2], theta, level)
+        if not ok:
+            failures.append("dp.violation is not a (pair, event) whose test rejects at its level")
+    elif (two_phase is not None and two_phase[1]) or any(rejects(k, m, theta, level) for _, k, m in table):
+        failures.append("dp.verdict says no violation, but a (pair, event) of the test rejects")
+    failures += _check_epsilon_bound(dp["epsilon_lower_bound"], table, two_phase, level, half)
+    if dp["one_sided"] != one_sided(counts, pairs):
+        failures.append("dp.one_sided is not the counts' outputs seen under one count and never under a neighbour")
     return failures
 
 
-def _check_violation(
-    v: dict[str, Any],
-    counts: list[dict[int, int]],
-    events: list[tuple[str, str, int]],
-    delta: Fraction,
-    e_eps: Any,
-    pairs: set[tuple[int, int]],
+def _check_two_phase(
+    recorded: Any, phases: tuple[Histograms, Histograms], pairs: list[tuple[int, int]], t: Fraction,
+    theta: Fraction, half: Fraction,
+) -> tuple[tuple[dict[str, Any], bool, int, int] | None, list[str]]:  # fmt: skip
+    """The two-phase test redone: ((hypothesis, rejected, k, m) or None, failures)."""
+    _keys(recorded, "dp.two_phase", {"level", "chosen", "rejected"})
+    selection, tested = phases
+    failures = [] if _exact(recorded["level"], "dp.two_phase.level") == half else ["dp.two_phase.level is not α_FA/2"]
+    pick = chosen(selection, pairs, t)
+    if pick is None:
+        if recorded["chosen"] is not None or recorded["rejected"] is not False:
+            failures.append("dp.two_phase records a choice, but no event of the selection phase has z > 0")
+        return None, failures
+    (i, j), event, z = pick
+    k, other = hits(tested[i], event), hits(tested[j], event)
+    mine = {"test": "two-phase", "inputs": [i, j], "event": event, "counts": [k, other]}
+    rejected = rejects(k, k + other, theta, half)
+    shown = recorded["chosen"]
+    if isinstance(shown, dict) and "selection_z" in shown:  # a JSON number: float, or Decimal from a strict reader
+        shown = {**shown, "selection_z": _number(shown["selection_z"], "dp.two_phase.chosen.selection_z")}
+    if shown != {**mine, "selection_z": z} or recorded["rejected"] is not rejected:
+        failures.append("dp.two_phase is not the selection phase's choice and its test on the test phase")
+    return (mine, rejected, k, k + other), failures
+
+
+def _check_epsilon_bound(
+    b: Any, table: list[tuple[dict[str, Any], int, int]], two_phase: Any, level: Fraction, half: Fraction
 ) -> list[str]:
-    out, low, up = _check_witness_bounds(v, "dp.violation", counts, events, delta, pairs)
-    if not _arb(low) > e_eps * _arb(up):
-        out.append("L > e^ε·U does not hold")
-    return out
-
-
-def _check_witness_bounds(
-    v: dict[str, Any],
-    where: str,
-    counts: list[dict[int, int]],
-    events: list[tuple[str, str, int]],
-    delta: Fraction,
-    pairs: set[tuple[int, int]],
-) -> tuple[list[str], Fraction, Fraction]:
-    """A recorded (pair, event) with its counts and verified bounds L, U: (failures, L, U)."""
-    i, j = (_int(x, f"{where}.inputs", 0) for x in _list2(v["inputs"], f"{where}.inputs"))
-    if (i, j) not in pairs:
-        return [f"{where}: the inputs are not a recorded neighbour pair"], Fraction(0), Fraction(1)
-    by_name = {name: (op, t) for name, op, t in events}
-    if v["event"] not in by_name:
-        return [f"{where}: the event {v['event']!r} is not one of the test's"], Fraction(0), Fraction(1)
-    op, t = by_name[v["event"]]
-    ki, kj = (_int(x, f"{where}.counts", 0) for x in _list2(v["counts"], f"{where}.counts"))
-    ni, nj = (_int(x, f"{where}.samples", 1) for x in _list2(v["samples"], f"{where}.samples"))
-    out = []
-    if [_hits(counts[i], op, t), _hits(counts[j], op, t)] != [ki, kj]:
-        out.append(f"{where}: the counts are not the histograms' counts of its event")
-    if [sum(counts[i].values()), sum(counts[j].values())] != [ni, nj]:
-        out.append(f"{where}: the sample sizes are not the histograms'")
-    low = _exact(v["lower_bound"], f"{where}.lower_bound")
-    up = _exact(v["upper_bound"], f"{where}.upper_bound")
-    if not lower_ok(ki, ni, low, delta):
-        out.append(f"{where}: the lower bound is not a verified Clopper–Pearson bound")
-    if not upper_ok(kj, nj, up, delta):
-        out.append(f"{where}: the upper bound is not a verified Clopper–Pearson bound")
-    if up == 0 or _exact(v["ratio_lower_bound"], f"{where}.ratio_lower_bound") != low / up:
-        out.append(f"{where}: ratio_lower_bound is not L/U")
-    return out, low, up
-
-
-def _check_lower_bound(
-    b: Any, counts: list[dict[int, int]], events: list[tuple[str, str, int]], pairs: list[tuple[int, int]],
-    delta: Fraction,
-) -> list[str]:  # fmt: skip
-    if b is None:  # "no privacy loss shown": no (pair, event) with L/U > 1 by the checker's own bounds
-        totals = [sum(h.values()) for h in counts]
-        for name, op, t in events:
-            hits = [_hits(h, op, t) for h in counts]
-            for i, j in pairs:
-                low = _bound(hits[i], totals[i], delta, lower=True)
-                if low > 0 and low > _bound(hits[j], totals[j], delta, lower=False):
-                    return [f"dp.epsilon_lower_bound is null, but inputs {i}, {j} at event {name} give L/U > 1"]
-        return []
     where = "dp.epsilon_lower_bound"
-    out, low, up = _check_witness_bounds(
-        _keys(b, where, VIOLATION | {"epsilon"}), where, counts, events, delta, set(pairs)
-    )
+    if b is None:  # no privacy loss shown: no hypothesis rejects θ = 1/2, so no θ_L > 1/2 exists
+        shown = any(rejects(k, m, Fraction(1, 2), level) for _, k, m in table) or (
+            two_phase is not None and rejects(two_phase[2], two_phase[3], Fraction(1, 2), half)
+        )
+        return [f"{where} is null, but a (pair, event) shows a ratio above 1"] if shown else []
+    _keys(b, where, HYPOTHESIS | {"theta_lower_bound", "ratio_lower_bound", "epsilon"})
+    witness = {key: b[key] for key in HYPOTHESIS}
+    if witness["test"] == "two-phase":
+        found = (two_phase[2], two_phase[3], half) if two_phase is not None and witness == two_phase[0] else None
+    else:
+        row = next((r for r in table if r[0] == witness), None)
+        found = None if row is None else (row[1], row[2], level)
+    if found is None:
+        return [f"{where} is not a (pair, event) of the test"]
+    low = _exact(b["theta_lower_bound"], f"{where}.theta_lower_bound")
+    ratio = _exact(b["ratio_lower_bound"], f"{where}.ratio_lower_bound")
     shown = b["epsilon"]
     if not isinstance(shown, str) or not _DECIMAL6.fullmatch(shown):
         raise Malformed(f"{where}.epsilon: expected a decimal with 6 digits, got {shown!r}")
-    if up == 0 or low <= up or not _arb(Fraction(shown)) < _arb(low / up).log():
-        out.append(f"{where}: ε ≥ {shown} does not follow from L/U")
+    out = []
+    if not (Fraction(1, 2) < low < 1 and lower_bound_holds(found[0], found[1], low, found[2])):
+        out.append(f"{where}: θ_L is not a verified Clopper–Pearson lower bound above 1/2 at its test's level")
+    elif ratio != low / (1 - low) or not _arb(Fraction(shown)) <= _arb(ratio).log():
+        out.append(f"{where}: ε ≥ {shown} does not follow from θ_L/(1 − θ_L)")
     return out
 
 

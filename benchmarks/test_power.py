@@ -1,0 +1,224 @@
+"""Black-box ε test (issue 15): detection of planted bugs at equal samples, mechlib beside a
+StatDP-style Fisher–Bonferroni baseline, and false alarms on correct mechanisms — in one run.
+
+Every mechanism is an exact pmf on counts 0..5 (claimed ε = 1, path neighbours). A run draws each
+count's histogram as one multinomial vector (the same law as that many independent draws, at the
+cost of one call), so budgets up to 10⁶ samples per count fit:
+
+* **mechlib**: ``mechlib.audit.ratio_test.dp_test`` on two phases of Poisson sizes, mean λ/4 and
+  3λ/4 per count (λ = the budget), as ``mechlib blackbox`` draws them;
+* **baseline**: exactly λ samples per count; for every ordered pair and event (single outputs and
+  both tails at the outputs seen) StatDP's test — thin k_i to Bin(k_i, e^−ε), then Fisher's exact
+  test (one-sided) against k_j — each at α_FA/H (Bonferroni over H hypotheses).
+
+α_FA = 0.05 for both. A "detected" run is a violation verdict; on a correct mechanism it is a false
+alarm.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import pytest
+
+from benchmarks.conftest import QUICK, Measure, size
+from mechlib.audit.blackbox import complete_neighbours, ordered_pairs, path_neighbours, poisson_sizes
+from mechlib.audit.ratio_test import dp_test
+
+N = 5
+EPSILON = Fraction(1)
+ALPHA_FA = 0.05
+BUDGETS = [10**3, 10**4, 10**5] if QUICK else [10**3, 10**4, 10**5, 10**6]
+SEEDS = size(20, 2)
+FALSE_ALARM_SEEDS = size(30, 2)
+
+
+def _t(epsilon: float) -> list[list[float]]:
+    """T (the truncated geometric mechanism) at ε, as floats: what a library would sample."""
+    a = math.exp(-epsilon)
+    return [[(1 if r in (0, N) else 1 - a) / (1 + a) * a ** abs(i - r) for r in range(N + 1)] for i in range(N + 1)]
+
+
+def _two_sided(i: int, a: float, width: int) -> dict[int, float]:
+    """The two-sided geometric noise i + Z, P(Z = z) ∝ a^|z|, on i − width..i + width (renormalised)."""
+    weights = {i + z: a ** abs(z) for z in range(-width, width + 1)}
+    total = sum(weights.values())
+    return {s: w / total for s, w in weights.items()}
+
+
+def _clamp_fallback() -> list[dict[int, float]]:
+    """Geometric noise at ε = 1; a result outside 0..N is replaced by the true count (a fallback that leaks)."""
+    rows = []
+    for i in range(N + 1):
+        row: dict[int, float] = {}
+        for s, p in _two_sided(i, math.exp(-1), 60).items():
+            target = s if 0 <= s <= N else i
+            row[target] = row.get(target, 0.0) + p
+        rows.append(row)
+    return rows
+
+
+def _clamp_resample() -> list[dict[int, float]]:
+    """Geometric noise at ε = 1, redrawn until inside 0..N: each row renormalised on 0..N."""
+    rows = []
+    for i in range(N + 1):
+        inside = {s: p for s, p in _two_sided(i, math.exp(-1), 60).items() if 0 <= s <= N}
+        total = sum(inside.values())
+        rows.append({s: p / total for s, p in inside.items()})
+    return rows
+
+
+def _table(rows: list[list[float]]) -> list[dict[int, float]]:
+    return [dict(enumerate(row)) for row in rows]
+
+
+def _one_sided() -> list[dict[int, float]]:
+    """Noise that only adds: i + G, G ≥ 0 geometric at ε = 1, capped at N + 40 (ε = ∞: s = i never under i + 1)."""
+    a = math.exp(-1)
+    return [{i + g: (1 - a) * a**g / (1 - a**41) for g in range(41)} for i in range(N + 1)]
+
+
+def _shifted_row() -> list[dict[int, float]]:
+    """T at ε = 1 with count 2 answered as if it were 3 (true ε = 2 between counts 1 and 2)."""
+    rows = _t(1.0)
+    rows[2] = rows[3]
+    return _table(rows)
+
+
+def _rare_output() -> list[dict[int, float]]:
+    """T at ε = 1, plus output 99 with probability 10⁻⁴ under count 3 only (ε = ∞)."""
+    rows = _table(_t(1.0))
+    rows[3] = {s: p * (1 - 1e-4) for s, p in rows[3].items()} | {99: 1e-4}
+    return rows
+
+
+BUGS: dict[str, list[dict[int, float]]] = {
+    "ε off by 50% (T at ε = 1.5)": _table(_t(1.5)),
+    "ε off by 10% (T at ε = 1.1)": _table(_t(1.1)),
+    "one-sided noise (i + G, G ≥ 0)": _one_sided(),
+    "a shifted row (count 2 answered as 3)": _shifted_row(),
+    "clamping by fallback to the true count": _clamp_fallback(),
+    "clamping by resampling": _clamp_resample(),
+    "a rare output (p = 10⁻⁴, ε = ∞)": _rare_output(),
+}
+
+
+def _randomized_response() -> list[dict[int, float]]:
+    """Randomized response on 0..N at ε = 1: the true count with weight e, any other with weight 1."""
+    e = math.exp(1)
+    return [{s: (e if s == i else 1.0) / (e + N) for s in range(N + 1)} for i in range(N + 1)]
+
+
+#: Correct mechanisms (claimed ε = 1), with the pairs they claim DP between.
+CORRECT: dict[str, tuple[list[dict[int, float]], list[tuple[int, int]]]] = {
+    "T at ε = 1 (every ratio at the boundary e^ε)": (_table(_t(1.0)), path_neighbours(N)),
+    "randomized response at ε = 1, every pair of counts": (_randomized_response(), complete_neighbours(N)),
+    "T at ε = 0.9": (_table(_t(0.9)), path_neighbours(N)),
+}
+
+
+def _histograms(rows: list[dict[int, float]], sizes: list[int], rng: Any) -> list[dict[int, int]]:
+    """One multinomial draw per count: the histogram of ``sizes[i]`` independent samples of row i."""
+    out = []
+    for row, count in zip(rows, sizes, strict=True):
+        labels = list(row)
+        p = np.array([row[s] for s in labels])
+        drawn = rng.multinomial(count, p / p.sum())
+        out.append({labels[k]: int(c) for k, c in enumerate(drawn) if c})
+    return out
+
+
+def mechlib_flags(rows: list[dict[int, float]], pairs: list[tuple[int, int]], budget: int, seed: int) -> bool:
+    """``mechlib blackbox``'s ε test: Poisson phase sizes of mean budget/4 and 3·budget/4 per count."""
+    sizes = poisson_sizes(budget, N, seed)
+    selection, test = (_histograms(rows, s, np.random.default_rng([seed, k])) for k, s in zip((1, 2), sizes))
+    return bool(dp_test((selection, test), EPSILON, ALPHA_FA, pairs)["verdict"] == "violation")
+
+
+def fisher_bonferroni_flags(rows: list[dict[int, float]], pairs: list[tuple[int, int]], budget: int, seed: int) -> bool:
+    """StatDP's test on every (ordered pair, event), Bonferroni: thin k_i to Bin(k_i, e^−ε), then
+    Fisher's exact test, one-sided, of the 2×2 table [[k_i′, N − k_i′], [k_j, N − k_j]] at α_FA/H."""
+    from scipy.stats import hypergeom
+
+    rng = np.random.default_rng([seed, 3])
+    counts = _histograms(rows, [budget] * (N + 1), rng)
+    seen = sorted({s for h in counts for s in h})
+    table = np.array([[h.get(s, 0) for s in seen] for h in counts])  # counts × outputs
+    cumulative = np.cumsum(table, axis=1)
+    singles = table
+    at_most = cumulative[:, :-1]
+    at_least = (cumulative[:, -1:] - np.hstack([np.zeros((N + 1, 1), dtype=int), cumulative[:, :-1]]))[:, 1:]
+    hits = np.hstack([singles, at_most, at_least])  # counts × events
+    ordered = ordered_pairs(pairs)
+    level = ALPHA_FA / (len(ordered) * hits.shape[1])
+    k_i = np.array([hits[i] for i, _ in ordered])
+    k_j = np.array([hits[j] for _, j in ordered])
+    thinned = rng.binomial(k_i, math.exp(-float(EPSILON)))
+    p_values = hypergeom.sf(thinned - 1, 2 * budget, thinned + k_j, budget)
+    return bool(np.any((thinned > 0) & (p_values <= level)))
+
+
+METHODS = {
+    "mechlib": mechlib_flags,
+    "baseline: StatDP's Fisher test, Bonferroni over every (pair, event)": fisher_bonferroni_flags,
+}
+
+
+@pytest.mark.benchmark(
+    group=f"black-box ε test: planted bugs detected at claimed ε = 1, n = {N}, {SEEDS} seeds per budget"
+)
+def test_planted_bug_detection(measure: Measure) -> None:
+    """Detection rate per planted bug and budget, mechlib beside the baseline on the same budgets."""
+    found: dict[str, dict[tuple[str, int], int]] = {}
+
+    def study(method: Any) -> dict[tuple[str, int], int]:
+        return {
+            (bug, budget): sum(method(rows, path_neighbours(N), budget, seed) for seed in range(SEEDS))
+            for bug, rows in BUGS.items()
+            for budget in BUDGETS
+        }
+
+    found["mechlib"] = measure(lambda: study(mechlib_flags), role="mechlib", n=SEEDS, rounds=1)
+    found["baseline"] = study(fisher_bonferroni_flags)
+    rows = [
+        [bug, f"{budget:,}", f"{found['mechlib'][bug, budget]}/{SEEDS}", f"{found['baseline'][bug, budget]}/{SEEDS}",
+         "yes" if found["mechlib"][bug, budget] >= found["baseline"][bug, budget] else "**NO**"]
+        for bug in BUGS
+        for budget in BUDGETS
+    ]  # fmt: skip
+    measure.table(
+        "Planted bugs flagged (claimed ε = 1, n = 5, α_FA = 0.05; samples per count)",
+        ["planted bug", "samples per count", "mechlib", "Fisher–Bonferroni", "mechlib ≥ baseline"],
+        rows,
+    )
+    behind = [f"{bug} @ {budget}" for bug, budget, *_, ok in rows if ok != "yes"]
+    measure.note("mechlib at or above the baseline everywhere" if not behind else f"behind at: {'; '.join(behind)}")
+
+
+@pytest.mark.benchmark(
+    group=f"black-box ε test: false alarms on correct mechanisms, {FALSE_ALARM_SEEDS} seeds × budgets"
+)
+def test_false_alarms(measure: Measure) -> None:
+    def alarms(method: Any) -> dict[str, int]:
+        return {
+            name: sum(
+                method(rows, pairs, budget, 1000 + seed) for budget in BUDGETS for seed in range(FALSE_ALARM_SEEDS)
+            )
+            for name, (rows, pairs) in CORRECT.items()
+        }
+
+    ours = measure(lambda: alarms(mechlib_flags), role="mechlib", n=FALSE_ALARM_SEEDS, rounds=1)
+    theirs = alarms(fisher_bonferroni_flags)
+    runs = len(BUDGETS) * FALSE_ALARM_SEEDS
+    budgets = ", ".join(f"{b:,}" for b in BUDGETS)
+    measure.table(
+        f"False alarms on correct mechanisms (claimed ε = 1, α_FA = 0.05; {runs} runs each: budgets {budgets} "
+        f"× {FALSE_ALARM_SEEDS} seeds)",
+        ["mechanism", "mechlib", "Fisher–Bonferroni"],
+        [[name, f"{ours[name]}/{runs}", f"{theirs[name]}/{runs}"] for name in CORRECT]
+        + [["all", f"{sum(ours.values())}/{runs * len(CORRECT)}", f"{sum(theirs.values())}/{runs * len(CORRECT)}"]],
+    )
+    measure.note(f"{sum(ours.values())} false alarms in {runs * len(CORRECT)} runs (baseline {sum(theirs.values())})")
