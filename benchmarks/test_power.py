@@ -31,9 +31,9 @@ from mechlib.audit.ratio_test import dp_test
 N = 5
 EPSILON = Fraction(1)
 ALPHA_FA = 0.05
-BUDGETS = [10**3, 10**4, 10**5] if QUICK else [10**3, 10**4, 10**5, 10**6]
-SEEDS = size(20, 2)
-FALSE_ALARM_SEEDS = size(30, 2)
+BUDGETS = [10**3, 10**4, 10**5] if QUICK else [10**3, 3 * 10**3, 10**4, 3 * 10**4, 10**5, 3 * 10**5, 10**6]
+SEEDS = size(30, 2)
+FALSE_ALARM_SEEDS = size(15, 2)
 
 
 def _t(epsilon: float) -> list[list[float]]:

@@ -7,6 +7,7 @@ import json
 import textwrap
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import flint
 import pytest
@@ -347,3 +348,33 @@ def test_a_bad_neighbours_file_is_one_line(samplers: Path, capsys: pytest.Captur
     assert main(["blackbox", "my_samplers:tight", "--n", "3", "--epsilon", "1", "--neighbours", str(pairs)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "pair 1 is [1, 1]" in err and "pairs.json" in err
+
+
+def _histogram_strategy() -> Any:
+    from hypothesis import strategies as st
+
+    return st.dictionaries(st.integers(-2, 4), st.integers(1, 40), max_size=5)
+
+
+def test_every_produced_result_checks_on_arbitrary_small_phases() -> None:
+    """Whatever the histograms (empty phases, one-sided outputs, ties, tiny counts) and the claim,
+    the producer's result passes the independent checker: the two agree on every rejection, the
+    two-phase choice and when the ε bound may be null."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from mechlib.audit.blackbox import blackbox_result
+    from mechlib.checkers.blackbox_result import check_result
+
+    phases = st.lists(_histogram_strategy(), min_size=3, max_size=3)
+
+    @settings(max_examples=40, deadline=None, database=None)
+    @given(phases, phases, st.sampled_from(["1/10", "1/2", "1", "3"]), st.sampled_from([0.05, 0.5, 0.9]))
+    def check(selection: Any, test: Any, epsilon: str, alpha_fa: float) -> None:
+        result = blackbox_result(
+            spec="x", library="mechlib", n=2, samples=10, seed=0, seconds=1.0, phases=(selection, test),
+            epsilon=Fraction(epsilon), alpha_fa=alpha_fa,
+        )  # fmt: skip
+        assert check_result(json.loads(json.dumps(result))) == []
+
+    check()

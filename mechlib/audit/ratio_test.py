@@ -146,10 +146,11 @@ def _hypothesis(test: str, i: int, j: int, event: dict[str, Any], k: int, other:
 
 def _epsilon_bound(found: dict[str, Any], level: Fraction) -> dict[str, Any] | None:
     """The hypothesis with its verified θ_L, L/(1 − L) and ln of it rounded down to 6 decimals
-    (proved by arb); None when θ_L ≤ 1/2 (no privacy loss shown)."""
+    (proved by arb); None when θ_L < 1/2, that is when it does not reject θ = 1/2 (no privacy
+    loss shown)."""
     k, other = found["counts"]
     low = theta_lower(k, k + other, level)
-    if low <= Fraction(1, 2):
+    if low < Fraction(1, 2):
         return None
     ratio = low / (1 - low)
     with arb_precision(128):
@@ -181,7 +182,7 @@ def dp_test(
     theta = t / (1 + t)
     events = exhaustive_events(counts)
     hypotheses = len(pairs) * len(events)
-    level = Fraction(alpha_fa) / (2 * hypotheses)
+    level = Fraction(alpha_fa) / (2 * max(hypotheses, 1))  # H = 0: nothing seen, nothing to test
     half = Fraction(alpha_fa) / 2
 
     # exhaustive: every (pair, event) on all the samples
@@ -213,6 +214,11 @@ def dp_test(
     bound = None
     if candidates:
         bound = _epsilon_bound(max(candidates, key=lambda c: c[0])[1], level)
+    if bound is None:  # the float ranking can miss a hypothesis that rejects θ = 1/2: null must mean none does
+        shown = next(
+            (f for _, f in candidates if tail_at_most(f["counts"][0], sum(f["counts"]), Fraction(1, 2), level)), None
+        )
+        bound = None if shown is None else _epsilon_bound(shown, level)
     if chosen_bound is not None and (
         bound is None or Fraction(chosen_bound["ratio_lower_bound"]) > Fraction(bound["ratio_lower_bound"])
     ):

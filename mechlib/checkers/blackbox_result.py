@@ -204,7 +204,7 @@ def _check_dp(
     theta = t / (1 + t)
     events = exhaustive_events(counts)
     hypotheses = len(pairs) * len(events)
-    level, half = Fraction(alpha_fa) / (2 * hypotheses), Fraction(alpha_fa) / 2
+    level, half = Fraction(alpha_fa) / (2 * max(hypotheses, 1)), Fraction(alpha_fa) / 2
     if dp["hypotheses"] != hypotheses or _exact(dp["per_bound_level"], "dp.per_bound_level") != level:
         failures.append(f"dp.hypotheses/per_bound_level are not {hypotheses} and α_FA/(2H) = {level}")
     # every exhaustive (pair, event) on all the samples: (hypothesis, k, m)
@@ -285,8 +285,8 @@ def _check_epsilon_bound(
     if not isinstance(shown, str) or not _DECIMAL6.fullmatch(shown):
         raise Malformed(f"{where}.epsilon: expected a decimal with 6 digits, got {shown!r}")
     out = []
-    if not (Fraction(1, 2) < low < 1 and lower_bound_holds(found[0], found[1], low, found[2])):
-        out.append(f"{where}: θ_L is not a verified Clopper–Pearson lower bound above 1/2 at its test's level")
+    if not (Fraction(1, 2) <= low < 1 and lower_bound_holds(found[0], found[1], low, found[2])):
+        out.append(f"{where}: θ_L is not a verified Clopper–Pearson lower bound of at least 1/2 at its test's level")
     elif ratio != low / (1 - low) or not _arb(Fraction(shown)) <= _arb(ratio).log():
         out.append(f"{where}: ε ≥ {shown} does not follow from θ_L/(1 − θ_L)")
     return out

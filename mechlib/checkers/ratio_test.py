@@ -14,8 +14,8 @@ here from the recorded phases alone:
 * the verdict: "violation" iff some exhaustive hypothesis or the two-phase one rejects, the
   recorded violation being one that does;
 * the certified ε lower bound: its θ_L a verified Clopper–Pearson bound at its test's level,
-  θ_L > 1/2, the ratio θ_L/(1 − θ_L), ε ≤ ln of it (arb); null only if no hypothesis rejects
-  θ = 1/2 (then no θ_L > 1/2 exists). That no other hypothesis gives a larger bound is not
+  1/2 ≤ θ_L < 1, the ratio θ_L/(1 − θ_L), ε ≤ ln of it (arb); null only if no hypothesis rejects
+  θ = 1/2 (then no θ_L ≥ 1/2 is a valid bound). That no other hypothesis gives a larger bound is not
   re-checked (any valid one is a valid bound);
 * the one-sided outputs, from the counts.
 
