@@ -4,8 +4,8 @@ Everything is recomputed from the recorded phases alone, with arb's rigorous reg
 incomplete beta (scipy's Beta quantile only suggests a candidate bound, which arb then proves):
 
 * the shape: n + 1 histograms over integer outputs per phase; ``counts`` the phases added;
-* the ε test (``mechlib.checkers.ratio_test``): the exhaustive and two-phase conditional binomial
-  tests, the verdict, the recorded violation and the certified lower bound on the true ε;
+* the ε test (``mechlib.checkers.ratio_test``): the conditional binomial test of every (pair,
+  event), the verdict, the recorded violation and the certified lower bound on the true ε;
 * the one-sided outputs (seen under a count, never under a neighbour) recomputed from the counts;
 * conformance: the verdict recomputed cell by cell against the recorded claimed pmf at
   α_FA/(2·cells); a nonconformant cell's claimed probability outside its verified interval;
@@ -29,7 +29,7 @@ import flint
 
 from mechlib.checkers.blackbox_delta import check_delta_test, histograms
 from mechlib.checkers.numbers import exact
-from mechlib.checkers.ratio_test import Histograms, chosen, exhaustive_events, hits, lower_bound_holds, rejects
+from mechlib.checkers.ratio_test import Histograms, exhaustive_events, hits, lower_bound_holds, rejects
 from mechlib.schemas import precheck
 
 SCHEMA = "mechlib.blackbox/5"
@@ -48,10 +48,10 @@ TOP = {
     "selection_counts", "test_counts", "neighbours", "dp", "conformance", "delta_test",
 }  # fmt: skip
 DP = {
-    "epsilon", "e_epsilon_upper", "alpha_fa", "hypotheses", "per_bound_level", "two_phase", "verdict", "violation",
+    "epsilon", "e_epsilon_upper", "alpha_fa", "hypotheses", "per_bound_level", "verdict", "violation",
     "epsilon_lower_bound", "one_sided", "smallest_detectable_excess_epsilon",
 }  # fmt: skip
-HYPOTHESIS = {"test", "inputs", "event", "counts"}
+HYPOTHESIS = {"inputs", "event", "counts"}
 
 
 class Malformed(ValueError):
@@ -161,7 +161,7 @@ def _check(result: dict[str, Any]) -> list[str]:
         failures.append("counts are not the selection and test phases added")
     neighbours = _neighbours(result["neighbours"], n)
     pairs = [pair for i, j in neighbours for pair in ((i, j), (j, i))]
-    failures += _check_dp(_keys(result["dp"], "dp", DP), (selection, tested), counts, pairs)
+    failures += _check_dp(_keys(result["dp"], "dp", DP), counts, pairs)
     if result["conformance"] is not None:
         failures += _check_conformance(result["conformance"], counts)
     if result["delta_test"] is not None:
@@ -187,9 +187,7 @@ def _neighbours(raw: Any, n: int) -> list[tuple[int, int]]:
     return [(i, j) for i, j in pairs]
 
 
-def _check_dp(
-    dp: dict[str, Any], phases: tuple[Histograms, Histograms], counts: Histograms, pairs: list[tuple[int, int]]
-) -> list[str]:
+def _check_dp(dp: dict[str, Any], counts: Histograms, pairs: list[tuple[int, int]]) -> list[str]:
     eps = _exact(dp["epsilon"], "dp.epsilon")
     alpha_fa = _number(dp["alpha_fa"], "dp.alpha_fa")
     if not 0 < alpha_fa < 1 or eps < 0:
@@ -204,80 +202,38 @@ def _check_dp(
     theta = t / (1 + t)
     events = exhaustive_events(counts)
     hypotheses = len(pairs) * len(events)
-    level, half = Fraction(alpha_fa) / (2 * max(hypotheses, 1)), Fraction(alpha_fa) / 2
+    level = Fraction(alpha_fa) / max(hypotheses, 1)
     if dp["hypotheses"] != hypotheses or _exact(dp["per_bound_level"], "dp.per_bound_level") != level:
-        failures.append(f"dp.hypotheses/per_bound_level are not {hypotheses} and α_FA/(2H) = {level}")
-    # every exhaustive (pair, event) on all the samples: (hypothesis, k, m)
+        failures.append(f"dp.hypotheses/per_bound_level are not {hypotheses} and α_FA/H = {level}")
+    # every (pair, event): (hypothesis, k, m)
     table = [
-        ({"test": "exhaustive", "inputs": [i, j], "event": event, "counts": [k, other]}, k, k + other)
+        ({"inputs": [i, j], "event": event, "counts": [k, other]}, k, k + other)
         for event in events
         for i, j, k, other in ((i, j, hits(counts[i], event), hits(counts[j], event)) for i, j in pairs)
     ]
-    two_phase, two_failures = _check_two_phase(dp["two_phase"], phases, pairs, t, theta, half)
-    failures += two_failures
     violation = dp["violation"]
     if (dp["verdict"] == "violation") != (violation is not None):
         failures.append(f"dp.verdict {dp['verdict']!r} does not match the violation recorded")
     elif violation is not None:
-        _keys(violation, "dp.violation", HYPOTHESIS | {"level"})
-        witness = {key: violation[key] for key in HYPOTHESIS}
-        if witness["test"] == "two-phase":
-            ok = two_phase is not None and two_phase[1] and witness == two_phase[0] and violation["level"] == str(half)
-        else:
-            row = next((r for r in table if r[0] == witness), None)
-            ok = row is not None and violation["level"] == str(level) and rejects(row[1], row[2], theta, level)
-        if not ok:
-            failures.append("dp.violation is not a (pair, event) whose test rejects at its level")
-    elif (two_phase is not None and two_phase[1]) or any(rejects(k, m, theta, level) for _, k, m in table):
+        row = next((r for r in table if r[0] == _keys(violation, "dp.violation", HYPOTHESIS)), None)
+        if row is None or not rejects(row[1], row[2], theta, level):
+            failures.append("dp.violation is not a (pair, event) whose test rejects at α_FA/H")
+    elif any(rejects(k, m, theta, level) for _, k, m in table):
         failures.append("dp.verdict says no violation, but a (pair, event) of the test rejects")
-    failures += _check_epsilon_bound(dp["epsilon_lower_bound"], table, two_phase, level, half)
+    failures += _check_epsilon_bound(dp["epsilon_lower_bound"], table, level)
     if dp["one_sided"] != one_sided(counts, pairs):
         failures.append("dp.one_sided is not the counts' outputs seen under one count and never under a neighbour")
     return failures
 
 
-def _check_two_phase(
-    recorded: Any, phases: tuple[Histograms, Histograms], pairs: list[tuple[int, int]], t: Fraction,
-    theta: Fraction, half: Fraction,
-) -> tuple[tuple[dict[str, Any], bool, int, int] | None, list[str]]:  # fmt: skip
-    """The two-phase test redone: ((hypothesis, rejected, k, m) or None, failures)."""
-    _keys(recorded, "dp.two_phase", {"level", "chosen", "rejected"})
-    selection, tested = phases
-    failures = [] if _exact(recorded["level"], "dp.two_phase.level") == half else ["dp.two_phase.level is not α_FA/2"]
-    pick = chosen(selection, pairs, t)
-    if pick is None:
-        if recorded["chosen"] is not None or recorded["rejected"] is not False:
-            failures.append("dp.two_phase records a choice, but no event of the selection phase has z > 0")
-        return None, failures
-    (i, j), event, z = pick
-    k, other = hits(tested[i], event), hits(tested[j], event)
-    mine = {"test": "two-phase", "inputs": [i, j], "event": event, "counts": [k, other]}
-    rejected = rejects(k, k + other, theta, half)
-    shown = recorded["chosen"]
-    if isinstance(shown, dict) and "selection_z" in shown:  # a JSON number: float, or Decimal from a strict reader
-        shown = {**shown, "selection_z": _number(shown["selection_z"], "dp.two_phase.chosen.selection_z")}
-    if shown != {**mine, "selection_z": z} or recorded["rejected"] is not rejected:
-        failures.append("dp.two_phase is not the selection phase's choice and its test on the test phase")
-    return (mine, rejected, k, k + other), failures
-
-
-def _check_epsilon_bound(
-    b: Any, table: list[tuple[dict[str, Any], int, int]], two_phase: Any, level: Fraction, half: Fraction
-) -> list[str]:
+def _check_epsilon_bound(b: Any, table: list[tuple[dict[str, Any], int, int]], level: Fraction) -> list[str]:
     where = "dp.epsilon_lower_bound"
-    if b is None:  # no privacy loss shown: no hypothesis rejects θ = 1/2, so no θ_L > 1/2 exists
-        shown = any(rejects(k, m, Fraction(1, 2), level) for _, k, m in table) or (
-            two_phase is not None and rejects(two_phase[2], two_phase[3], Fraction(1, 2), half)
-        )
-        return [f"{where} is null, but a (pair, event) shows a ratio above 1"] if shown else []
+    if b is None:  # no privacy loss shown: no hypothesis rejects θ = 1/2, so no θ_L ≥ 1/2 is a valid bound
+        shown = any(rejects(k, m, Fraction(1, 2), level) for _, k, m in table)
+        return [f"{where} is null, but a (pair, event) shows a ratio of at least 1"] if shown else []
     _keys(b, where, HYPOTHESIS | {"theta_lower_bound", "ratio_lower_bound", "epsilon"})
-    witness = {key: b[key] for key in HYPOTHESIS}
-    if witness["test"] == "two-phase":
-        found = (two_phase[2], two_phase[3], half) if two_phase is not None and witness == two_phase[0] else None
-    else:
-        row = next((r for r in table if r[0] == witness), None)
-        found = None if row is None else (row[1], row[2], level)
-    if found is None:
+    row = next((r for r in table if r[0] == {key: b[key] for key in HYPOTHESIS}), None)
+    if row is None:
         return [f"{where} is not a (pair, event) of the test"]
     low = _exact(b["theta_lower_bound"], f"{where}.theta_lower_bound")
     ratio = _exact(b["ratio_lower_bound"], f"{where}.ratio_lower_bound")
@@ -285,8 +241,8 @@ def _check_epsilon_bound(
     if not isinstance(shown, str) or not _DECIMAL6.fullmatch(shown):
         raise Malformed(f"{where}.epsilon: expected a decimal with 6 digits, got {shown!r}")
     out = []
-    if not (Fraction(1, 2) <= low < 1 and lower_bound_holds(found[0], found[1], low, found[2])):
-        out.append(f"{where}: θ_L is not a verified Clopper–Pearson lower bound of at least 1/2 at its test's level")
+    if not (Fraction(1, 2) <= low < 1 and lower_bound_holds(row[1], row[2], low, level)):
+        out.append(f"{where}: θ_L is not a verified Clopper–Pearson lower bound of at least 1/2 at α_FA/H")
     elif ratio != low / (1 - low) or not _arb(Fraction(shown)) <= _arb(ratio).log():
         out.append(f"{where}: ε ≥ {shown} does not follow from θ_L/(1 − θ_L)")
     return out
