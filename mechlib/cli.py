@@ -217,7 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser(
         "check",
         help="re-verify a certificate with the independent checker",
-        description="Re-verify every witness of a certificate (schemas mechlib.audit/4, "
+        description="Re-verify every witness of a certificate (schemas mechlib.audit/5, "
         "mechlib.blackbox/5 and mechlib.bracket/1) without trusting the code that produced it; a "
         "gzip-compressed certificate is read as is. "
         "Exit 0 if it holds, 1 if any check fails, 2 if the file is not a certificate.",
@@ -833,7 +833,8 @@ def _verify_mutants(args: argparse.Namespace, claims: list[Any], progress: str |
 
 def _certificate_source(spec: str | None, cert: dict[str, Any]) -> tuple[bytes | str | None, dict[str, Any] | None]:
     """SOURCE (a file or ``module:function``) read as the audit read it: its bytes when it is a
-    file, and the mechanism in the certificate's own form, for a field-by-field comparison."""
+    file, and the mechanism (its matrix as integer rows of Python ints, no text), for a
+    field-by-field comparison."""
     if spec is None:
         return None, None
     from mechlib.audit.loading import load_source
@@ -855,8 +856,9 @@ def _certificate_source(spec: str | None, cert: dict[str, Any]) -> tuple[bytes |
     )
     if claimed is not None and loaded.claimed_delta is not None:
         claimed["delta"] = format_fraction(loaded.claimed_delta)
+    num, den = mech.scaled()
     parsed = {
-        "matrix": mech.to_integer_rows(),
+        "matrix": {"denominators": list(den), "numerators": [list(row) for row in num]},  # Python ints
         "inputs": list(mech.inputs),
         "outputs": list(mech.outputs),
         "neighbours": [list(pair) for pair in mech.neighbours],

@@ -79,9 +79,11 @@ TERMS: tuple[Term, ...] = (
          "(an exactly re-checked counterexample), UNKNOWN. The strength says for which n: ALL-n, BOUNDED "
          "(every n up to a bound), INSTANCES, SAMPLED."),
     Term("ε lower bound", ("epsilon lower bound", "lower bound", "true epsilon"),
-         "What a black-box sample proves about the true ε, whatever the claim: with probability ≥ 1 − α_FA every "
-         "Clopper–Pearson bound of the test holds at once, so P_i(E) ≥ L and P_i′(E) ≤ U and e^ε ≥ L/U for each "
-         "(pair, event); the largest ln(L/U), rounded down, is certified (what DP-Sniper reports)."),
+         "What a black-box sample proves about the true ε, whatever the claim: given the m hits of an event E "
+         "under a pair of inputs, the k under the first are Bin(m, θ), θ = P_i(E)/(P_i(E) + P_i′(E)); with "
+         "probability ≥ 1 − α_FA every Clopper–Pearson lower bound θ_L of the test holds at once, so "
+         "e^ε ≥ θ_L/(1 − θ_L) for each (pair, event); the largest ln of it, rounded down, is certified (what "
+         "DP-Sniper reports)."),
     Term("one-sided output", ("one-sided", "one sided", "infinite epsilon"),
          "An output seen under one count and never under a neighbouring count. If the neighbour truly never "
          "produces it, ε is infinite; no finite sample can certify or rule that out, so it is reported as such "
@@ -89,10 +91,11 @@ TERMS: tuple[Term, ...] = (
     Term("neighbours", ("neighbors", "neighbour", "path", "complete"),
          "The pairs of inputs DP is claimed between: for a count query the path (i, i + 1); for a categorical "
          "mechanism such as randomized response every pair (complete); or any list of pairs (a file)."),
-    Term("false alarm", ("alpha_fa", "α_fa", "clopper-pearson", "black-box"),
-         "A black-box audit reports a violation only when exact Clopper–Pearson bounds, Bonferroni-corrected "
-         "over every pair and event tested, exclude ε-DP: the chance that a correct mechanism is reported "
-         "violating is at most α_FA."),
+    Term("false alarm", ("alpha_fa", "α_fa", "clopper-pearson", "black-box", "conditional test", "poisson"),
+         "A black-box audit reports a violation only when an exact conditional binomial test (sample sizes are "
+         "Poisson, so the hits of an event under one input, given its hits under both, are exactly binomial) "
+         "rejects P_i(E) ≤ e^ε·P_i′(E) at α_FA/H, Bonferroni over the H pairs and events tested: the chance "
+         "that an ε-DP mechanism is reported violating is at most α_FA; one exactly at ε is, up to that."),
 )  # fmt: skip
 
 

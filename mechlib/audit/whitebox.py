@@ -23,20 +23,24 @@ from mechlib.core.exact import format_fraction
 from mechlib.core.mechanism import Mechanism
 from mechlib.core.post_processing import expected_loss, optimal_remap
 from mechlib.core.privacy import DPLevel, alpha_at_least_exp_minus, dp_level, epsilon_interval
-from mechlib.core.users import BayesUser, Prior, absolute_loss, binary_loss, squared_loss
+from mechlib.core.users import BayesUser, Prior
 from mechlib.errors import InputError
+from mechlib.optimality import standard_users
 from mechlib.optimality.derivability import TBasis, derivation_witness
 from mechlib.optimality.dominance import dominance_certificate
 from mechlib.optimality.optimal import CertificationError, optimal_bayes_mechanism, optimum_of_t
+from mechlib.optimality.standard_users import STANDARD_LOSSES, StandardUser
 from mechlib.provenance import package_versions
 
-SCHEMA = "mechlib.audit/4"  # /3: matrices as integer rows; /4: approximate_dp, claimed δ
+SCHEMA = "mechlib.audit/5"  # /3: matrices as integer rows; /4: approximate_dp, claimed δ; /5: named losses
 
 #: The LP-based findings (dominance, certified optima) run up to this n; larger is "skipped".
 LP_MAX_N = 150
-#: The users' certified optima (T then its optimal remap, with a dual built from T: no LP; each
-#: user costs O(n³) integer work for the mechanism's own optimal remap) run up to this n.
-USERS_MAX_N = 400
+#: The standard users' certified optima (T then its optimal remap, with a dual built from T: no
+#: LP; O(n²) integer work each, ``optimality.standard_users``) run up to this n.
+USERS_MAX_N = 1000
+#: A user given by a loss matrix (--prior/--loss) costs O(n³) (every guess of every output): up to this n.
+MATRIX_USERS_MAX_N = 400
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,12 @@ def audit(
     also the exact privacy profile and the tightest ε at that δ; ``renyi``: also the tightest
     zCDP ρ over that range of Rényi orders (both also run for a claimed (ε, δ))."""
     mech = loaded.mechanism
+    if users and mech.n > MATRIX_USERS_MAX_N:
+        raise InputError(
+            f"a user with a loss matrix is certified up to n = {MATRIX_USERS_MAX_N} (every guess of every "
+            f"output: O(n³)); this mechanism has n = {mech.n}",
+            hint=f"drop --prior/--loss (the absolute, squared and binary users run up to n = {USERS_MAX_N})",
+        )
     approximate, profile = approximate_section(mech, delta=delta, renyi=renyi, claimed_delta=loaded.claimed_delta)
     context = AuditContext.of(mech)
     level = context.level
@@ -214,43 +224,48 @@ def theory_findings(context: AuditContext, extra: Sequence[tuple[str, str, Bayes
 
     def user_losses() -> dict[str, Any]:
         n = mech.n
-        standard = {"absolute": absolute_loss(n), "squared": squared_loss(n), "binary": binary_loss(n)}
-        users = [("uniform", name, BayesUser(Prior.uniform(n), loss)) for name, loss in standard.items()]
         assert basis is not None
         t = basis.t
         rows = []
-        for prior_name, loss_name, user in [*users, *extra]:
-            if user.n != n:
-                raise InputError(f"the user {prior_name}/{loss_name} is on 0..{user.n}", hint=f"expected 0..{n}")
-            remap = optimal_remap(mech, user)
-            mine = expected_loss(mech, user, remap)
-            # GRS Thm 3.1: T then its optimal remap, with a dual built from T's columns (no LP);
-            # the LP (with its own optimal mechanism) only if that dual does not check
-            of_t = optimum_of_t(user, alpha, t, basis.inverse, remap if mech == t else None)
+        for kind in STANDARD_LOSSES:  # O(n) guesses per output, integer duals (standard_users)
+            user = StandardUser(kind, Prior.uniform(n))
+            remap = standard_users.optimal_remap(mech, user)
+            of_t = standard_users.optimum_of_t(user, alpha, t, basis.inverse, remap if mech == t else None)
             if of_t is not None:
-                value, dual, t_remap, primal = of_t.value, of_t.dual, of_t.remap, {}
-            elif too_big is not None:
+                mine = standard_users.remapped_loss(mech, user, remap)
+                rows.append(_row("uniform", kind, user.prior, kind, mine, remap, of_t.value, of_t.dual, of_t.remap, {}))
+                continue
+            row = _user_row("uniform", kind, user.as_bayes_user(), remap, alpha, t, kind)  # the LP, up to LP_MAX_N
+            if row is None:
                 raise CertificationError(f"the dual built from T does not check and {too_big}")
-            else:
-                best = optimal_bayes_mechanism(user, alpha)
-                value, dual, t_remap = best.value, best.dual, optimal_remap(t, user)
-                primal = {"optimum_mechanism": best.mechanism.to_integer_rows()}
-            rows.append(
-                {
-                    "prior_name": prior_name,
-                    "loss_name": loss_name,
-                    "prior": [format_fraction(p) for p in user.prior.probabilities],
-                    "loss": [[format_fraction(v) for v in row] for row in user.loss.matrix],
-                    "mechanism": format_fraction(mine),
-                    "optimal_remap": {str(r): g for r, g in remap.as_mapping().items()},
-                    "optimum": format_fraction(value),
-                    "ratio": format_fraction(mine / value) if value else None,
-                    **primal,
-                    "dual": [format_fraction(u) for u in dual],
-                    "t_optimal_remap": {str(r): g for r, g in t_remap.as_mapping().items()},
-                }
-            )
+            rows.append(row)
+        for prior_name, loss_name, extra_user in extra:
+            if extra_user.n != n:
+                raise InputError(f"the user {prior_name}/{loss_name} is on 0..{extra_user.n}", hint=f"expected 0..{n}")
+            row = _user_row(prior_name, loss_name, extra_user, optimal_remap(mech, extra_user), alpha, t, None)
+            if row is None:
+                raise CertificationError(f"the dual built from T does not check and {too_big}")
+            rows.append(row)
         return {"status": "certified", "alpha": format_fraction(alpha), "users": rows}
+
+    def _user_row(
+        prior_name: str, loss_name: str, user: BayesUser, remap: Any, alpha: Fraction, t: Any, named: str | None
+    ) -> dict[str, Any] | None:
+        """A user's row by the general code: T's dual (no LP), else the LP up to LP_MAX_N (None above)."""
+        mine = expected_loss(mech, user, remap)
+        # GRS Thm 3.1: T then its optimal remap, with a dual built from T's columns (no LP);
+        # the LP (with its own optimal mechanism) only if that dual does not check
+        of_t = optimum_of_t(user, alpha, t, basis.inverse, remap if mech == t else None)  # type: ignore[union-attr]
+        if of_t is not None:
+            value, dual, t_remap, primal = of_t.value, of_t.dual, of_t.remap, {}
+        elif too_big is not None:
+            return None
+        else:
+            best = optimal_bayes_mechanism(user, alpha)
+            value, dual, t_remap = best.value, best.dual, optimal_remap(t, user)
+            primal = {"optimum_mechanism": best.mechanism.to_integer_rows()}
+        loss = named if named is not None else [[format_fraction(v) for v in row] for row in user.loss.matrix]
+        return _row(prior_name, loss_name, user.prior, loss, mine, remap, value, dual, t_remap, primal)
 
     skip = (
         None
@@ -265,6 +280,26 @@ def theory_findings(context: AuditContext, extra: Sequence[tuple[str, str, Bayes
         "derivation": found,
         "dominance": _attempt(dominance, skip=unfit),  # a derivable M is dominated at any n
         "user_losses": _attempt(user_losses, skip=users_skip),
+    }
+
+
+def _row(
+    prior_name: str, loss_name: str, prior: Prior, loss: Any, mine: Fraction, remap: Any, value: Fraction,
+    dual: Sequence[Fraction], t_remap: Any, primal: dict[str, Any],
+) -> dict[str, Any]:  # fmt: skip
+    """One user's certificate row; ``loss`` is a standard loss's name or the matrix as exact text."""
+    return {
+        "prior_name": prior_name,
+        "loss_name": loss_name,
+        "prior": [format_fraction(p) for p in prior.probabilities],
+        "loss": loss,
+        "mechanism": format_fraction(mine),
+        "optimal_remap": {str(r): g for r, g in remap.as_mapping().items()},
+        "optimum": format_fraction(value),
+        "ratio": format_fraction(mine / value) if value else None,
+        **primal,
+        "dual": [format_fraction(u) for u in dual],
+        "t_optimal_remap": {str(r): g for r, g in t_remap.as_mapping().items()},
     }
 
 
@@ -325,10 +360,12 @@ def render_text(report: dict[str, Any]) -> str:
 
 
 def _readable(exact: str) -> str:
-    """An exact value as printed, with a decimal beside it when the fraction is long."""
+    """An exact value as printed: itself when short, with a decimal beside it when longer, and the
+    decimal alone (exact in the JSON) past 60 characters (a loss at n = 1000 has 600 digits)."""
     if len(exact) <= 20:
         return exact
     try:
-        return f"{exact} (≈ {float(Fraction(exact)):.6g})"
+        approx = f"≈ {float(Fraction(exact)):.6g}"
     except (OverflowError, ValueError, ZeroDivisionError):
         return exact
+    return f"{exact} ({approx})" if len(exact) <= 60 else f"{approx} (exact in the JSON)"

@@ -1,4 +1,4 @@
-"""Independent re-check of a white-box audit certificate (schema ``mechlib.audit/4``).
+"""Independent re-check of a white-box audit certificate (schema ``mechlib.audit/5``).
 
 Shares nothing with the producer but the JSON data model: it parses the exact strings itself,
 builds T and its closed-form inverse from their formulas, and recomputes **every field** — or lists
@@ -46,14 +46,15 @@ import flint
 from mechlib.checkers.approximate_dp import Profile, check_approximate
 from mechlib.checkers.fields import IntRows, Malformed, Q, _f, _int, _keys, _list, _same, check_epsilon
 from mechlib.checkers.numbers import MAX_DIGITS
+from mechlib.checkers.standard_users import check_standard_user, t_rows
 from mechlib.schemas import precheck
 
-SCHEMA = "mechlib.audit/4"
+SCHEMA = "mechlib.audit/5"
 
 #: The LP findings (dominance of a mechanism that is not derivable; a user whose dual from T fails) run up to this n.
 LP_MAX_N = 150
 #: The users' certified optima run up to this n (no LP: a dual built from T).
-USERS_MAX_N = 400
+USERS_MAX_N = 1000
 
 #: Fields recorded for the reader but not re-checkable from the certificate.
 PROVENANCE = (
@@ -80,8 +81,11 @@ def _hex(text: Any, where: str) -> int:
 def _hex_row(texts: list[Any], where: str) -> list[int]:
     """A row of hexadecimal integers, validated in one pass (one regular-expression match a row:
     ``int(text, 16)`` alone would also take '0x', '_', '+' and spaces)."""
-    strings = all(isinstance(t, str) for t in texts)
-    if strings and _HEX_ROW.fullmatch(",".join(texts)) and max(map(len, texts), default=0) <= MAX_DIGITS:
+    try:
+        joined = ",".join(texts)  # a TypeError if an entry is not a string: no per-entry isinstance
+    except TypeError:
+        joined = None
+    if joined is not None and _HEX_ROW.fullmatch(joined) and max(map(len, texts), default=0) <= MAX_DIGITS:
         return [int(t, 16) for t in texts]
     return [_hex(t, f"{where}[{k}]") for k, t in enumerate(texts)]  # names the bad entry
 
@@ -120,9 +124,10 @@ def _int_rows(form: Any, where: str, height: int, width: int | None) -> IntRows:
 
 
 def _same_values(a: IntRows, b: IntRows) -> bool:
-    """Equal entries (the two may scale a row differently): a/d = b/e ⇔ a·e = b·d."""
+    """Equal entries (the two may scale a row differently): a/d = b/e ⇔ a·e = b·d, a row at a time
+    (two list products compared by the list's own equality)."""
     return len(a.num) == len(b.num) and all(
-        len(ra) == len(rb) and all(x * e == y * d for x, y in zip(ra, rb))
+        len(ra) == len(rb) and [x * e for x in ra] == [y * d for y in rb]
         for ra, d, rb, e in zip(a.num, a.den, b.num, b.den)
     )
 
@@ -210,9 +215,10 @@ def check_certificate(
     """The failed checks (empty: every field of the certificate holds or is listed provenance).
 
     ``source``: the bytes of a SOURCE file, or the SHA-256 hex digest of a ``module:function``'s
-    source file, compared with the certified one; ``source_mechanism``: SOURCE parsed
-    into the certificate's own form (``matrix`` as exact strings, ``inputs``, ``outputs``,
-    ``neighbours``, ``claimed``: {"alpha"|"epsilon": text} or None), compared field by field.
+    source file, compared with the certified one; ``source_mechanism``: SOURCE as loaded
+    (``matrix``: {"denominators": [int], "numerators": [[int]]}, Python ints; ``inputs``,
+    ``outputs``, ``neighbours``, ``claimed``: {"alpha"|"epsilon": text} or None), compared field by
+    field.
     """
     wrong = precheck(cert, SCHEMA, "certificate")
     if wrong:
@@ -328,9 +334,16 @@ def _check(cert: dict[str, Any], source: bytes | str | None, parsed: dict[str, A
             ("uniform", name) for name in STANDARD_LOSSES
         ]:
             failures.append("user_losses.users does not start with the three standard users")
-        mq, t = m.rationals(), _t(alpha, n)
+        general: tuple[list[list[Q]], list[list[Q]]] | None = None  # M and T as rationals, for loss matrices
+        t_ints = t_rows(alpha, n)
         for k, u in enumerate(rows):
-            failures += _check_user(u, f"user_losses.users[{k}]", mq, outputs, alpha, t, n)
+            where = f"user_losses.users[{k}]"
+            if isinstance(u, dict) and isinstance(u.get("loss"), str) and "optimum_mechanism" not in u:
+                failures += check_standard_user(u, where, m, outputs, alpha, n, t_ints)  # integers, O(n²)
+                continue
+            if general is None:
+                general = (m.rationals(), _t(alpha, n))
+            failures += _check_user(u, where, general[0], outputs, alpha, general[1], n)
     unknown = [k for k in ("derivation", "dominance", "user_losses") if cert[k].get("status") == "UNKNOWN"]
     if cert["unknown"] != unknown:
         failures.append(f"unknown is {cert['unknown']}, the findings say {unknown}")
@@ -343,10 +356,9 @@ def _compare_source(parsed: dict[str, Any], mech: dict[str, Any], m: IntRows, cl
         ours = [list(p) for p in parsed[field]] if field == "neighbours" else list(parsed[field])
         if ours != mech[field]:
             out.append(f"mechanism.{field} differ from SOURCE's")
-    source = parsed["matrix"]  # SOURCE parsed by the CLI into integer rows
-    if len(source["denominators"]) != len(m.num) or not _same_values(
-        _int_rows(source, "SOURCE", len(m.num), len(m.num[0])), m
-    ):
+    source = parsed["matrix"]  # SOURCE loaded by the CLI: integer rows of Python ints, not text
+    theirs_rows = IntRows(list(source["denominators"]), [list(row) for row in source["numerators"]])
+    if len(theirs_rows.den) != len(m.num) or not _same_values(theirs_rows, m):
         out.append("mechanism.matrix differs from SOURCE's")
     theirs = parsed.get("claimed")
     mine = None if claimed is None else {k: v for k, v in claimed.items() if k != "holds"}
@@ -538,8 +550,17 @@ def _check_user(
     _keys(u, where, fields | {"dual", "t_optimal_remap"}, {"optimum_mechanism"})
     name = f"user ({u['prior_name']}, {u['loss_name']})"
     prior = [_f(p, f"{where}.prior") for p in _list(u["prior"], f"{where}.prior", n + 1)]
-    loss = _matrix(u["loss"], f"{where}.loss", n + 1, n + 1)
+    named = u["loss"] if isinstance(u["loss"], str) else None  # with an LP's optimum_mechanism (n ≤ 150)
+    if named is not None and named not in STANDARD_LOSSES:
+        raise Malformed(f"{where}.loss: {named!r} is not a standard loss")
+    loss = (
+        [[Q(_standard(named, i, j)) for j in range(n + 1)] for i in range(n + 1)]
+        if named is not None
+        else _matrix(u["loss"], f"{where}.loss", n + 1, n + 1)
+    )
     out = []
+    if named is not None and u["loss_name"] != named:
+        out.append(f"{name}: the loss is named {named!r}, not {u['loss_name']!r}")
     if u["prior_name"] == "uniform" and prior != [Q(1, n + 1)] * (n + 1):
         out.append(f"{name}: the prior is not uniform")
     if u["loss_name"] in STANDARD_LOSSES and loss != [

@@ -1,0 +1,195 @@
+"""The three standard users at scale: absolute, squared and binary loss (GRS §2.2), any prior.
+
+For these losses the best guess for an output r depends only on the posterior weights
+w_i = p_i·x[i][r] (integers here, after one common scaling), with W = Σ w_i:
+
+* absolute, l = |i − j|: C(j) − C(j − 1) = 2·Σ_{i < j} w_i − W, so the minimisers are the weighted
+  medians {j : 2·Σ_{i < j} w_i ≤ W ≤ 2·Σ_{i ≤ j} w_i}, an interval;
+* squared, l = (i − j)²: C(j) = W·(j − S/W)² + const with S = Σ i·w_i, so the minimisers are the
+  integers nearest the posterior mean S/W (two of them when it is a half-integer);
+* binary, l = [i ≠ j]: C(j) = W − w_j, so the minimisers are the posterior modes.
+
+An optimal remap therefore costs O(n) per output instead of the O(n²) of a general loss
+(``mechlib.core.post_processing.optimal_remap``, whose tie rule is kept: r itself if it is a
+minimiser, else the nearest minimiser, the smaller on equal distance). The loss, the vector b of
+GRS Theorem 3.1's dual (``mechlib.optimality.optimal.optimum_of_t``) and the dual's check — every
+column c_j − u nonnegative on the α-DP cone, by the recursion of ``cone_nonnegative`` carried in
+integers — are integer work. A certificate names the loss instead of writing its (n + 1)² entries.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from operator import mul, sub
+
+from mechlib.core.mechanism import Mechanism
+from mechlib.core.remap import Remap
+from mechlib.core.stochastic import StochasticMatrix
+from mechlib.core.users import BayesUser, Loss, Prior, absolute_loss, binary_loss, squared_loss
+from mechlib.optimality.optimal import OptimumOfT
+
+#: The standard losses, by name.
+STANDARD_LOSSES = ("absolute", "squared", "binary")
+
+
+def loss_value(kind: str, i: int, j: int) -> int:
+    """l(i, j) of a standard loss."""
+    return abs(i - j) if kind == "absolute" else (i - j) ** 2 if kind == "squared" else int(i != j)
+
+
+def loss_columns(kind: str, n: int) -> Callable[[int], list[int]]:
+    """j ↦ [l(0, j), …, l(n, j)], each a slice of one precomputed list of l by signed distance."""
+    by_offset = [loss_value(kind, d, 0) for d in range(n, -n - 1, -1)]  # index n − j + i ↔ i − j
+
+    def column(j: int) -> list[int]:
+        return by_offset[n - j : 2 * n + 1 - j]
+
+    return column
+
+
+@dataclass(frozen=True)
+class StandardUser:
+    """A Bayesian user with a standard loss (``kind``) and any exact prior on 0..n."""
+
+    kind: str
+    prior: Prior
+
+    def __post_init__(self) -> None:
+        if self.kind not in STANDARD_LOSSES:
+            raise ValueError(f"kind={self.kind!r} is not one of {STANDARD_LOSSES}")
+
+    @property
+    def n(self) -> int:
+        return self.prior.n
+
+    def loss(self) -> Loss:
+        """The loss matrix ((n + 1)² exact entries: for small n and the general code)."""
+        return {"absolute": absolute_loss, "squared": squared_loss, "binary": binary_loss}[self.kind](self.n)
+
+    def as_bayes_user(self) -> BayesUser:
+        return BayesUser(self.prior, self.loss())
+
+
+def _row_weights(mechanism: StochasticMatrix, prior: Prior) -> tuple[list[int], int]:
+    """(m, L): m_i = L·p_i/den_i in integers, so that p_i·x[i][r] = num[i][r]·m_i / L."""
+    _, den = mechanism.scaled()
+    ratios = [p / d for p, d in zip(prior.probabilities, den, strict=True)]
+    common = math.lcm(*(r.denominator for r in ratios))
+    return [r.numerator * (common // r.denominator) for r in ratios], common
+
+
+def _minimisers(kind: str, w: Sequence[int]) -> tuple[int, int] | list[int]:
+    """The guesses of least expected loss for weights w: an interval (lo, hi), or a list (modes)."""
+    total = sum(w)
+    n = len(w) - 1
+    if total == 0:  # an output of probability 0: every guess ties
+        return (0, n)
+    if kind == "binary":
+        top = max(w)
+        return [j for j, v in enumerate(w) if v == top]
+    if kind == "absolute":
+        below, lo, hi = 0, None, n  # below = Σ_{i < j} w_i
+        for j, v in enumerate(w):
+            if lo is None and 2 * (below + v) >= total:
+                lo = j
+            if 2 * below <= total:
+                hi = j
+            below += v
+        assert lo is not None
+        return (lo, hi)
+    first = sum(i * v for i, v in enumerate(w))  # squared: the integers nearest the mean S/W
+    k, rest = divmod(first, total)
+    if rest == 0:
+        return (k, k)
+    side = 2 * first - (2 * k + 1) * total
+    return (k, k) if side < 0 else (k + 1, k + 1) if side > 0 else (k, k + 1)
+
+
+def _chosen(found: tuple[int, int] | list[int], label: object) -> int:
+    """``optimal_remap``'s tie rule: the label if it is a minimiser, else the nearest one (the
+    smaller on equal distance), else (a label that is not an integer) the smallest."""
+    if isinstance(found, tuple):
+        lo, hi = found
+        if isinstance(label, int) and not isinstance(label, bool):
+            return min(max(label, lo), hi)
+        return lo
+    if isinstance(label, int) and not isinstance(label, bool):
+        return label if label in found else min(found, key=lambda j: (abs(j - label), j))
+    return found[0]
+
+
+def optimal_remap(mechanism: StochasticMatrix, user: StandardUser) -> Remap:
+    """The user's optimal deterministic remap of ``mechanism`` (the same as the general
+    ``optimal_remap`` gives, tie rule included), in O(n) per output."""
+    num, _ = mechanism.scaled()
+    weights, _ = _row_weights(mechanism, user.prior)
+    mapping = {}
+    for label, w in zip(mechanism.outputs, _weighted_columns(num, weights), strict=True):
+        mapping[label] = _chosen(_minimisers(user.kind, w), label)
+    return Remap.deterministic(mapping, mechanism.outputs, list(range(user.n + 1)))
+
+
+def remapped_loss(mechanism: StochasticMatrix, user: StandardUser, remap: Remap) -> Fraction:
+    """Σ_i p_i Σ_r x[i][r]·l(i, Y(r)) for a deterministic remap Y, in integers."""
+    num, _ = mechanism.scaled()
+    weights, common = _row_weights(mechanism, user.prior)
+    mapping = remap.as_mapping()
+    guess = [mapping[r] for r in mechanism.outputs]
+    column = loss_columns(user.kind, user.n)
+    total = sum(sum(map(mul, col, column(g))) for col, g in zip(_weighted_columns(num, weights), guess, strict=True))
+    return Fraction(total, common)
+
+
+def _weighted_columns(num: Sequence[Sequence[int]], weights: Sequence[int]) -> Iterator[list[int]]:
+    """Per output r, the integer weights num[i][r]·m_i over i (``_row_weights``)."""
+    for column in zip(*num, strict=True):
+        yield list(map(mul, column, weights))
+
+
+def cone_nonnegative_integers(w: Sequence[int], alpha: Fraction) -> bool:
+    """``optimal.cone_nonnegative`` on an integer vector (the test is invariant under positive
+    scaling): F = N/s with s a product of α's numerator and denominator, so no fraction is reduced."""
+    p, q = alpha.numerator, alpha.denominator
+    value, scale = w[-1], 1
+    for entry in reversed(w[:-1]):
+        if value >= 0:  # F_i = w_i + α·F_{i+1}
+            value, scale = entry * q * scale + p * value, scale * q
+        else:  # F_i = w_i + F_{i+1}/α
+            value, scale = entry * p * scale + q * value, scale * p
+    return value >= 0
+
+
+def optimum_of_t(
+    user: StandardUser, alpha: Fraction, t: Mechanism, inverse: Sequence[Sequence[Fraction]], t_remap: Remap | None
+) -> OptimumOfT | None:
+    """``optimal.optimum_of_t`` for a standard user in integers: Y the optimal remap of T,
+    b_r = Σ_i p_i·T[i][r]·l(i, Y(r)), u = (T⁻¹)ᵀb, accepted iff Σu is T-then-Y's loss and every
+    column c_j − u, c[i][j] = p_i·l(i, j), is nonnegative on the α-DP cone; else None."""
+    n = user.n
+    remap = optimal_remap(t, user) if t_remap is None else t_remap
+    mapping = remap.as_mapping()
+    guess = [mapping[r] for r in t.outputs]
+    num, _ = t.scaled()
+    weights, common = _row_weights(t, user.prior)
+    column = loss_columns(user.kind, n)
+    b = [
+        Fraction(sum(map(mul, w, column(g))), common)
+        for w, g in zip(_weighted_columns(num, weights), guess, strict=True)
+    ]
+    u = [
+        sum((inverse[r][i] * b[r] for r in range(max(0, i - 1), min(n, i + 1) + 1)), Fraction(0)) for i in range(n + 1)
+    ]
+    value = sum(b, Fraction(0))
+    if sum(u, Fraction(0)) != value:  # T⁻¹1 = 1 makes them equal; checked, not assumed
+        return None
+    scale = math.lcm(*(p.denominator for p in user.prior.probabilities), *(v.denominator for v in u))
+    prior = [p.numerator * (scale // p.denominator) for p in user.prior.probabilities]
+    dual = [v.numerator * (scale // v.denominator) for v in u]
+    for j in range(n + 1):
+        if not cone_nonnegative_integers(list(map(sub, map(mul, prior, column(j)), dual)), alpha):
+            return None
+
+    return OptimumOfT(remap, value, tuple(u))

@@ -1,0 +1,120 @@
+"""The standard users' O(n²) path (absolute, squared, binary loss) agrees with the general code:
+the same optimal remap (tie rule included), the same loss, the same certified optimum; and a
+certificate naming the loss is re-checked in integers, a wrong name or value refused."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mechlib import randomized_response, truncated_geometric
+from mechlib.audit.loading import LoadedMechanism
+from mechlib.audit.whitebox import audit
+from mechlib.checkers.audit_certificate import check_certificate
+from mechlib.core.mechanism import Mechanism
+from mechlib.core.post_processing import expected_loss
+from mechlib.core.post_processing import optimal_remap as general_remap
+from mechlib.core.users import Prior
+from mechlib.optimality import standard_users
+from mechlib.optimality.derivability import TBasis
+from mechlib.optimality.optimal import optimum_of_t
+from mechlib.optimality.standard_users import STANDARD_LOSSES, StandardUser, cone_nonnegative_integers
+
+
+@st.composite
+def mechanisms_and_priors(draw: Any) -> tuple[Mechanism, Prior]:
+    """Small mechanisms with ties (small integer weights, zero columns) and priors with zeros."""
+    n = draw(st.integers(1, 5))
+    width = draw(st.integers(1, 7))
+    rows = []
+    for _ in range(n + 1):
+        w = draw(st.lists(st.integers(0, 3), min_size=width, max_size=width).filter(any))
+        rows.append([Fraction(x, sum(w)) for x in w])
+    weights = draw(st.lists(st.integers(0, 4), min_size=n + 1, max_size=n + 1).filter(any))
+    return Mechanism(rows, outputs=list(range(-1, width - 1))), Prior.from_weights(weights)
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(mechanisms_and_priors(), st.sampled_from(STANDARD_LOSSES))
+def test_the_fast_remap_is_the_general_one(case: tuple[Mechanism, Prior], kind: str) -> None:
+    mech, prior = case
+    user = StandardUser(kind, prior)
+    fast = standard_users.optimal_remap(mech, user)
+    assert fast == general_remap(mech, user.as_bayes_user())
+    assert standard_users.remapped_loss(mech, user, fast) == expected_loss(mech, user.as_bayes_user(), fast)
+
+
+@pytest.mark.parametrize("kind", STANDARD_LOSSES)
+@pytest.mark.parametrize(("alpha", "n"), [(Fraction(1, 2), 6), (Fraction(1, 3), 9), (Fraction(3, 4), 5)])
+def test_the_integer_dual_is_the_general_one(kind: str, alpha: Fraction, n: int) -> None:
+    basis = TBasis(alpha, n)
+    user = StandardUser(kind, Prior.from_weights(range(1, n + 2)))
+    fast = standard_users.optimum_of_t(user, alpha, basis.t, basis.inverse, None)
+    slow = optimum_of_t(user.as_bayes_user(), alpha, basis.t, basis.inverse)
+    assert fast is not None and slow is not None
+    assert (fast.remap, fast.value, fast.dual) == (slow.remap, slow.value, slow.dual)
+
+
+def test_the_integer_cone_test_is_the_rational_one() -> None:
+    import random
+
+    from mechlib.optimality.optimal import cone_nonnegative
+
+    rng = random.Random(5)
+    for _ in range(300):
+        w = [rng.randint(-9, 9) for _ in range(rng.randint(1, 8))]
+        alpha = Fraction(rng.randint(1, 9), 10)
+        assert cone_nonnegative_integers(w, alpha) == cone_nonnegative([Fraction(v) for v in w], alpha)
+
+
+def _certificate(mech: Mechanism) -> dict[str, Any]:
+    loaded = LoadedMechanism(mech, path="m.json", format="json", sha256="0" * 64, name="m")
+    doc: dict[str, Any] = json.loads(json.dumps(audit(loaded)))
+    return doc
+
+
+@pytest.mark.parametrize(
+    "mech", [truncated_geometric("1/2", 12), randomized_response("1/3", 7), truncated_geometric("2/3", 3)]
+)
+def test_named_losses_certify_and_check(mech: Mechanism) -> None:
+    cert = _certificate(mech)
+    users = cert["user_losses"]["users"]
+    assert [u["loss"] for u in users] == list(STANDARD_LOSSES) and cert["schema"] == "mechlib.audit/5"
+    assert check_certificate(cert) == []
+
+    def other_loss(u: dict[str, Any]) -> None:
+        u["loss"] = "squared" if u["loss"] != "squared" else "binary"
+
+    def more_loss(u: dict[str, Any]) -> None:
+        u["mechanism"] = str(Fraction(u["mechanism"]) + Fraction(1, 10**9))
+
+    def lower_dual(u: dict[str, Any]) -> None:
+        u["dual"][0] = str(Fraction(u["dual"][0]) - 1)
+
+    def far_guess(u: dict[str, Any]) -> None:
+        u["optimal_remap"]["0"] = len(u["optimal_remap"]) - 1
+
+    for change in (other_loss, more_loss, lower_dual, far_guess):
+        for k in range(3):
+            forged = json.loads(json.dumps(cert))
+            change(forged["user_losses"]["users"][k])
+            assert check_certificate(forged), (change.__name__, k)
+
+
+def test_a_loss_matrix_user_above_its_limit_is_refused_before_any_work() -> None:
+    """A --prior/--loss user costs O(n³): above n = 400 the audit refuses it (one line, exit 2 at the
+    command line), while the three standard users run to n = 1000."""
+    from mechlib.audit.whitebox import MATRIX_USERS_MAX_N
+    from mechlib.core.users import BayesUser, absolute_loss
+    from mechlib.errors import InputError
+
+    n = MATRIX_USERS_MAX_N + 1
+    loaded = LoadedMechanism(truncated_geometric("1/2", n), path="t.json", format="json", sha256="0" * 64)
+    user = ("p", "l", BayesUser(Prior.uniform(n), absolute_loss(n)))
+    with pytest.raises(InputError, match=f"up to n = {MATRIX_USERS_MAX_N}"):
+        audit(loaded, [user])
