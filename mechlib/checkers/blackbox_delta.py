@@ -22,6 +22,7 @@ from typing import Any
 import flint
 
 from mechlib.checkers.numbers import exact
+from mechlib.checkers.ratio_test import hits
 
 FIELDS = {
     "epsilon", "delta", "e_epsilon_upper", "alpha_fa", "per_bound_level", "event", "verdict", "delta_lower_bound",
@@ -53,16 +54,6 @@ def histograms(raw: Any, where: str, n: int) -> list[dict[int, int]]:
     return out
 
 
-def _in_event(s: int, event: dict[str, Any]) -> bool:
-    if "outputs" in event:
-        return s in event["outputs"]
-    return bool(s >= event["at_least"] if "at_least" in event else s <= event["at_most"])
-
-
-def _hits(h: dict[int, int], event: dict[str, Any]) -> int:
-    return sum(k for s, k in h.items() if _in_event(s, event))
-
-
 def _selection(counts: list[dict[int, int]], pairs: list[tuple[int, int]], t: Fraction, sizes: list[int]) -> Any:
     outputs = sorted({s for h in counts for s in h})
     best: tuple[float, tuple[int, int], dict[str, Any]] | None = None
@@ -78,7 +69,7 @@ def _selection(counts: list[dict[int, int]], pairs: list[tuple[int, int]], t: Fr
         if 0 in (n_i, n_j, m_i, m_j):
             continue
         for event in events:
-            p_i, p_j = _hits(a, event) / n_i, _hits(b, event) / n_j
+            p_i, p_j = hits(a, event) / n_i, hits(b, event) / n_j
             value = p_i - 2 * math.sqrt(p_i / m_i) - t_float * (p_j + 2 * math.sqrt(p_j / m_j) + 4 / m_j)
             if value > 0 and (best is None or value > best[0]):
                 best = (value, (i, j), event)
@@ -133,7 +124,7 @@ def check_delta_test(
     if chosen is None or (pair, event["set"]) != (chosen[0], chosen[1]):
         return [*failures, "delta_test.event is not the one the selection phase picks"]
     i, j = chosen[0]
-    k_i, k_j = _hits(tested[i], event["set"]), _hits(tested[j], event["set"])
+    k_i, k_j = hits(tested[i], event["set"]), hits(tested[j], event["set"])
     n_i, n_j = sum(tested[i].values()), sum(tested[j].values())
     if event["counts"] != [k_i, k_j] or event["samples"] != [n_i, n_j]:
         failures.append("delta_test.event: its counts are not the test phase's")
