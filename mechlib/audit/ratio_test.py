@@ -97,7 +97,7 @@ def tail_at_most(k: int, m: int, theta: Fraction, level: Fraction) -> bool:
 def theta_lower(k: int, m: int, level: Fraction) -> Fraction:
     """A verified Clopper–Pearson lower bound θ_L on θ from k of m (P(Bin(m, θ_L) ≥ k) ≤ level),
     never below 1/2 when 1/2 itself is one (so that a ratio ≥ 1 is never lost to rounding)."""
-    low = cp_lower(k, m, float(level)) if k else Fraction(0)
+    low = cp_lower(k, m, level) if k else Fraction(0)  # the level exactly: a float could round it up
     if low < Fraction(1, 2) and tail_at_most(k, m, Fraction(1, 2), level):
         return Fraction(1, 2)
     return low
