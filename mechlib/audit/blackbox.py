@@ -223,6 +223,7 @@ def conformance_test(
     outputs = sorted({s for h in counts for s in h} | {s for row in pmf for s in row})
     cells = len(counts) * len(outputs)
     delta = alpha_fa / (2 * cells)
+    exact_level = Fraction(alpha_fa) / (2 * cells)  # what the checker verifies against (delta is its float)
     recorded = {  # everything the checker needs to redo the test
         "alpha_fa": alpha_fa,
         "cells": cells,
@@ -233,7 +234,7 @@ def conformance_test(
         n = sum(h.values())
         for s in outputs:
             k, p = h.get(s, 0), row.get(s, Fraction(0))
-            low, up = cp_lower(k, n, delta), cp_upper(k, n, delta)
+            low, up = cp_lower(k, n, exact_level), cp_upper(k, n, exact_level)
             if not low <= p <= up:
                 return {
                     **recorded,
