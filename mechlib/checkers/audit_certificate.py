@@ -46,7 +46,7 @@ import flint
 from mechlib.checkers.approximate_dp import Profile, check_approximate
 from mechlib.checkers.fields import IntRows, Malformed, Q, _f, _int, _keys, _list, _same, check_epsilon
 from mechlib.checkers.numbers import MAX_DIGITS
-from mechlib.checkers.standard_users import check_standard_user, t_rows
+from mechlib.checkers.standard_users import Matrices, check_standard_user, t_rows
 from mechlib.schemas import precheck
 
 SCHEMA = "mechlib.audit/5"
@@ -124,12 +124,17 @@ def _int_rows(form: Any, where: str, height: int, width: int | None) -> IntRows:
 
 
 def _same_values(a: IntRows, b: IntRows) -> bool:
-    """Equal entries (the two may scale a row differently): a/d = b/e ⇔ a·e = b·d, a row at a time
-    (two list products compared by the list's own equality)."""
+    """Equal entries, a row at a time: the same list over the same denominator, or else the same
+    lowest terms (a row divided by the gcd of its entries and denominator is unique)."""
     return len(a.num) == len(b.num) and all(
-        len(ra) == len(rb) and [x * e for x in ra] == [y * d for y in rb]
+        len(ra) == len(rb) and (ra == rb if d == e else _lowest(ra, d) == _lowest(rb, e))
         for ra, d, rb, e in zip(a.num, a.den, b.num, b.den)
     )
+
+
+def _lowest(row: list[int], den: int) -> tuple[int, list[int]]:
+    g = math.gcd(den, *row)
+    return (den, row) if g == 1 else (den // g, [x // g for x in row])
 
 
 def _dp_violation(m: IntRows, neighbours: list[tuple[int, int]], alpha: Q) -> tuple[int, int, int] | None:
@@ -335,11 +340,12 @@ def _check(cert: dict[str, Any], source: bytes | str | None, parsed: dict[str, A
         ]:
             failures.append("user_losses.users does not start with the three standard users")
         general: tuple[list[list[Q]], list[list[Q]]] | None = None  # M and T as rationals, for loss matrices
-        t_ints = t_rows(alpha, n)
+        integers: Matrices | None = None  # M and T in integers, by columns, for named losses
         for k, u in enumerate(rows):
             where = f"user_losses.users[{k}]"
             if isinstance(u, dict) and isinstance(u.get("loss"), str) and "optimum_mechanism" not in u:
-                failures += check_standard_user(u, where, m, outputs, alpha, n, t_ints)  # integers, O(n²)
+                integers = integers or Matrices.of(m, t_rows(alpha, n))
+                failures += check_standard_user(u, where, integers, outputs, alpha, n)  # integers, O(n²)
                 continue
             if general is None:
                 general = (m.rationals(), _t(alpha, n))

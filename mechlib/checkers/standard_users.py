@@ -15,7 +15,11 @@ T with the recorded remap must lose exactly the optimum (GRS Theorem 3.1).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from bisect import bisect_left
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from itertools import accumulate
+from operator import mul, sub
 from typing import Any
 
 from mechlib.checkers.fields import IntRows, Malformed, Q, _f, _int, _keys, _list, _same
@@ -27,16 +31,19 @@ def loss_at(kind: str, i: int, j: int) -> int:
     return abs(i - j) if kind == "absolute" else (i - j) ** 2 if kind == "squared" else int(i != j)
 
 
+def _loss_column(kind: str, n: int) -> Callable[[int], list[int]]:
+    """j ↦ [l(i, j) for i in 0..n], a slice of l tabulated by i − j."""
+    table = [loss_at(kind, d, 0) for d in range(-n, n + 1)]
+    return lambda j: table[n - j : 2 * n + 1 - j]
+
+
 def t_rows(alpha: Q, n: int) -> IntRows:
-    """T at α = a/b on 0..n as integer rows (module docstring)."""
+    """T at α = a/b on 0..n as integer rows (module docstring): every entry is one of 2(n + 1)
+    numbers, by the distance k = |i − r| and whether r is an end column."""
     a, b = int(alpha.p), int(alpha.q)
-
-    def entry(i: int, r: int) -> int:
-        k = abs(i - r)
-        value: int = a**k * b ** (n + 1 - k) if r in (0, n) else (b - a) * a**k * b ** (n - k)
-        return value
-
-    num = [[entry(i, r) for r in range(n + 1)] for i in range(n + 1)]
+    inside = [(b - a) * a**k * b ** (n - k) for k in range(n + 1)]
+    end = [a**k * b ** (n + 1 - k) for k in range(n + 1)]
+    num = [[end[i], *(inside[abs(i - r)] for r in range(1, n)), end[n - i]] for i in range(n + 1)]  # n ≥ 1
     return IntRows([b**n * (a + b)] * (n + 1), num)
 
 
@@ -47,24 +54,46 @@ def _scaled_prior(prior: list[Q], m: IntRows) -> tuple[list[int], int]:
     return [int(r.p) * (common // int(r.q)) for r in ratios], common
 
 
-def _least(kind: str, w: Sequence[int]) -> int:
+@dataclass(frozen=True)
+class Matrices:
+    """M and T in integer rows, with their columns (transposed once for every user)."""
+
+    m: IntRows
+    t: IntRows
+    m_columns: list[tuple[int, ...]]
+    t_columns: list[tuple[int, ...]]
+
+    @classmethod
+    def of(cls, m: IntRows, t: IntRows) -> Matrices:
+        return cls(m, t, list(zip(*m.num)), list(zip(*t.num)))
+
+
+def _columns(columns: list[tuple[int, ...]], k: list[int]) -> tuple[Iterable[Sequence[int]], int]:
+    """(per output r the weights L·p_i·x[i][r]/g over i, g): g the gcd of the row factors k_i, so that
+    a uniform prior over rows of one denominator weighs nothing (the columns as they are)."""
+    g = math.gcd(*k)
+    reduced = [v // g for v in k]
+    if all(v == 1 for v in reduced):
+        return columns, g
+    return (list(map(mul, column, reduced)) for column in columns), g
+
+
+def _least(kind: str, w: Sequence[int], column: Callable[[int], list[int]]) -> int:
     """min_j Σ_i w_i·l(i, j)."""
     total = sum(w)
     if total == 0:
         return 0
     if kind == "binary":
         return total - max(w)
+    n = len(w) - 1
     if kind == "squared":
-        s1 = sum(i * v for i, v in enumerate(w))
-        s2 = sum(i * i * v for i, v in enumerate(w))
+        s1 = sum(map(mul, w, range(n + 1)))
+        s2 = sum(map(mul, w, (i * i for i in range(n + 1))))
         k = s1 // total
-        return min(s2 - 2 * j * s1 + j * j * total for j in (k, min(k + 1, len(w) - 1)))
-    below = 0
-    for j, v in enumerate(w):  # the first j with Σ_{i ≤ j} w_i ≥ W/2 is a weighted median
-        below += v
-        if 2 * below >= total:
-            return sum(v * abs(i - j) for i, v in enumerate(w))
-    raise AssertionError("unreachable: the weights sum to W")
+        least: int = min(s2 - 2 * j * s1 + j * j * total for j in (k, min(k + 1, n)))
+        return least
+    median = bisect_left(list(accumulate(w)), -(-total // 2))  # the first j with Σ_{i ≤ j} w_i ≥ W/2
+    return sum(map(mul, w, column(median)))
 
 
 def _guesses(remap: Any, where: str, outputs: list[int], n: int) -> list[int]:
@@ -75,13 +104,12 @@ def _guesses(remap: Any, where: str, outputs: list[int], n: int) -> list[int]:
     return guess
 
 
-def _remapped(m: IntRows, k: list[int], kind: str, guess: list[int]) -> int:
-    """L·Σ_i p_i Σ_r x[i][r]·l(i, guess[r])."""
-    return sum(
-        ki * sum(a * loss_at(kind, i, g) for a, g in zip(row, guess) if a)
-        for i, (row, ki) in enumerate(zip(m.num, k))
-        if ki
-    )
+def _remapped(
+    columns: list[tuple[int, ...]], k: list[int], column: Callable[[int], list[int]], guess: list[int]
+) -> int:
+    """L·Σ_i p_i Σ_r x[i][r]·l(i, guess[r]), output by output."""
+    weighted, g = _columns(columns, k)
+    return g * sum(sum(map(mul, w, column(j))) for w, j in zip(weighted, guess))
 
 
 def cone_nonnegative(w: Sequence[int], alpha: Q) -> bool:
@@ -96,9 +124,7 @@ def cone_nonnegative(w: Sequence[int], alpha: Q) -> bool:
     return value >= 0
 
 
-def check_standard_user(
-    u: dict[str, Any], where: str, m: IntRows, outputs: list[int], alpha: Q, n: int, t: IntRows
-) -> list[str]:
+def check_standard_user(u: dict[str, Any], where: str, mt: Matrices, outputs: list[int], alpha: Q, n: int) -> list[str]:
     """Failures of a user row with a named loss; its primal is T then ``t_optimal_remap`` (an
     ``optimum_mechanism`` goes with a loss matrix)."""
     _keys(u, where, FIELDS | {"t_optimal_remap"})
@@ -114,10 +140,12 @@ def check_standard_user(
         return [*out, f"{name}: the prior is not a distribution"]
     if u["prior_name"] == "uniform" and prior != [Q(1, n + 1)] * (n + 1):
         out.append(f"{name}: the prior is not uniform")
-    k, common = _scaled_prior(prior, m)
-    best = sum(_least(kind, [a * ki for a, ki in zip(column, k)]) for column in zip(*m.num))
+    k, common = _scaled_prior(prior, mt.m)
+    column = _loss_column(kind, n)
+    weighted, g = _columns(mt.m_columns, k)
+    best = g * sum(_least(kind, w, column) for w in weighted)
     mine = _f(u["mechanism"], f"{where}.mechanism")
-    recorded = _remapped(m, k, kind, _guesses(u["optimal_remap"], f"{where}.optimal_remap", outputs, n))
+    recorded = _remapped(mt.m_columns, k, column, _guesses(u["optimal_remap"], f"{where}.optimal_remap", outputs, n))
     if Q(best, common) != mine or Q(recorded, common) != mine:
         out.append(f"{name}: the mechanism's loss with its optimal remap is not {u['mechanism']}")
     dual = [_f(v, f"{where}.dual") for v in _list(u["dual"], f"{where}.dual", n + 1)]
@@ -126,18 +154,15 @@ def check_standard_user(
     scaled_prior = [int(p.p) * (scale // int(p.q)) for p in prior]
     scaled_dual = [int(v.p) * (scale // int(v.q)) for v in dual]
     columns_ok = all(
-        cone_nonnegative(
-            [pi * loss_at(kind, i, j) - ui for i, (pi, ui) in enumerate(zip(scaled_prior, scaled_dual))], alpha
-        )
-        for j in range(n + 1)
+        cone_nonnegative(list(map(sub, map(mul, scaled_prior, column(j)), scaled_dual)), alpha) for j in range(n + 1)
     )
     if not (value == sum(dual, Q(0)) and columns_ok):
         out.append(f"{name}: the optimality certificate of {u['optimum']} does not check")
     ratio = None if value == 0 else mine / value
     if (u["ratio"] is None) != (ratio is None) or (ratio is not None and not _same(u["ratio"], ratio, where)):
         out.append(f"{name}: the ratio is not mechanism/optimum")
-    kt, common_t = _scaled_prior(prior, t)
+    kt, common_t = _scaled_prior(prior, mt.t)
     steps = _guesses(u["t_optimal_remap"], f"{where}.t_optimal_remap", list(range(n + 1)), n)
-    if Q(_remapped(t, kt, kind, steps), common_t) != value:
+    if Q(_remapped(mt.t_columns, kt, column, steps), common_t) != value:
         out.append(f"{name}: T with the recorded remap does not reach the optimum (GRS Thm 3.1)")
     return out

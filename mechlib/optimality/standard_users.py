@@ -74,11 +74,15 @@ class StandardUser:
 
 
 def _row_weights(mechanism: StochasticMatrix, prior: Prior) -> tuple[list[int], int]:
-    """(m, L): m_i = L·p_i/den_i in integers, so that p_i·x[i][r] = num[i][r]·m_i / L."""
+    """(m, L): m_i = L·p_i/den_i in integers, so that p_i·x[i][r] = num[i][r]·m_i / L, in lowest
+    terms (a uniform prior over rows of one denominator gives m_i = 1: the columns are the
+    weights as they are)."""
     _, den = mechanism.scaled()
     ratios = [p / d for p, d in zip(prior.probabilities, den, strict=True)]
     common = math.lcm(*(r.denominator for r in ratios))
-    return [r.numerator * (common // r.denominator) for r in ratios], common
+    weights = [r.numerator * (common // r.denominator) for r in ratios]
+    g = math.gcd(common, *weights)
+    return [w // g for w in weights], common // g
 
 
 def _minimisers(kind: str, w: Sequence[int]) -> tuple[int, int] | list[int]:
@@ -143,8 +147,11 @@ def remapped_loss(mechanism: StochasticMatrix, user: StandardUser, remap: Remap)
     return Fraction(total, common)
 
 
-def _weighted_columns(num: Sequence[Sequence[int]], weights: Sequence[int]) -> Iterator[list[int]]:
+def _weighted_columns(num: Sequence[Sequence[int]], weights: Sequence[int]) -> Iterator[Sequence[int]]:
     """Per output r, the integer weights num[i][r]·m_i over i (``_row_weights``)."""
+    if all(m == 1 for m in weights):
+        yield from zip(*num, strict=True)
+        return
     for column in zip(*num, strict=True):
         yield list(map(mul, column, weights))
 
