@@ -715,14 +715,16 @@ def _blackbox(args: argparse.Namespace) -> int:
         print(text)
     else:
         dp = result["dp"]
+        # the headline first: what the sample proves about the true δ(ε) and ε, whatever the claim
+        headline = delta_headline(result["delta_test"])
+        for line in headline[1:] + blackbox_headline(dp, args.alpha_fa):
+            print(line)
         print(f"sampler    {args.sampler} ({result['samples_per_second']} samples/s)")
         pure = " (pure ε-DP, for information: the claim is (ε, δ))" if delta is not None else ""
         tested = f"ε = {dp['epsilon']}, α_FA = {args.alpha_fa}, {dp['hypotheses']} hypotheses"
         print(f"dp test    {tested}: {dp['verdict']}{pure}")
         if dp["violation"]:
             print(f"violation  {violation_text(dp['violation'])}")
-        for line in blackbox_headline(dp, args.alpha_fa):
-            print(line)
         conformance = result["conformance"]
         if conformance:
             c = conformance["cell"]
@@ -733,7 +735,7 @@ def _blackbox(args: argparse.Namespace) -> int:
                 else ""
             )
             print(f"pmf        {conformance['verdict']}{where}")
-        for line in delta_headline(result["delta_test"]):
+        for line in headline[:1]:
             print(line)
     decisive = result["delta_test"] or result["dp"]  # an (ε, δ) claim is decided by the δ test alone
     bad = decisive["verdict"] == "violation" or (result["conformance"] or {}).get("verdict") == "nonconformant"

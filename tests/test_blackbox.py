@@ -254,10 +254,17 @@ def test_blackbox_result_rechecks_and_reports(samplers: Path, capsys: pytest.Cap
     out = samplers / "loose.json"
     base = ["--n", "3", "--epsilon", "1", "--samples", "3000", "-o", str(out), "--report-dir", str(samplers)]
     assert main(["blackbox", "my_samplers:loose", *base]) == 1
+    # the headline of every report is what the sample proves: the certified lower bound on ε
+    assert capsys.readouterr().out.startswith("ε bound    the true ε is at least ")
     result = json.loads(out.read_text())
     assert check_result(result) == [] and main(["check", str(out)]) == 0
+    markdown = (samplers / "my_samplers_loose.blackbox.md").read_text().split("\n\n")
+    assert markdown[0].startswith("# Black-box audit") and markdown[1].startswith("**The true ε is at least ")
     html = (samplers / "my_samplers_loose.blackbox.html").read_text()
     assert "<script" not in html and "count 3" in html
+    assert html.split("<h1>", 1)[1].split("</h1>\n", 1)[1].startswith(
+        '<div class="headline"><p><strong>The true ε is at least '
+    )
     tampered = json.loads(json.dumps(result))
     tampered["dp"]["violation"]["inputs"] = tampered["dp"]["violation"]["inputs"][::-1]
     assert check_result(tampered)

@@ -146,6 +146,7 @@ def _blackbox_context(result: dict[str, Any]) -> dict[str, Any]:
         "delta_event": event_name(event["set"]) if event else None,
         "dp_violation_event": named["violation"],
         "dp_bound_event": named["epsilon_lower_bound"],
+        "without_headline": False,  # the HTML page shows the headline on its own, above the verdicts
     }
 
 
@@ -167,7 +168,8 @@ def render_blackbox_html(result: dict[str, Any], pmf: list[dict[int, Fraction]] 
     return render(
         "blackbox.html",
         **context,
-        summary=render("blackbox_summary.md", **context),
+        headline=render("blackbox_headline.md", **context),
+        summary=render("blackbox_summary.md", **(context | {"without_headline": True})),
         histograms=histograms,
         claimed=pmf is not None,
         recheck="mechlib check RESULT.json",
