@@ -118,3 +118,52 @@ def test_a_loss_matrix_user_above_its_limit_is_refused_before_any_work() -> None
     user = ("p", "l", BayesUser(Prior.uniform(n), absolute_loss(n)))
     with pytest.raises(InputError, match=f"up to n = {MATRIX_USERS_MAX_N}"):
         audit(loaded, [user])
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(
+    st.lists(st.integers(-6, 6), min_size=2, max_size=9),
+    st.integers(0, 8),
+    st.sampled_from([Fraction(1, 2), Fraction(1, 3), Fraction(9, 10), Fraction(1, 7)]),
+    st.integers(-3, 3),
+)
+def test_interval_cone_decisions_are_the_exact_ones(w: list[int], at: int, alpha: Fraction, tilt: int) -> None:
+    """Soundness of ``core.intervals``: a column proved nonnegative (or negative) on the cone is so
+    exactly. w is made tight on the ray α^|i−r| (w·x = 0, the identity ``ray_is_a_minimiser``
+    assumes), then optionally tilted off it (the cone evaluation alone must then be right)."""
+    import numpy as np
+
+    from mechlib.core.intervals import cone_minimum_signs, enclose, ray_is_a_minimiser
+    from mechlib.optimality.optimal import cone_nonnegative
+
+    n, r = len(w) - 1, at % len(w)
+    ray = [alpha ** abs(i - r) for i in range(n + 1)]
+    exact = [Fraction(v) for v in w]
+    exact[0] = -sum(v * x for v, x in zip(exact[1:], ray[1:])) / ray[0]  # now Σ w_i·x_i = 0
+    assert sum(v * x for v, x in zip(exact, ray)) == 0
+    bounds = enclose(exact)
+    assert bounds is not None
+    lo, hi = (b[:, None] for b in bounds)
+    truth = cone_nonnegative(exact, alpha)
+    if ray_is_a_minimiser(lo, hi, alpha, np.array([r]))[0]:
+        assert truth
+    tilted = [exact[0] + Fraction(tilt, 1000), *exact[1:]]
+    bounds = enclose(tilted)
+    assert bounds is not None
+    sign = cone_minimum_signs(bounds[0][:, None], bounds[1][:, None], alpha)[0]
+    assert sign == 0 or (sign > 0) == cone_nonnegative(tilted, alpha)
+
+
+def test_the_interval_path_decides_the_standard_users_of_t_at_scale() -> None:
+    """At n = 300 the tight columns are proved by the ray argument and the rest by interval
+    evaluation: at most a few columns fall back to exact integers, and the optimum checks."""
+    from unittest import mock
+
+    from mechlib.optimality import standard_users as module
+
+    basis = TBasis(Fraction(1, 3), 300)
+    with mock.patch.object(module, "cone_nonnegative_integers", wraps=module.cone_nonnegative_integers) as exact:
+        for kind in STANDARD_LOSSES:
+            user = StandardUser(kind, Prior.uniform(300))
+            assert module.optimum_of_t(user, basis.alpha, basis.t, basis.inverse, None)
+    assert exact.call_count <= 6

@@ -150,19 +150,99 @@ def check_standard_user(u: dict[str, Any], where: str, mt: Matrices, outputs: li
         out.append(f"{name}: the mechanism's loss with its optimal remap is not {u['mechanism']}")
     dual = [_f(v, f"{where}.dual") for v in _list(u["dual"], f"{where}.dual", n + 1)]
     value = _f(u["optimum"], f"{where}.optimum")
-    scale = math.lcm(*(int(p.q) for p in prior), *(int(v.q) for v in dual))
-    scaled_prior = [int(p.p) * (scale // int(p.q)) for p in prior]
-    scaled_dual = [int(v.p) * (scale // int(v.q)) for v in dual]
-    columns_ok = all(
-        cone_nonnegative(list(map(sub, map(mul, scaled_prior, column(j)), scaled_dual)), alpha) for j in range(n + 1)
-    )
-    if not (value == sum(dual, Q(0)) and columns_ok):
+    kt, common_t = _scaled_prior(prior, mt.t)
+    steps = _guesses(u["t_optimal_remap"], f"{where}.t_optimal_remap", list(range(n + 1)), n)
+    weighted_t, g_t = _columns(mt.t_columns, kt)
+    b = [Q(g_t * sum(map(mul, w, column(j))), common_t) for w, j in zip(weighted_t, steps)]  # b_r, GRS Thm 3.1
+    if not (value == sum(dual, Q(0)) and _dual_feasible(prior, dual, column, alpha, _rays(dual, b, steps, alpha))):
         out.append(f"{name}: the optimality certificate of {u['optimum']} does not check")
     ratio = None if value == 0 else mine / value
     if (u["ratio"] is None) != (ratio is None) or (ratio is not None and not _same(u["ratio"], ratio, where)):
         out.append(f"{name}: the ratio is not mechanism/optimum")
-    kt, common_t = _scaled_prior(prior, mt.t)
-    steps = _guesses(u["t_optimal_remap"], f"{where}.t_optimal_remap", list(range(n + 1)), n)
-    if Q(_remapped(mt.t_columns, kt, column, steps), common_t) != value:
+    if sum(b, Q(0)) != value:
         out.append(f"{name}: T with the recorded remap does not reach the optimum (GRS Thm 3.1)")
     return out
+
+
+def _rays(dual: list[Q], b: list[Q], steps: list[int], alpha: Q) -> list[int]:
+    """Per column j, an output r of T with steps[r] = j on whose column c_j − u is exactly 0, or −1.
+    When u = (T⁻¹)ᵀb (checked exactly, with T⁻¹ tridiagonal: GS Lemma 2) every such r qualifies:
+    (c_j − u)·T[·][r] = b_r − (Tᵀu)_r = 0. Otherwise (another dual) none is used."""
+    n = len(dual) - 1
+    inside, end = (1 + alpha * alpha) / (1 - alpha) ** 2, 1 / (1 - alpha)
+    off_inside, off_end = -alpha / (1 - alpha) ** 2, -alpha / (1 - alpha)
+
+    def inverse(r: int, i: int) -> Q:  # T⁻¹[r][i]
+        if abs(r - i) > 1:
+            return Q(0)
+        if r in (0, n):
+            return end if r == i else off_end
+        return inside if r == i else off_inside
+
+    for i in range(n + 1):
+        if dual[i] != sum((inverse(r, i) * b[r] for r in range(max(0, i - 1), min(n, i + 1) + 1)), Q(0)):
+            return [-1] * (n + 1)
+    ray = [-1] * (n + 1)
+    for r in range(n, -1, -1):
+        ray[steps[r]] = r
+    return ray
+
+
+def _dual_feasible(prior: list[Q], dual: list[Q], column: Callable[[int], list[int]], alpha: Q, ray: list[int]) -> bool:
+    """Every column w = c_j − u, c[i][j] = p_i·l(i, j), nonnegative on the α-DP cone.
+
+    First on float intervals stepped one ulp outward after every operation (round-to-nearest is
+    within half an ulp, so each interval holds the exact value): a column with ray r (w·x = 0 on
+    x_i = α^|i−r|) is proved when the cone recursion F_i = w_i + (αF_{i+1} if F_{i+1} ≥ 0 else
+    F_{i+1}/α) provably follows x: the tail sums S_k = Σ_{i ≥ k} w_i·x_i/x_k are ≥ 0 for k > r
+    (S_k = w_k + α·S_{k+1}) and ≤ 0 for 1 ≤ k ≤ r, i.e. P_k = −S_k = α·(P_{k−1} + w_{k−1}) ≥ 0
+    (P_0 = 0) — then F_0 = S_0 = 0. Any other column by the recursion itself on intervals. What
+    the intervals leave open is decided in integers (``cone_nonnegative``)."""
+    import numpy as np
+
+    n = len(dual) - 1
+    try:
+        # int / int is correctly rounded (to nearest) in Python; one ulp each way then encloses it
+        rows = [prior, dual, [alpha, 1 / alpha]]
+        near = [np.array([int(v.p) / int(v.q) for v in row]) for row in rows]
+    except OverflowError:
+        open_columns: Iterable[int] = range(n + 1)
+    else:
+        lower, upper = [np.nextafter(row, -np.inf) for row in near], [np.nextafter(row, np.inf) for row in near]
+        (a_lo, b_lo), (a_hi, b_hi) = lower[2], upper[2]
+        losses = np.array([column(i) for i in range(n + 1)], dtype=float)  # exact: l ≤ n² < 2⁵³
+        lo = np.nextafter(np.nextafter(lower[0][:, None] * losses, -np.inf) - upper[1][:, None], -np.inf)
+        hi = np.nextafter(np.nextafter(upper[0][:, None] * losses, np.inf) - lower[1][:, None], np.inf)
+        rays = np.array(ray)
+
+        def times_alpha_low(x: Any) -> Any:  # a lower bound on α·x from a lower bound x
+            return np.nextafter(np.where(x >= 0, a_lo * x, a_hi * x), -np.inf)
+
+        with np.errstate(all="ignore"):
+            ok = rays >= 0
+            s = lo[n]
+            for k in range(n, 0, -1):
+                if k < n:
+                    s = np.nextafter(lo[k] + times_alpha_low(s), -np.inf)
+                ok &= (rays >= k) | (s >= 0)
+            q = np.zeros(n + 1)
+            for k in range(1, n + 1):
+                q = times_alpha_low(np.nextafter(q + lo[k - 1], -np.inf))
+                ok &= (rays < k) | (q >= 0)
+            f_lo, f_hi = lo[n], hi[n]
+            for k in range(n - 1, -1, -1):
+                step_lo = np.where(f_lo >= 0, a_lo * f_lo, b_hi * f_lo)
+                step_hi = np.where(f_hi >= 0, a_hi * f_hi, b_lo * f_hi)
+                f_lo = np.nextafter(lo[k] + np.nextafter(step_lo, -np.inf), -np.inf)
+                f_hi = np.nextafter(hi[k] + np.nextafter(step_hi, np.inf), np.inf)
+        if (~ok & (f_hi < 0)).any():
+            return False
+        open_columns = [int(j) for j in (~ok & ~(f_lo >= 0)).nonzero()[0]]
+    if not open_columns:
+        return True
+    scale = math.lcm(*(int(p.q) for p in prior), *(int(v.q) for v in dual))
+    scaled_prior = [int(p.p) * (scale // int(p.q)) for p in prior]
+    scaled_dual = [int(v.p) * (scale // int(v.q)) for v in dual]
+    return all(
+        cone_nonnegative(list(map(sub, map(mul, scaled_prior, column(j)), scaled_dual)), alpha) for j in open_columns
+    )

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from operator import mul, sub
 
+from mechlib.core.intervals import cone_minimum_signs, down, enclose, ray_is_a_minimiser, up
 from mechlib.core.mechanism import Mechanism
 from mechlib.core.remap import Remap
 from mechlib.core.stochastic import StochasticMatrix
@@ -192,11 +193,47 @@ def optimum_of_t(
     value = sum(b, Fraction(0))
     if sum(u, Fraction(0)) != value:  # T⁻¹1 = 1 makes them equal; checked, not assumed
         return None
-    scale = math.lcm(*(p.denominator for p in user.prior.probabilities), *(v.denominator for v in u))
-    prior = [p.numerator * (scale // p.denominator) for p in user.prior.probabilities]
-    dual = [v.numerator * (scale // v.denominator) for v in u]
-    for j in range(n + 1):
-        if not cone_nonnegative_integers(list(map(sub, map(mul, prior, column(j)), dual)), alpha):
-            return None
-
+    if not dual_columns_nonnegative(user, alpha, u, guess):
+        return None
     return OptimumOfT(remap, value, tuple(u))
+
+
+def dual_columns_nonnegative(user: StandardUser, alpha: Fraction, u: Sequence[Fraction], guess: Sequence[int]) -> bool:
+    """Whether every column c_j − u, c[i][j] = p_i·l(i, j), is nonnegative on the α-DP cone, for
+    u = (T⁻¹)ᵀb built from the remap ``guess`` of T (``optimum_of_t``).
+
+    Complementary slackness makes column j = Y(r) *tight* on T's column r: (c_j − u)·T[·][r] =
+    b_r − (Tᵀu)_r = 0 exactly, so the cone minimum is 0 and no interval can show it ≥ 0 by
+    evaluating it. Instead ``core.intervals.ray_is_a_minimiser`` proves, on rigorous float
+    intervals, that the cone recursion follows T's column r (whose value is exactly 0) at every
+    step. Columns no output is remapped to are evaluated on intervals
+    (``cone_minimum_signs``); a column neither decides is redone in exact integers
+    (``cone_nonnegative_integers``). n = 1000: ~1 s → ~0.05 s per user."""
+    n, probabilities = user.n, user.prior.probabilities
+    column = loss_columns(user.kind, n)
+    prior, dual = enclose(probabilities), enclose(u)
+    undecided: Sequence[int] = range(n + 1)
+    if prior is not None and dual is not None:
+        import numpy as np
+
+        losses = np.array([column(i) for i in range(n + 1)], dtype=float)  # l(i, j) ≤ n² < 2⁵³: exact
+        lo = down(down(prior[0][:, None] * losses) - dual[1][:, None])
+        hi = up(up(prior[1][:, None] * losses) - dual[0][:, None])
+        ray = np.full(n + 1, -1)
+        for r in range(n, -1, -1):  # the smallest r remapped to each column
+            ray[guess[r]] = r
+        proved = ray_is_a_minimiser(lo, hi, alpha, ray)
+        rest = (~proved).nonzero()[0]
+        signs = cone_minimum_signs(lo[:, rest], hi[:, rest], alpha)
+        if (signs < 0).any():
+            return False
+        undecided = [int(j) for j in rest[signs == 0]]
+    if not undecided:
+        return True
+    scale = math.lcm(*(p.denominator for p in probabilities), *(v.denominator for v in u))
+    scaled_prior = [p.numerator * (scale // p.denominator) for p in probabilities]
+    scaled_dual = [v.numerator * (scale // v.denominator) for v in u]
+    return all(
+        cone_nonnegative_integers(list(map(sub, map(mul, scaled_prior, column(j)), scaled_dual)), alpha)
+        for j in undecided
+    )
