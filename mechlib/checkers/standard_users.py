@@ -47,25 +47,34 @@ def t_rows(alpha: Q, n: int) -> IntRows:
     return IntRows([b**n * (a + b)] * (n + 1), num)
 
 
-def _scaled_prior(prior: list[Q], m: IntRows) -> tuple[list[int], int]:
+def _scaled_prior(prior: list[Q], den: list[int]) -> tuple[list[int], int]:
     """(k, L) with p_i/den_i = k_i/L, integers."""
-    ratios = [p / d for p, d in zip(prior, m.den)]
+    ratios = [p / d for p, d in zip(prior, den)]
     common = math.lcm(*(int(r.q) for r in ratios))
     return [int(r.p) * (common // int(r.q)) for r in ratios], common
 
 
 @dataclass(frozen=True)
 class Matrices:
-    """M and T in integer rows, with their columns (transposed once for every user)."""
+    """M and T by columns, each over one common denominator (computed once for every user: rows
+    written in lowest terms have different denominators, and a uniform prior then weighs nothing)."""
 
-    m: IntRows
-    t: IntRows
     m_columns: list[tuple[int, ...]]
+    m_den: list[int]
     t_columns: list[tuple[int, ...]]
+    t_den: list[int]
 
     @classmethod
     def of(cls, m: IntRows, t: IntRows) -> Matrices:
-        return cls(m, t, list(zip(*m.num)), list(zip(*t.num)))
+        return cls(*_common_columns(m), *_common_columns(t))
+
+
+def _common_columns(x: IntRows) -> tuple[list[tuple[int, ...]], list[int]]:
+    common = math.lcm(*x.den)
+    if all(d == common for d in x.den):
+        return list(zip(*x.num)), x.den
+    rows = (row if d == common else list(map((common // d).__mul__, row)) for row, d in zip(x.num, x.den))
+    return list(zip(*rows)), [common] * len(x.den)
 
 
 def _columns(columns: list[tuple[int, ...]], k: list[int]) -> tuple[Iterable[Sequence[int]], int]:
@@ -78,22 +87,33 @@ def _columns(columns: list[tuple[int, ...]], k: list[int]) -> tuple[Iterable[Seq
     return (list(map(mul, column, reduced)) for column in columns), g
 
 
-def _least(kind: str, w: Sequence[int], column: Callable[[int], list[int]]) -> int:
-    """min_j Σ_i w_i·l(i, j)."""
+def _column_losses(kind: str, w: Sequence[int], guesses: Sequence[int]) -> tuple[int, list[int]]:
+    """(min_j Σ_i w_i·l(i, j), [Σ_i w_i·l(i, g) for g in guesses]) from one or two passes over w:
+    binary C(g) = W − w_g; squared C(g) = S₂ − 2g·S₁ + g²·W, least at ⌊S₁/W⌋ or the next integer;
+    absolute C(g) = g·A_g − B_g + (S₁ − B_g) − g·(W − A_g) with the prefix sums A_g = Σ_{i<g} w_i,
+    B_g = Σ_{i<g} i·w_i, least at the first j with A_{j+1} ≥ W/2 (a weighted median)."""
     total = sum(w)
-    if total == 0:
-        return 0
-    if kind == "binary":
-        return total - max(w)
     n = len(w) - 1
+    if kind == "binary":
+        return total - max(w), [total - w[g] for g in guesses]
     if kind == "squared":
-        s1 = sum(map(mul, w, range(n + 1)))
-        s2 = sum(map(mul, w, (i * i for i in range(n + 1))))
-        k = s1 // total
-        least: int = min(s2 - 2 * j * s1 + j * j * total for j in (k, min(k + 1, n)))
-        return least
-    median = bisect_left(list(accumulate(w)), -(-total // 2))  # the first j with Σ_{i ≤ j} w_i ≥ W/2
-    return sum(map(mul, w, column(median)))
+        s1: int = sum(map(mul, w, range(n + 1)))
+        s2: int = sum(map(mul, w, (i * i for i in range(n + 1))))
+
+        def squared(g: int) -> int:
+            return s2 - 2 * g * s1 + g * g * total
+
+        k = s1 // total if total else 0
+        return min(squared(k), squared(min(k + 1, n))), list(map(squared, guesses))
+    below = [0, *accumulate(w)]  # A_g
+    moment: list[int] = [0, *accumulate(map(mul, w, range(n + 1)))]  # B_g
+    s1 = moment[-1]
+
+    def absolute(g: int) -> int:
+        return g * below[g] - moment[g] + (s1 - moment[g]) - g * (total - below[g])
+
+    median = max(bisect_left(below, -(-total // 2)) - 1, 0)  # the first j with A_{j+1} ≥ W/2
+    return absolute(median), list(map(absolute, guesses))
 
 
 def _guesses(remap: Any, where: str, outputs: list[int], n: int) -> list[int]:
@@ -102,14 +122,6 @@ def _guesses(remap: Any, where: str, outputs: list[int], n: int) -> list[int]:
     if any(not 0 <= g <= n for g in guess):
         raise Malformed(f"{where}: a guess outside 0..{n}")
     return guess
-
-
-def _remapped(
-    columns: list[tuple[int, ...]], k: list[int], column: Callable[[int], list[int]], guess: list[int]
-) -> int:
-    """L·Σ_i p_i Σ_r x[i][r]·l(i, guess[r]), output by output."""
-    weighted, g = _columns(columns, k)
-    return g * sum(sum(map(mul, w, column(j))) for w, j in zip(weighted, guess))
 
 
 def cone_nonnegative(w: Sequence[int], alpha: Q) -> bool:
@@ -140,20 +152,31 @@ def check_standard_user(u: dict[str, Any], where: str, mt: Matrices, outputs: li
         return [*out, f"{name}: the prior is not a distribution"]
     if u["prior_name"] == "uniform" and prior != [Q(1, n + 1)] * (n + 1):
         out.append(f"{name}: the prior is not uniform")
-    k, common = _scaled_prior(prior, mt.m)
+    k, common = _scaled_prior(prior, mt.m_den)
     column = _loss_column(kind, n)
-    weighted, g = _columns(mt.m_columns, k)
-    best = g * sum(_least(kind, w, column) for w in weighted)
-    mine = _f(u["mechanism"], f"{where}.mechanism")
-    recorded = _remapped(mt.m_columns, k, column, _guesses(u["optimal_remap"], f"{where}.optimal_remap", outputs, n))
-    if Q(best, common) != mine or Q(recorded, common) != mine:
-        out.append(f"{name}: the mechanism's loss with its optimal remap is not {u['mechanism']}")
+    guess = _guesses(u["optimal_remap"], f"{where}.optimal_remap", outputs, n)
     dual = [_f(v, f"{where}.dual") for v in _list(u["dual"], f"{where}.dual", n + 1)]
     value = _f(u["optimum"], f"{where}.optimum")
-    kt, common_t = _scaled_prior(prior, mt.t)
+    kt, common_t = _scaled_prior(prior, mt.t_den)
     steps = _guesses(u["t_optimal_remap"], f"{where}.t_optimal_remap", list(range(n + 1)), n)
-    weighted_t, g_t = _columns(mt.t_columns, kt)
-    b = [Q(g_t * sum(map(mul, w, column(j))), common_t) for w, j in zip(weighted_t, steps)]  # b_r, GRS Thm 3.1
+    # one pass per column of M for its least loss and its loss at the recorded guess — and, when M is
+    # T (an audit of T), at T's recorded guess: b_r of GRS Thm 3.1's dual
+    t_is_m = mt.m_columns == mt.t_columns and common == common_t
+    weighted, g = _columns(mt.m_columns, k)
+    best = recorded = 0
+    b_scaled: list[int] = []
+    for r, w in enumerate(weighted):
+        least, at = _column_losses(kind, w, (guess[r], steps[r]) if t_is_m else (guess[r],))
+        best, recorded = best + least, recorded + at[0]
+        if t_is_m:
+            b_scaled.append(g * at[1])
+    mine = _f(u["mechanism"], f"{where}.mechanism")
+    if Q(g * best, common) != mine or Q(g * recorded, common) != mine:
+        out.append(f"{name}: the mechanism's loss with its optimal remap is not {u['mechanism']}")
+    if not t_is_m:
+        weighted_t, g_t = _columns(mt.t_columns, kt)
+        b_scaled = [g_t * sum(map(mul, w, column(j))) for w, j in zip(weighted_t, steps)]
+    b = [Q(v, common_t) for v in b_scaled]  # b_r = Σ_i p_i·T[i][r]·l(i, steps[r])
     if not (value == sum(dual, Q(0)) and _dual_feasible(prior, dual, column, alpha, _rays(dual, b, steps, alpha))):
         out.append(f"{name}: the optimality certificate of {u['optimum']} does not check")
     ratio = None if value == 0 else mine / value
