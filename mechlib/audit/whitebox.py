@@ -235,9 +235,10 @@ def theory_findings(context: AuditContext, extra: Sequence[tuple[str, str, Bayes
         for kind in STANDARD_LOSSES:  # O(n) guesses per output, integer duals (standard_users)
             user = StandardUser(kind, Prior.uniform(n))
             remap = standard_users.optimal_remap(mech, user)
-            of_t = standard_users.optimum_of_t(user, alpha, t, basis.inverse, remap if mech == t else None)
-            if of_t is not None:
-                mine = standard_users.remapped_loss(mech, user, remap)
+            is_t = mech == t
+            of_t = standard_users.optimum_of_t(user, alpha, t, basis.inverse, remap if is_t else None)
+            if of_t is not None:  # M = T: its loss with this remap is the optimum's value, computed there
+                mine = of_t.value if is_t else standard_users.remapped_loss(mech, user, remap)
                 rows.append(_row("uniform", kind, user.prior, kind, mine, remap, of_t.value, of_t.dual, of_t.remap, {}))
                 continue
             row = _user_row("uniform", kind, user.as_bayes_user(), remap, alpha, t, kind)  # the LP, up to LP_MAX_N

@@ -20,9 +20,11 @@ integers — are integer work. A certificate names the loss instead of writing i
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import accumulate
 from operator import mul, sub
 
 from mechlib.core.intervals import cone_minimum_signs, down, enclose, ray_is_a_minimiser, up
@@ -95,15 +97,10 @@ def _minimisers(kind: str, w: Sequence[int]) -> tuple[int, int] | list[int]:
     if kind == "binary":
         top = max(w)
         return [j for j, v in enumerate(w) if v == top]
-    if kind == "absolute":
-        below, lo, hi = 0, None, n  # below = Σ_{i < j} w_i
-        for j, v in enumerate(w):
-            if lo is None and 2 * (below + v) >= total:
-                lo = j
-            if 2 * below <= total:
-                hi = j
-            below += v
-        assert lo is not None
+    if kind == "absolute":  # with below[j] = Σ_{i < j} w_i, nondecreasing:
+        below = [0, *accumulate(w)]
+        lo = bisect_left(below, -(-total // 2), 1) - 1  # the first j with 2·Σ_{i ≤ j} w_i ≥ W
+        hi = bisect_right(below, total // 2, 0, n + 1) - 1  # the last j with 2·Σ_{i < j} w_i ≤ W
         return (lo, hi)
     first = sum(i * v for i, v in enumerate(w))  # squared: the integers nearest the mean S/W
     k, rest = divmod(first, total)
