@@ -1,13 +1,16 @@
 """Run the benchmarks (pytest-benchmark, ``benchmarks/test_*.py``) and write bench.json and bench.md.
 
-    python -m benchmarks [--quick] [--reports DIR] [-k EXPR] [--compare]
+    python -m benchmarks [--quick] [--reports DIR] [-k EXPR] [--compare] [--merge]
 
 Every figure is the median over the same rounds for mechlib and its baseline, with min and max
 (``benchmarks/conftest.py``); each run is also saved under ``.benchmarks/`` so that
 ``pytest-benchmark compare`` (or ``--compare``: against the last saved run) shows a change.
 ``--quick`` is a smoke run (smaller sizes, one round) written to reports/quick/, never over the
 committed reports; ``--from-json`` renders a saved run. A benchmark that fails is listed in the
-report (the others are still reported). Exit 1 when a target is missed or a benchmark failed.
+report (the others are still reported). ``--merge`` (with ``-k`` or ``--from-json``): the groups
+measured now replace the same groups in the existing bench.json, the others are kept — every row
+names the commit it was measured on, so a merged report says which figures are from which code.
+Exit 1 when a target is missed or a benchmark failed.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from benchmarks.report import markdown, summarise
+from benchmarks.report import markdown, merged, summarise
 from mechlib.audit.loading import write_atomic
 
 
@@ -35,6 +38,10 @@ def main() -> int:
         "--from-json", metavar="RUN", nargs="+",
         help="render saved pytest-benchmark runs (.benchmarks/…/NNNN_….json) instead of running; a benchmark "
         "in a later run replaces the same one in an earlier",
+    )  # fmt: skip
+    parser.add_argument(
+        "--merge", action="store_true",
+        help="replace only the groups measured now in the existing bench.json (each row keeps its commit)",
     )  # fmt: skip
     args = parser.parse_args()
     reports = Path(args.reports or ("reports/quick" if args.quick else "reports"))
@@ -50,6 +57,8 @@ def main() -> int:
             return 2
     doc = summarise(raw, args.quick)
     doc["failed"] = failed
+    if args.merge and (reports / "bench.json").exists():
+        doc = merged(json.loads((reports / "bench.json").read_text()), doc)
     write_atomic(reports / "bench.json", json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     text = markdown(doc)
     write_atomic(reports / "bench.md", text)

@@ -20,6 +20,7 @@ def summarise(raw: dict[str, Any], quick: bool) -> dict[str, Any]:
             "rounds": stats["rounds"], "median": stats["median"], "min": stats["min"], "max": stats["max"],
             "target": info.get("target"), "min_speedup": info.get("min_speedup"),
             "relative_target": info.get("relative_target"), "note": info.get("note"), "table": info.get("table"),
+            "commit": raw.get("commit_info", {}).get("id"),
         })  # fmt: skip
     for row in rows:
         peers = [r for r in rows if r["group"] == row["group"]]
@@ -38,6 +39,17 @@ def summarise(raw: dict[str, Any], quick: bool) -> dict[str, Any]:
     rows.sort(key=lambda r: (order.index(r["group"]), r["role"].startswith(BASELINE), r["role"]))
     return {"schema": "mechlib.bench/2", "quick": quick, "machine": raw["machine_info"], "created": raw["datetime"],
             "commit": raw.get("commit_info", {}).get("id"), "results": rows}  # fmt: skip
+
+
+def merged(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """``old`` with the groups measured in ``new`` replaced (in place; new groups at the end). Rows
+    keep the commit they were measured on (a row of an older report without one gets its report's)."""
+    fresh = {r["group"] for r in new["results"]}
+    kept = [{**r, "commit": r.get("commit") or old["commit"]} for r in old["results"] if r["group"] not in fresh]
+    order = list(dict.fromkeys(r["group"] for r in old["results"]))
+    order += [g for g in dict.fromkeys(r["group"] for r in new["results"]) if g not in order]
+    rows = sorted([*kept, *new["results"]], key=lambda r: order.index(r["group"]))
+    return {**new, "results": rows, "failed": [*old.get("failed", []), *new.get("failed", [])]}
 
 
 def _target(row: dict[str, Any]) -> str:
@@ -70,8 +82,18 @@ def markdown(doc: dict[str, Any]) -> str:
         "with min–max; 'baseline ÷ ours' is the ratio of medians. `python -m benchmarks` reruns it; "
         "runs are saved under `.benchmarks/` for `pytest-benchmark compare`.",
         "",
-        "| measured | n | role | rounds | median s | min–max s | baseline ÷ ours | target | met |",
-        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    commits = [(c or "unknown")[:7] for c in dict.fromkeys(r.get("commit") or doc["commit"] for r in doc["results"])]
+    if len(commits) > 1:  # a merged report: each row says which code it measured
+        lines[2] = (
+            f"{doc['created']} (the latest groups), Python {machine['python_version']}, "
+            f"{machine.get('cpu', {}).get('count', '?')} CPUs; rows measured on {len(commits)} commits "
+            f"({', '.join(f'`{c}`' for c in commits)}): see the commit column."
+        )
+    lines += [
+        "| measured | n | role | rounds | median s | min–max s | baseline ÷ ours | target | met |"
+        + (" commit |" if len(commits) > 1 else ""),
+        "|---|---|---|---|---|---|---|---|---|" + ("---|" if len(commits) > 1 else ""),
     ]
     for r in doc["results"]:
         met = {None: "—", True: "yes", False: "**NO**"}[r["meets_target"]]
@@ -79,6 +101,7 @@ def markdown(doc: dict[str, Any]) -> str:
         lines.append(
             f"| {r['group']} | {r['n']} | {r['role']} | {r['rounds']} | {_seconds(r['median'])} "
             f"| {_seconds(r['min'])}–{_seconds(r['max'])} | {speed} | {_target(r)} | {met} |"
+            + (f" `{(r.get('commit') or doc['commit'] or 'unknown')[:7]}` |" if len(commits) > 1 else "")
         )
     notes = [f"- {r['group']} ({r['role']}): {r['note']}" for r in doc["results"] if r["note"]]
     tables = []

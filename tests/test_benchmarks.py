@@ -20,3 +20,24 @@ def test_quick_benchmarks_write_their_own_report_with_baselines(tmp_path: Path) 
     assert len(ours) == 2 and all(r["speedup"] > 1 and r["meets_target"] is None for r in ours)
     assert all(r["min"] <= r["median"] <= r["max"] for r in doc["results"])
     assert "quick run" in (tmp_path / "bench.md").read_text()
+
+
+def test_a_merged_report_keeps_other_groups_and_names_each_rows_commit() -> None:
+    """``--merge``: the groups measured now replace theirs; the rest stay, each row with its commit."""
+    from benchmarks.report import markdown, merged
+
+    def row(group: str, commit: str | None) -> dict[str, object]:
+        fields = {"group": group, "test": group, "role": "mechlib", "n": 1, "rounds": 1, "median": 1.0, "min": 1.0,
+                  "max": 1.0, "target": None, "min_speedup": None, "relative_target": None, "note": None,
+                  "table": None, "speedup": None, "meets_target": None}  # fmt: skip
+        return {**fields, **({"commit": commit} if commit else {})}
+
+    machine = {"python_version": "3.11", "cpu": {"count": 2}}
+    old = {"commit": "a" * 40, "created": "then", "machine": machine, "quick": False,
+           "results": [row("x", None), row("y", None)], "failed": []}  # fmt: skip
+    new = {"commit": "b" * 40, "created": "now", "machine": machine, "quick": False,
+           "results": [row("y", "b" * 40), row("z", "b" * 40)], "failed": []}  # fmt: skip
+    doc = merged(old, new)
+    assert [(r["group"], r["commit"][0]) for r in doc["results"]] == [("x", "a"), ("y", "b"), ("z", "b")]
+    text = markdown(doc)
+    assert "rows measured on 2 commits" in text and "| x | 1 | mechlib |" in text and "`aaaaaaa` |" in text
