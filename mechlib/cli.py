@@ -429,7 +429,7 @@ def _refuse_overwrite(reports: list[Path], force: bool) -> None:
         )
 
 
-def _write_all(outputs: dict[Any, str]) -> None:
+def _write_all(outputs: dict[Any, Any]) -> None:
     """Write all the files of one command or none of them; an OS error is bad input naming the
     file (exit 2)."""
     from mechlib.audit.loading import write_all
@@ -443,7 +443,7 @@ def _write_all(outputs: dict[Any, str]) -> None:
 def _audit(args: argparse.Namespace) -> int:
     from mechlib.audit.loading import load_matrix, load_source, load_vector
     from mechlib.audit.report import render_html, render_markdown
-    from mechlib.audit.whitebox import audit, certificate_text, render_text
+    from mechlib.audit.whitebox import CertificateText, audit, render_text
     from mechlib.core.users import BayesUser, Loss, Prior
 
     loaded = load_source(args.file, from_float=args.from_float, normalize_rows=args.normalize_rows)
@@ -459,8 +459,8 @@ def _audit(args: argparse.Namespace) -> int:
             raise err if err.source else err.at(f"{args.prior} / {args.loss}") from None
         users.append((Path(args.prior).stem, Path(args.loss).stem, user))
     report = audit(loaded, users, delta=_option_delta(args.delta), renyi=_option_renyi(args.renyi))
-    text = certificate_text(report)
-    outputs = {args.output: text} if args.output else {}
+    text = CertificateText(report)  # written piece by piece, to each file and to stdout
+    outputs: dict[Any, Any] = {args.output: text} if args.output else {}
     if args.report_dir:
         stem = Path(loaded.path.replace(":", "_")).stem
         base = Path(args.report_dir) / f"{stem}.audit"
@@ -471,7 +471,10 @@ def _audit(args: argparse.Namespace) -> int:
             f"{base}.html": render_html(report),
         }
     _write_all(outputs)
-    print(text if args.json else render_text(report), end="" if args.json else "\n")
+    if args.json:
+        sys.stdout.writelines(text)
+    else:
+        print(render_text(report))
     return EXIT_FAILED if report["verdict"] == "FAIL" or report["unknown"] else EXIT_OK
 
 

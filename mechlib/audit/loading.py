@@ -25,7 +25,7 @@ import os
 import re
 import tempfile
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
@@ -319,10 +319,11 @@ def _read_npy(data: bytes) -> list[list[float]]:
     return values
 
 
-def write_all(outputs: Mapping[Any, str | bytes]) -> None:
+def write_all(outputs: Mapping[Any, str | bytes | Iterable[str]]) -> None:
     """Write every file or none: each goes to a temporary beside its target first; only when all
     are written are they renamed into place (a failure removes every temporary). Temporaries
-    left by a killed run (``.NAME.*.tmp``) beside a target are removed first."""
+    left by a killed run (``.NAME.*.tmp``) beside a target are removed first. A text may come as
+    an iterable of pieces (written as they come: a large certificate is never held whole)."""
     staged: list[tuple[str, Path]] = []
     try:
         for path, data in outputs.items():
@@ -341,7 +342,7 @@ def write_all(outputs: Mapping[Any, str | bytes]) -> None:
         raise
 
 
-def _stage(target: Path, data: str | bytes) -> str:
+def _stage(target: Path, data: str | bytes | Iterable[str]) -> str:
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -349,11 +350,12 @@ def _stage(target: Path, data: str | bytes) -> str:
             # T's certificate at n = 1000 (109 MB) takes 0.2 s and becomes 2.2 MB, level 9 takes 3.2 s for 2.4 MB
             gz = target.suffix == ".gz"
             sink: Any = gzip.GzipFile(fileobj=handle, mode="wb", mtime=0, compresslevel=1) if gz else handle
-            if isinstance(data, str):  # in 16 MiB pieces: a 100 MB certificate is not copied whole
-                for start in range(0, len(data), 1 << 24):
-                    sink.write(data[start : start + (1 << 24)].encode("utf-8"))
-            else:
+            if isinstance(data, bytes):
                 sink.write(data)
+            else:  # text in 16 MiB pieces at most: a 100 MB certificate is not copied whole
+                for piece in [data] if isinstance(data, str) else data:
+                    for start in range(0, len(piece), 1 << 24):
+                        sink.write(piece[start : start + (1 << 24)].encode("utf-8"))
             if sink is not handle:
                 sink.close()
             handle.flush()

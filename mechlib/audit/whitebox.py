@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -130,35 +130,50 @@ def audit(
     return report
 
 
+class CertificateText:
+    """The report as JSON, produced piece by piece each time it is iterated (to a file, to stdout),
+    never held whole: its structure indented, each matrix (integer rows) compact with one row a line
+    — written by the json module's C encoder (``indent`` alone makes every one of a million entries
+    a line, through the pure-Python encoder). T's certificate at n = 1000 is 110 MB of text."""
+
+    def __init__(self, report: dict[str, Any]) -> None:
+        token = f"@@matrix-{uuid.uuid4().hex}-"
+        self._matrices: list[dict[str, Any]] = []
+
+        def pull(node: Any) -> Any:
+            if isinstance(node, dict):
+                if set(node) in ({"denominators", "numerators"}, {"denominators", "numerators", "columns"}):
+                    self._matrices.append(node)
+                    return f"{token}{len(self._matrices) - 1}"
+                return {key: pull(value) for key, value in node.items()}
+            if isinstance(node, list):
+                return [pull(value) for value in node]
+            return node
+
+        self._parts = json.dumps(pull(report), indent=2, ensure_ascii=False).split(f'"{token}')
+
+    def __iter__(self) -> Iterator[str]:
+        yield self._parts[0]
+        for part in self._parts[1:]:
+            index, rest = part.split('"', 1)
+            form = self._matrices[int(index)]
+            yield f'{{"denominators": {json.dumps(form["denominators"])}, "numerators": [\n'
+            rows = form["numerators"]
+            for k, row in enumerate(rows):
+                yield _hex_list(row) + (",\n" if k + 1 < len(rows) else "]")
+            if "columns" in form:
+                yield ', "columns": [\n' + ",\n".join(json.dumps(row) for row in form["columns"]) + "]"
+            yield "}"
+            yield rest
+        yield "\n"
+
+    def __str__(self) -> str:
+        return "".join(self)
+
+
 def certificate_text(report: dict[str, Any]) -> str:
-    """The report as JSON: its structure indented, each matrix (integer rows) compact with one row
-    a line — written by the json module's C encoder (``indent`` alone makes every one of a
-    million entries a line, through the pure-Python encoder)."""
-    token = f"@@matrix-{uuid.uuid4().hex}-"
-    matrices: list[dict[str, Any]] = []
-
-    def pull(node: Any) -> Any:
-        if isinstance(node, dict):
-            if set(node) in ({"denominators", "numerators"}, {"denominators", "numerators", "columns"}):
-                matrices.append(node)
-                return f"{token}{len(matrices) - 1}"
-            return {key: pull(value) for key, value in node.items()}
-        if isinstance(node, list):
-            return [pull(value) for value in node]
-        return node
-
-    skeleton = json.dumps(pull(report), indent=2, ensure_ascii=False)
-    parts = skeleton.split(f'"{token}')
-    out = [parts[0]]
-    for part in parts[1:]:
-        index, rest = part.split('"', 1)
-        form = matrices[int(index)]
-        rows = ",\n".join(map(_hex_list, form["numerators"]))
-        text = f'{{"denominators": {json.dumps(form["denominators"])}, "numerators": [\n{rows}]'
-        if "columns" in form:
-            text += ', "columns": [\n' + ",\n".join(json.dumps(row) for row in form["columns"]) + "]"
-        out += [text, "}", rest]
-    return "".join(out) + "\n"
+    """The report as one JSON text (``CertificateText``, joined)."""
+    return str(CertificateText(report))
 
 
 def _hex_list(row: list[str]) -> str:

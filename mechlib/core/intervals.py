@@ -44,10 +44,11 @@ def enclose(values: Sequence[Fraction]) -> tuple[Array, Array] | None:
     return down(nearest), up(nearest)
 
 
-def _factors(alpha: Fraction) -> tuple[float, float, float, float]:
-    """Floats a_lo ≤ α ≤ a_hi and b_lo ≤ 1/α ≤ b_hi."""
+def _factors(alpha: Fraction) -> tuple[float, float, float, float] | None:
+    """Floats a_lo ≤ α ≤ a_hi and b_lo ≤ 1/α ≤ b_hi; None when 1/α is beyond a float."""
     bounds = enclose([alpha, 1 / alpha])
-    assert bounds is not None
+    if bounds is None:
+        return None
     (a_lo, b_lo), (a_hi, b_hi) = bounds
     return float(a_lo), float(a_hi), float(b_lo), float(b_hi)
 
@@ -58,7 +59,10 @@ def cone_minimum_signs(lo: Array, hi: Array, alpha: Fraction) -> Array:
     on intervals. φ is increasing, so [φ(lo), φ(hi)] encloses φ of the interval.
 
     An int8 array: 1 where F_0 ≥ 0 is proved, −1 where F_0 < 0 is proved, 0 where it is open."""
-    a_lo, a_hi, b_lo, b_hi = _factors(alpha)
+    factors = _factors(alpha)
+    if factors is None:
+        return np.zeros(lo.shape[1:], dtype=np.int8)
+    a_lo, a_hi, b_lo, b_hi = factors
     with np.errstate(all="ignore"):
         f_lo, f_hi = lo[-1], hi[-1]
         for k in range(lo.shape[0] - 2, -1, -1):
@@ -79,7 +83,10 @@ def ray_is_a_minimiser(lo: Array, hi: Array, alpha: Fraction, ray: Array) -> Arr
     G_k = −H_k with H_1 = α·w_0, H_{k+1} = α·(H_k + w_k), needing H_k ≥ 0 for 1 ≤ k ≤ r.
 
     A bool array: True where proved (columns with ``ray[j]`` < 0 are False)."""
-    a_lo, a_hi, _, _ = _factors(alpha)
+    factors = _factors(alpha)
+    if factors is None:
+        return np.zeros(lo.shape[1:], dtype=bool)
+    a_lo, a_hi, _, _ = factors
     rows = lo.shape[0]
     ok = ray >= 0
     with np.errstate(all="ignore"):
