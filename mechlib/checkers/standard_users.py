@@ -43,7 +43,12 @@ def t_rows(alpha: Q, n: int) -> IntRows:
     a, b = int(alpha.p), int(alpha.q)
     inside = [(b - a) * a**k * b ** (n - k) for k in range(n + 1)]
     end = [a**k * b ** (n + 1 - k) for k in range(n + 1)]
-    num = [[end[i], *(inside[abs(i - r)] for r in range(1, n)), end[n - i]] for i in range(n + 1)]  # n ≥ 1
+    # row i, columns 1..n−1: distances i−1, …, 1 (r < i), then |i − r| from max(i, 1) − i up to n−1−i (r ≥ i);
+    # slices, not an abs() per entry; n ≥ 1
+    num = [
+        [end[i], *(inside[i - 1 : 0 : -1] if i > 1 else ()), *inside[(0 if i else 1) : n - i], end[n - i]]
+        for i in range(n + 1)
+    ]
     return IntRows([b**n * (a + b)] * (n + 1), num)
 
 
