@@ -62,7 +62,13 @@ def _lumped_geometric(alpha: Fraction, n: int, lo: int, hi: int) -> Mechanism:
     inner = [w * (q - p) for w in power]
     end = [w * q for w in power]
     outputs = range(lo, hi + 1)
-    rows = [[(end if r in (lo, hi) else inner)[abs(i - r)] for r in outputs] for i in range(n + 1)]
+    # row i over lo < r < hi: distances i − r down to 1 (r < i), then r − i from 0 (r ≥ i) — as slices
+    # of one table (the entries are shared, not rebuilt: T at n = 1000 is 10⁶ references to 2n + 2 ints)
+    rows = []
+    for i in range(n + 1):
+        left = inner[i - lo - 1 : 0 : -1] if i - lo > 1 else []  # r = lo + 1 .. i − 1
+        right = inner[max(lo + 1 - i, 0) : hi - i]  # r = max(lo + 1, i) .. hi − 1
+        rows.append([end[i - lo], *left, *right, end[hi - i]])
     den = q**dmax * (q + p)
     return Mechanism.from_scaled(rows, [den] * (n + 1), outputs=list(outputs))
 
