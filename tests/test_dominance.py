@@ -1,9 +1,11 @@
 """The dominance certificate (CLAIMS.md note 1, DOM)."""
 
 from fractions import Fraction
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import mechlib.optimality.dominance as dominance
 from mechlib import (
@@ -14,6 +16,7 @@ from mechlib import (
     randomized_response,
     truncated_geometric,
 )
+from mechlib.core.stochastic import compose
 from mechlib.optimality.derivability import TBasis
 from mechlib.optimality.dominance import check_dominance, dominance_certificate, tail_profile
 from mechlib.optimality.optimal import CertificationError
@@ -65,3 +68,29 @@ def test_input_errors() -> None:
         dominance_certificate(truncated_geometric("1/3", 3), "1/2")
     with pytest.raises(InputError, match="0 < α < 1"):
         dominance_certificate(Mechanism([[1, 0], [0, 1]]))
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.sampled_from(["1/2", "1/3", "2/3", "9/10"]), st.integers(30, 90), st.integers(0, 2**32 - 1))
+def test_t_and_every_remap_of_t_is_certified_without_the_lp(alpha: str, n: int, seed: int) -> None:
+    """Issue 19: the float dominance LP was UNKNOWN on T itself from n = 40 at α = 1/2. A remap of T
+    (here T itself, a deterministic clamp or a random stochastic remap) is derivable, and its
+    derivation is the certificate — exact, at any n, and accepted by the exact tail check."""
+    import random
+
+    rng = random.Random(seed)
+    t = truncated_geometric(alpha, n)
+    kind = rng.choice(["identity", "clamp", "random"])
+    if kind == "identity":
+        x = t
+    elif kind == "clamp":
+        lo, hi = sorted(rng.sample(range(n + 1), 2))
+        x = compose(Remap.deterministic(lambda r: min(max(r, lo), hi), range(n + 1), range(n + 1)), t)
+    else:
+        weights = [[rng.randint(0, 3) * (abs(r - j) <= 2) for j in range(n + 1)] for r in range(n + 1)]
+        for r, row in enumerate(weights):
+            row[r] += 1
+        x = compose(Remap([[Fraction(v, sum(row)) for v in row] for row in weights]), t)
+    with mock.patch.object(dominance, "_highs_dominance", side_effect=AssertionError("the LP was called")):
+        found = dominance_certificate(x, alpha)
+    assert check_dominance(x, Fraction(alpha), found.remap) is None

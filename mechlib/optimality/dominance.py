@@ -24,7 +24,7 @@ from mechlib.core.privacy import dp_level
 from mechlib.core.remap import Remap
 from mechlib.core.stochastic import StochasticMatrix, compose
 from mechlib.errors import InputError
-from mechlib.optimality.derivability import TBasis
+from mechlib.optimality.derivability import TBasis, derivation_witness
 from mechlib.optimality.optimal import HIGHS, CertificationError
 
 _TIGHT = 1e-9
@@ -102,8 +102,9 @@ def dominance_certificate(
     """Find and exactly certify a remap Y of T (at α, default X's DP level) dominating X.
 
     ``level`` (X's exact DP level) and ``basis`` (T and T⁻¹ at α) are reused when the caller has
-    them. (A derivable X needs no search: its derivation Y∘T = X has X's own tails; the audit
-    certifies it that way at any n.)
+    them. A derivable X needs no search: its derivation Y = T⁻¹X (exact) has Y∘T = X, X's own
+    tails, at any n — so T and every remap of T are certified without the LP (whose float
+    solve of T itself fails from n ≈ 40 at α = 1/2, entries α^k being below its tolerances).
 
     Raises
     ------
@@ -121,6 +122,10 @@ def dominance_certificate(
         raise InputError(f"the mechanism is only {format_fraction(level)}-DP, not {format_fraction(a)}-DP")
     if a == 0 or a == 1:
         raise InputError(f"alpha={format_fraction(a)}", hint="the dominance LP needs 0 < α < 1")
+    if mechanism.n >= 1 and all(isinstance(j, int) and not isinstance(j, bool) for j in mechanism.outputs):
+        derived = derivation_witness(mechanism, a).remap  # exact, O(n²) integer work (GS Theorem 2)
+        if derived is not None:  # Y∘T = X: its tails are X's own, at any n, with no LP
+            return Dominance(a, derived)
     basis = basis if basis is not None and basis.alpha == a and basis.n == mechanism.n else TBasis(a, mechanism.n)
     bounds = tail_profile(mechanism)
     zf = _highs_dominance(basis, bounds)
