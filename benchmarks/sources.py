@@ -28,3 +28,23 @@ def rr_30() -> Mechanism:
 
 def rr_100() -> Mechanism:
     return randomized_response("1/3", 101)
+
+
+def t_250() -> Mechanism:
+    return truncated_geometric("1/2", 250)
+
+
+def t_500() -> Mechanism:
+    return truncated_geometric("1/2", 500)
+
+
+def t_2000() -> Mechanism:
+    return truncated_geometric("1/2", 2000)
+
+
+def rr_500() -> Mechanism:
+    return randomized_response("1/3", 501)
+
+
+def rr_1000() -> Mechanism:
+    return randomized_response("1/3", 1001)

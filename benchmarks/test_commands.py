@@ -5,8 +5,10 @@ memory and the certificate's size; black-box sampling and the samples a planted 
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
+import time
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -96,3 +98,57 @@ def test_samples_to_flag_a_planted_bug(measure: Measure) -> None:
 
     needed = measure(smallest_flagging_size, role="mechlib", n=5, rounds=1)
     measure.note(f"{needed} samples per count ({None if needed is None else 6 * needed} in all), α_FA = 0.05")
+
+
+def _timed_command(*argv: str) -> tuple[float, int]:
+    """Wall seconds and peak memory (kB) of ``mechlib ARGV`` in a fresh process."""
+    t0 = time.perf_counter()
+    peak = _command(*argv)
+    return time.perf_counter() - t0, peak
+
+
+GROWTH_SIZES = {"t": [250, 500, 1000, 2000], "rr": [250, 500, 1000]} if not QUICK else {"t": [30, 100], "rr": [30]}
+
+
+@pytest.mark.parametrize(("what", "stem"), [("T, α = 1/2", "t"), ("randomized response, α = 1/3", "rr")])
+def test_audit_growth(measure: Measure, tmp_path: Path, what: str, stem: str) -> None:
+    """Issue 19 item 5: the whole ``mechlib audit`` and ``mechlib check`` of one mechanism family as
+    n doubles — wall time, peak memory, certificate size — and the growth exponent of each (the
+    least-squares slope of log time on log n). One process per command and n (a single run each:
+    the per-n medians are in the rows above)."""
+    sizes = GROWTH_SIZES[stem]
+    measure.benchmark.group = f"growth of the whole audit and check of {what}, n = {', '.join(map(str, sizes))}"
+    found: dict[int, dict[str, Any]] = {}
+
+    def run_all() -> None:
+        for n in sizes:
+            source, cert = f"benchmarks.sources:{stem}_{n}", tmp_path / f"cert{n}.json"
+            audit_s, audit_kb = _timed_command("audit", source, "-o", str(cert), "--force")
+            check_s, check_kb = _timed_command("check", str(cert))
+            report = json.loads(cert.read_text()) if n <= 1000 else None  # the 850 MB one is not parsed again
+            found[n] = {"audit": audit_s, "check": check_s, "audit_mb": audit_kb / 1024, "check_mb": check_kb / 1024,
+                        "cert_mb": cert.stat().st_size / 1e6,
+                        "unknown": None if report is None else report["unknown"]}  # fmt: skip
+            cert.unlink()
+
+    measure(run_all, role="mechlib", n=max(sizes), rounds=1)
+
+    def slope(key: str) -> float:
+        xs, ys = [math.log(n) for n in found], [math.log(found[n][key]) for n in found]
+        mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+        return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+
+    rows = [[str(n), f"{f['audit']:.2f}", f"{f['check']:.2f}", f"{f['check'] / f['audit']:.2f}",
+             f"{f['audit_mb']:.0f}", f"{f['check_mb']:.0f}", f"{f['cert_mb']:.1f}",
+             "not read" if f["unknown"] is None else (", ".join(f["unknown"]) or "none")]
+            for n, f in found.items()]  # fmt: skip
+    measure.table(
+        f"Whole commands on {what} (one run each; a fresh process per command)",
+        ["n", "audit s", "check s", "check ÷ audit", "audit peak MB", "check peak MB", "certificate MB", "UNKNOWN"],
+        rows,
+    )
+    measure.note(
+        f"growth exponent (time ∝ n^k, least squares over n = {', '.join(map(str, found))}): audit k = "
+        f"{slope('audit'):.2f}, check k = {slope('check'):.2f}; n = 5000 is refused before any work (25 M cells "
+        "is above the 16.7 M-cell limit)" if len(found) > 1 else "one size only"
+    )

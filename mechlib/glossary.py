@@ -60,7 +60,7 @@ TERMS: tuple[Term, ...] = (
     Term("standard users", ("absolute loss", "squared loss", "binary loss", "weighted median", "posterior mode"),
          "The audit's three users: uniform prior and absolute |i − j|, squared (i − j)² or binary [i ≠ j] loss. "
          "Their best guess for an output is a weighted median, an integer nearest the posterior mean, or a "
-         "posterior mode, so their optima are certified in O(n²) integer work up to n = 1000 and the "
+         "posterior mode, so their optima are certified in O(n²) integer work up to n = 2000 and the "
          "certificate names the loss instead of writing its (n + 1)² entries."),
     Term("signature", ("sig", "tight"),
          "GRS §5.3: for each pair of adjacent rows i, i+1 and each output r, ↓ when x[i+1][r] = α·x[i][r], "

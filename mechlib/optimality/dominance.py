@@ -122,7 +122,7 @@ def dominance_certificate(
         raise InputError(f"the mechanism is only {format_fraction(level)}-DP, not {format_fraction(a)}-DP")
     if a == 0 or a == 1:
         raise InputError(f"alpha={format_fraction(a)}", hint="the dominance LP needs 0 < α < 1")
-    if mechanism.n >= 1 and all(isinstance(j, int) and not isinstance(j, bool) for j in mechanism.outputs):
+    if mechanism.n >= 1 and list(mechanism.outputs) == list(range(len(mechanism.outputs))):  # guesses 0..k−1
         derived = derivation_witness(mechanism, a).remap  # exact, O(n²) integer work (GS Theorem 2)
         if derived is not None:  # Y∘T = X: its tails are X's own, at any n, with no LP
             return Dominance(a, derived)
