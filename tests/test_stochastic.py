@@ -126,3 +126,42 @@ def test_deterministic_remap_errors() -> None:
     with pytest.raises(InputError, match="randomized"):
         Remap([["1/2", "1/2"]]).as_mapping()
     assert Remap.identity([3, 4]).as_mapping() == {3: 3, 4: 4}
+
+
+@given(mechanisms(max_n=4), st.integers(1, 4))
+def test_plain_ratio_rows_read_as_the_general_parser_reads_them(x: Mechanism, scale: int) -> None:
+    """``parse_plain_rows`` (a file's "p/q" cells read with int alone, one denominator for all rows
+    when cheap) gives the same matrix as the Fraction parser, lowest terms or not."""
+    from mechlib.core.exact import MAX_DIGITS
+    from mechlib.core.stochastic import parse_plain_rows
+
+    cells = [[f"{v.numerator * scale}/{v.denominator * scale}" if v else "0" for v in row] for row in x.rows]
+    plain = parse_plain_rows(cells, MAX_DIGITS)
+    assert plain is not None
+    assert Mechanism.from_scaled(*plain, outputs=x.outputs) == Mechanism(cells, outputs=x.outputs) == x
+
+
+@pytest.mark.parametrize("cell", ["1/0", "-1/3", " 1/3", "1 / 3", "0.5", "1e-2", 0.5, 1, "١/3", "1" * 5000 + "/3"])
+def test_other_cells_are_left_to_the_general_parser(cell: object) -> None:
+    from mechlib.core.exact import MAX_DIGITS
+    from mechlib.core.stochastic import parse_plain_rows
+
+    assert parse_plain_rows([[cell, "1/2"], ["1/2", "1/2"]], MAX_DIGITS) is None
+
+
+def test_t_read_from_a_file_of_fractions_is_t(tmp_path: object) -> None:
+    """T's rows in lowest terms have denominators 3·2^k for varying k; read back they share one."""
+    import json
+    from pathlib import Path
+
+    from mechlib.audit.loading import load_source
+
+    t = truncated_geometric("1/2", 12)
+    path = Path(str(tmp_path)) / "t.json"
+    path.write_text(json.dumps({"matrix": t.to_strings()}))
+    loaded = load_source(str(path)).mechanism
+    assert loaded == t and len(set(loaded.scaled()[1])) == 1
+    path.write_text(json.dumps({"matrix": [["1/0", "1"], ["1/2", "1/2"]]}))
+    with pytest.raises(InputError, match="denominator 0") as err:
+        load_source(str(path))
+    assert err.value.row == 0 and err.value.column == 0

@@ -36,7 +36,7 @@ import flint
 
 from mechlib.core.exact import MAX_DIGITS, format_fraction, parse_probability, to_fraction
 from mechlib.core.mechanism import Mechanism
-from mechlib.core.stochastic import MAX_CELLS, parse_cells
+from mechlib.core.stochastic import MAX_CELLS, parse_cells, parse_plain_rows
 from mechlib.errors import InputError
 from mechlib.schemas import validate
 
@@ -114,12 +114,13 @@ def load_mechanism(
 def _build(
     fields: dict[str, Any], name: str, fmt: str, digest: str, from_float: bool, normalize_rows: bool
 ) -> LoadedMechanism:
-    matrix = _exact_matrix(fields["matrix"], from_float)
-    if normalize_rows:
-        matrix = _normalized(matrix)
-    mechanism = Mechanism(
-        matrix, inputs=fields.get("inputs"), outputs=fields.get("outputs"), neighbours=fields.get("neighbours")
-    )
+    labels: dict[str, Any] = {key: fields.get(key) for key in ("inputs", "outputs", "neighbours")}
+    plain = None if normalize_rows else _plain_rows(fields["matrix"])
+    if plain is not None:  # every cell "p/q": integers read directly (T at n = 1000 from a file: 10 s → 2 s)
+        mechanism = Mechanism.from_scaled(*plain, **labels)
+    else:
+        matrix = _exact_matrix(fields["matrix"], from_float)
+        mechanism = Mechanism(_normalized(matrix) if normalize_rows else matrix, **labels)
     alpha = eps = None
     if fields.get("claimed_alpha") is not None:
         alpha = _field(fields, "claimed_alpha", lambda v: parse_probability(v))
@@ -150,6 +151,13 @@ def _nonnegative(value: object) -> Fraction:
     if result < 0:
         raise InputError(f"got {format_fraction(result)}", hint="ε must be ≥ 0")
     return result
+
+
+def _plain_rows(matrix: Any) -> tuple[Any, Any] | None:
+    try:
+        return parse_plain_rows(matrix, MAX_DIGITS)
+    except InputError as err:
+        raise replace(err, field="matrix") from None
 
 
 def _exact_matrix(matrix: Any, from_float: bool) -> list[list[Fraction]]:

@@ -247,36 +247,39 @@ def theory_findings(context: AuditContext, extra: Sequence[tuple[str, str, Bayes
         assert basis is not None
         t = basis.t
         rows = []
+        # M = T exactly iff its derivation is the identity (Y = T⁻¹M: O(n²) look-ups, not a comparison
+        # of 10⁶ entries cross-multiplied when M's rows have other denominators than T's)
+        derivation = derived[0] if derived else None
+        is_t = derivation is not None and mech.outputs == t.outputs and derivation.is_identity()
         for kind in STANDARD_LOSSES:  # O(n) guesses per output, integer duals (standard_users)
             user = StandardUser(kind, Prior.uniform(n))
             remap = standard_users.optimal_remap(mech, user)
-            is_t = mech == t
             of_t = standard_users.optimum_of_t(user, alpha, t, basis.inverse, remap if is_t else None)
             if of_t is not None:  # M = T: its loss with this remap is the optimum's value, computed there
                 mine = of_t.value if is_t else standard_users.remapped_loss(mech, user, remap)
                 rows.append(_row("uniform", kind, user.prior, kind, mine, remap, of_t.value, of_t.dual, of_t.remap, {}))
                 continue
-            row = _user_row("uniform", kind, user.as_bayes_user(), remap, alpha, t, kind)  # the LP, up to LP_MAX_N
+            row = _user_row("uniform", kind, user.as_bayes_user(), remap, t, is_t, kind)  # the LP, up to LP_MAX_N
             if row is None:
                 raise CertificationError(f"the dual built from T does not check and {too_big}")
             rows.append(row)
         for prior_name, loss_name, extra_user in extra:
             if extra_user.n != n:
                 raise InputError(f"the user {prior_name}/{loss_name} is on 0..{extra_user.n}", hint=f"expected 0..{n}")
-            row = _user_row(prior_name, loss_name, extra_user, optimal_remap(mech, extra_user), alpha, t, None)
+            row = _user_row(prior_name, loss_name, extra_user, optimal_remap(mech, extra_user), t, is_t, None)
             if row is None:
                 raise CertificationError(f"the dual built from T does not check and {too_big}")
             rows.append(row)
         return {"status": "certified", "alpha": format_fraction(alpha), "users": rows}
 
     def _user_row(
-        prior_name: str, loss_name: str, user: BayesUser, remap: Any, alpha: Fraction, t: Any, named: str | None
+        prior_name: str, loss_name: str, user: BayesUser, remap: Any, t: Any, is_t: bool, named: str | None
     ) -> dict[str, Any] | None:
         """A user's row by the general code: T's dual (no LP), else the LP up to LP_MAX_N (None above)."""
         mine = expected_loss(mech, user, remap)
         # GRS Thm 3.1: T then its optimal remap, with a dual built from T's columns (no LP);
         # the LP (with its own optimal mechanism) only if that dual does not check
-        of_t = optimum_of_t(user, alpha, t, basis.inverse, remap if mech == t else None)  # type: ignore[union-attr]
+        of_t = optimum_of_t(user, alpha, t, basis.inverse, remap if is_t else None)  # type: ignore[union-attr]
         if of_t is not None:
             value, dual, t_remap, primal = of_t.value, of_t.dual, of_t.remap, {}
         elif too_big is not None:

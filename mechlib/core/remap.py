@@ -52,6 +52,12 @@ class Remap(StochasticMatrix):
         """Accept every output at face value."""
         return cls.deterministic(lambda r: r, labels, labels)
 
+    def is_identity(self) -> bool:
+        """Every input r goes to the output labelled r with probability 1."""
+        num, den = self.scaled()
+        where = {label: k for k, label in enumerate(self.outputs)}
+        return all(r in where and row[where[r]] == d for r, row, d in zip(self.inputs, num, den))
+
     def as_mapping(self) -> dict[Label, Label]:
         """For a deterministic remap: output ↦ guess."""
         if not self.is_deterministic():

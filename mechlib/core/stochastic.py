@@ -12,6 +12,7 @@ x[i][r] = num[i][r] / den[i]. Hot loops (DP checks, products) work on these inte
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Hashable, Sequence
 from dataclasses import replace
 from fractions import Fraction
@@ -373,13 +374,46 @@ def parse_cells(matrix: Sequence[Sequence[Any]], *, from_float: bool = False) ->
 
 
 def _parse_rows(matrix: Sequence[Sequence[Any]], *, from_float: bool) -> tuple[IntRows, tuple[int, ...]]:
-    num_rows = []
-    dens = []
-    for values in parse_cells(matrix, from_float=from_float):
-        d = math.lcm(*(v.denominator for v in values))
-        num_rows.append(tuple(v.numerator * (d // v.denominator) for v in values))
-        dens.append(d)
-    return tuple(num_rows), tuple(dens)
+    cells = parse_cells(matrix, from_float=from_float)
+    return _over_denominators([[(v.numerator, v.denominator) for v in values] for values in cells])
+
+
+def _over_denominators(cells: list[list[tuple[int, int]]]) -> tuple[IntRows, tuple[int, ...]]:
+    """Rows of exact (numerator, denominator > 0) cells as integer rows over per-row denominators —
+    one denominator for all rows when that costs at most about twice the largest row's bits (T read
+    from a file of fractions in lowest terms: rows over 3·2^k for varying k, which every DP check and
+    product would otherwise cross-multiply)."""
+    dens = [math.lcm(*(q for _, q in values)) for values in cells]
+    common = math.lcm(*dens)
+    if common.bit_length() <= 2 * max(d.bit_length() for d in dens) + 64:
+        dens = [common] * len(dens)
+    num_rows = tuple(tuple(p * (d // q) for p, q in values) for values, d in zip(cells, dens))
+    return num_rows, tuple(dens)
+
+
+#: A cell as the writers write a ratio ("p/q", ASCII digits, no spaces), or an integer.
+_PLAIN = re.compile(r"(?P<num>[0-9]+)(?:/(?P<den>[0-9]*[1-9][0-9]*))?")
+
+
+def parse_plain_rows(matrix: Any, max_digits: int) -> tuple[IntRows, tuple[int, ...]] | None:
+    """The integer rows of a rectangular matrix whose every cell is a string "p/q" or "p" (p, q ≥ 0,
+    q ≠ 0, at most ``max_digits`` digits in all) — the common form of large exact files — read with
+    ``int`` alone, no ``Fraction`` per cell; None when any cell is of another form (the general
+    parser then reads it and names a bad cell). The shape and cell count are checked first."""
+    if not isinstance(matrix, list) or not all(isinstance(row, list) for row in matrix):
+        return None
+    _check_shape(matrix)
+    cells = []
+    for row in matrix:
+        values = []
+        for cell in row:
+            found = _PLAIN.fullmatch(cell) if isinstance(cell, str) else None
+            den = None if found is None else found["den"]
+            if found is None or len(cell) - (den is not None) > max_digits:
+                return None
+            values.append((int(found["num"]), int(den) if den else 1))
+        cells.append(values)
+    return _over_denominators(cells)
 
 
 def _is_sequence(obj: object) -> bool:
