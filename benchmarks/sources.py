@@ -1,50 +1,27 @@
 """Mechanisms the command benchmarks audit as ``benchmarks.sources:NAME`` (a module:function
-source, as a user would give one)."""
+source, as a user would give one): ``t_N`` is T at α = 1/2 on 0..N, ``rr_N`` randomized response
+at α = 1/3 on 0..N (the functions are made on first use: any N)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from mechlib import Mechanism, randomized_response, truncated_geometric
 
-
-def t_30() -> Mechanism:
-    return truncated_geometric("1/2", 30)
-
-
-def t_100() -> Mechanism:
-    return truncated_geometric("1/2", 100)
+FAMILIES: dict[str, Callable[[int], Mechanism]] = {
+    "t": lambda n: truncated_geometric("1/2", n),
+    "rr": lambda n: randomized_response("1/3", n + 1),
+}
 
 
-def t_400() -> Mechanism:
-    return truncated_geometric("1/2", 400)
+def __getattr__(name: str) -> Callable[[], Mechanism]:
+    family, _, size = name.partition("_")
+    if family not in FAMILIES or not size.isdigit():
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    build, n = FAMILIES[family], int(size)
 
+    def source() -> Mechanism:
+        return build(n)
 
-def t_1000() -> Mechanism:
-    return truncated_geometric("1/2", 1000)
-
-
-def rr_30() -> Mechanism:
-    return randomized_response("1/3", 31)
-
-
-def rr_100() -> Mechanism:
-    return randomized_response("1/3", 101)
-
-
-def t_250() -> Mechanism:
-    return truncated_geometric("1/2", 250)
-
-
-def t_500() -> Mechanism:
-    return truncated_geometric("1/2", 500)
-
-
-def t_2000() -> Mechanism:
-    return truncated_geometric("1/2", 2000)
-
-
-def rr_500() -> Mechanism:
-    return randomized_response("1/3", 501)
-
-
-def rr_1000() -> Mechanism:
-    return randomized_response("1/3", 1001)
+    source.__name__ = name
+    return source
