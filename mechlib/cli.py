@@ -218,7 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
         "check",
         help="re-verify a certificate with the independent checker",
         description="Re-verify every witness of a certificate (schemas mechlib.audit/5, "
-        "mechlib.blackbox/5 and mechlib.bracket/1) without trusting the code that produced it; a "
+        "mechlib.blackbox/6 and mechlib.bracket/1) without trusting the code that produced it; a "
         "gzip-compressed certificate is read as is. "
         "Exit 0 if it holds, 1 if any check fails, 2 if the file is not a certificate.",
     )
@@ -363,11 +363,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 def violation_text(v: dict[str, Any]) -> str:
     """A rejected (pair, event) of the ε test in words."""
     from mechlib.audit.blackbox_delta import event_name
+    from mechlib.audit.ratio_test import inputs_in_words
 
-    (i, j), (k, other) = v["inputs"], v["counts"]
+    who, null = inputs_in_words(v["inputs"])
+    k, other = v["counts"]
     return (
-        f"inputs {i} vs {j}, event {event_name(v['event'])}: {k} vs {other} hits; "
-        f"P(Bin({k + other}, θ₀) ≥ {k}) ≤ α_FA/H, θ₀ = e^ε/(1 + e^ε) (exact in --json)"
+        f"{who}, event {event_name(v['event'])}: {k} vs {other} hits; "
+        f"P(Bin({k + other}, θ₀) ≥ {k}) ≤ α_FA/H, θ₀ = {null} (exact in --json)"
     )
 
 
@@ -378,10 +380,11 @@ def blackbox_headline(dp: dict[str, Any], alpha_fa: float) -> list[str]:
     confidence = f"{100 * (1 - alpha_fa):g}% confidence"
     bound = dp["epsilon_lower_bound"]
     from mechlib.audit.blackbox_delta import event_name
+    from mechlib.audit.ratio_test import inputs_in_words
 
     lines = [
-        f"ε bound    the true ε is at least {bound['epsilon']} (certified, {confidence}; inputs {bound['inputs']}, "
-        f"event {event_name(bound['event'])})"
+        f"ε bound    the true ε is at least {bound['epsilon']} (certified, {confidence}; "
+        f"{inputs_in_words(bound['inputs'])[0]}, event {event_name(bound['event'])})"
         if bound
         else f"ε bound    no event shows any privacy loss ({confidence})"
     ]

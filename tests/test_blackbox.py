@@ -115,7 +115,7 @@ def test_cli_blackbox_flags_a_loose_sampler_and_passes_a_tight_one(
 ) -> None:
     assert main(["blackbox", "my_samplers:loose", "--n", "3", "--epsilon", "1", "--samples", "4000", "--json"]) == 1
     result = json.loads(capsys.readouterr().out)
-    assert result["dp"]["verdict"] == "violation" and result["schema"] == "mechlib.blackbox/5"
+    assert result["dp"]["verdict"] == "violation" and result["schema"] == "mechlib.blackbox/6"
     assert main(["blackbox", "my_samplers:tight", "--n", "3", "--epsilon", "0.7", "--samples", "4000", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["dp"]["verdict"] == "no violation found"
 
@@ -385,3 +385,47 @@ def test_every_produced_result_checks_on_arbitrary_small_phases() -> None:
         assert check_result(json.loads(json.dumps(result))) == []
 
     check()
+
+
+def test_a_count_against_its_neighbours_pooled_finds_what_no_pair_can() -> None:
+    """An output seen 18 times under count 2 and never under 1 or 3: each pair's test needs about
+    27 such hits (θ₀ = e/(1 + e) per hit), the pooled one about 16 (θ₀ = e/(e + 2)). The pooled
+    violation and its ε bound, d·θ_L/(1 − θ_L), re-check; recorded as a pair they do not."""
+    from mechlib.audit.ratio_test import dp_test
+    from mechlib.checkers.blackbox_result import check_result
+
+    base = {0: 500, 1: 300, 2: 200}
+    counts = [dict(base) for _ in range(5)]
+    counts[2][9] = 18
+    selection: list[dict[int, int]] = [{} for _ in range(5)]
+    dp = dp_test((selection, counts), Fraction(1), 0.05, path_neighbours(4))
+    assert dp["verdict"] == "violation" and dp["violation"]["inputs"] == [2, [1, 3]]
+    assert dp["violation"]["event"] == {"outputs": [9]} and dp["violation"]["counts"] == [18, 0]
+    bound = dp["epsilon_lower_bound"]
+    assert bound["inputs"] == [2, [1, 3]] and Fraction(bound["ratio_lower_bound"]) == 2 * Fraction(
+        bound["theta_lower_bound"]
+    ) / (1 - Fraction(bound["theta_lower_bound"]))
+    pairs_only = dp_test((selection, counts), Fraction(1), 0.05, [(1, 2)])
+    assert pairs_only["verdict"] == "no violation found"  # one neighbour: no pooled hypothesis
+    result = _result_of(selection, counts, dp)
+    assert check_result(result) == []
+    as_pair = json.loads(json.dumps(result))
+    as_pair["dp"]["violation"]["inputs"] = [2, 1]
+    assert any("violation" in f for f in check_result(as_pair))
+    wider = json.loads(json.dumps(result))
+    wider["dp"]["epsilon_lower_bound"]["ratio_lower_bound"] = str(
+        3 * Fraction(bound["theta_lower_bound"]) / (1 - Fraction(bound["theta_lower_bound"]))
+    )
+    assert any("does not follow" in f for f in check_result(wider))
+
+
+def _result_of(selection: list[dict[int, int]], test: list[dict[int, int]], dp: dict[str, Any]) -> dict[str, Any]:
+    from mechlib.audit.blackbox import blackbox_result
+
+    result = blackbox_result(
+        spec="synthetic:counts", library="test", n=len(test) - 1, samples=1000, seed=0, seconds=1.0,
+        phases=(selection, test), epsilon=Fraction(1), alpha_fa=0.05,
+    )  # fmt: skip
+    assert result["dp"] == json.loads(json.dumps(dp))
+    document: dict[str, Any] = json.loads(json.dumps(result))
+    return document

@@ -16,17 +16,27 @@ without StatDP's random thinning. (With a fixed sample size the conditional law 
 and the test is not valid: with N = 1, P_i(E) = 1 and P_j(E) = 1/2 — a ratio of exactly e^ε = 2 —
 given m = 1 the count k_i is 1 with probability 1, not θ₀ = 2/3. Poisson sizes make it exact.)
 
-**The family.** Every ordered neighbour pair × every event (single outputs and both tails at every
-output seen), each at α_FA/H (Bonferroni over the H hypotheses): "violation" iff one rejects,
-which for an ε-DP mechanism has probability ≤ α_FA. (A two-phase variant — one (pair, event) chosen
+**Pooled neighbours.** For a count i with d ≥ 2 neighbours J, ε-DP gives P_i(E) ≤ e^ε·P_j(E) for
+each j ∈ J, hence P_i(E) ≤ e^ε·Σ_J P_j(E)/d; the pooled hits Σ_J k_j(E) are Poisson(λ·Σ_J P_j(E)),
+so given m = k_i(E) + Σ_J k_j(E), k_i(E) ~ Bin(m, θ) with θ ≤ θ₀ = t/(t + d) under the null — the
+same exact test. It is what finds an output one count produces and its neighbours never do (or a
+count that stands out from both sides): each hit counts ln((t + 2)/t) ≈ 0.55 towards rejection at
+ε = 1 instead of ln((t + 1)/t) ≈ 0.31 (a 10⁻⁴ output under one count: 30 of 30 runs flagged at 3·10⁵
+samples per count against 24 with pairs alone).
+
+**The family.** Every ordered neighbour pair and every pooled count × every event (single outputs,
+and both tails at every output seen inside the range — at its ends a tail is a single output),
+each at α_FA/H (Bonferroni over the H hypotheses): "violation" iff one rejects, which for an ε-DP
+mechanism has probability ≤ α_FA. (A two-phase variant — one (pair, event) chosen
 by z-score on the selection phase and tested alone on the test phase at α_FA/2, beside this family
 at α_FA/(2H) — was measured on ``benchmarks/test_power.py``'s planted bugs, 100 seeds each: ε off
 by 10% at 3,000 samples per count flagged 75 times against 85 for this test alone, and T and
 randomized response at their own ε drew 21 false alarms in 600 runs against 4. It is not used.)
 
 **Certified ε lower bound** (what DP-Sniper reports). A Clopper–Pearson lower bound θ_L on θ at
-α_FA/H gives P_i(E)/P_j(E) ≥ θ_L/(1 − θ_L). With probability ≥ 1 − α_FA all H bounds hold at once,
-so the largest ln(θ_L/(1 − θ_L)) is a lower bound on the true ε, whatever the claim.
+α_FA/H gives P_i(E)/P_j(E) ≥ θ_L/(1 − θ_L) — pooled, P_i(E) over the mean of the P_j(E) is at least
+d·θ_L/(1 − θ_L), and so is the largest P_i(E)/P_j(E). With probability ≥ 1 − α_FA all H bounds hold
+at once, so the largest ln of these is a lower bound on the true ε, whatever the claim.
 
 **Exactness.** Every rejection is decided by ``tail_at_most`` with arb balls: the median bound
 (k ≤ ⌊mθ⌋ ⇒ the tail is ≥ 1/2), then the pmf at k (arb log-gamma) times rigorous geometric
@@ -94,36 +104,77 @@ def tail_at_most(k: int, m: int, theta: Fraction, level: Fraction) -> bool:
     return False
 
 
-def theta_lower(k: int, m: int, level: Fraction) -> Fraction:
+def theta_lower(k: int, m: int, level: Fraction, floor: Fraction = Fraction(1, 2)) -> Fraction:
     """A verified Clopper–Pearson lower bound θ_L on θ from k of m (P(Bin(m, θ_L) ≥ k) ≤ level),
-    never below 1/2 when 1/2 itself is one (so that a ratio ≥ 1 is never lost to rounding)."""
+    never below ``floor`` when ``floor`` itself is one (a ratio ≥ 1 is never lost to rounding)."""
     low = cp_lower(k, m, level) if k else Fraction(0)  # the level exactly: a float could round it up
-    if low < Fraction(1, 2) and tail_at_most(k, m, Fraction(1, 2), level):
-        return Fraction(1, 2)
+    if low < floor and tail_at_most(k, m, floor, level):
+        return floor
     return low
 
 
 def exhaustive_events(counts: list[dict[int, int]]) -> list[dict[str, Any]]:
-    """Single outputs and both tails at every output seen, as event objects."""
+    """Single outputs and both tails at every output seen, as event objects — each event once (the
+    tails s ≤ min and s ≥ max are the single outputs min and max)."""
     seen = sorted({s for h in counts for s in h})
     events: list[dict[str, Any]] = [{"outputs": [t]} for t in seen]
-    events += [{"at_most": t} for t in seen[:-1]]
-    return events + [{"at_least": t} for t in seen[1:]]
+    events += [{"at_most": t} for t in seen[1:-1]]
+    return events + [{"at_least": t} for t in seen[1:-1]]
 
 
-def _hypothesis(i: int, j: int, event: dict[str, Any], k: int, other: int) -> dict[str, Any]:
-    return {"inputs": [i, j], "event": event, "counts": [k, other]}
+#: A hypothesis's inputs: (i, j) for one ordered pair, or (i, (j₁, …, j_d)) for count i against its d ≥ 2
+#: neighbours pooled.
+Inputs = tuple[int, int] | tuple[int, tuple[int, ...]]
 
 
-def _epsilon_bound(found: dict[str, Any], level: Fraction) -> dict[str, Any] | None:
-    """The hypothesis with its verified θ_L, L/(1 − L) and ln of it rounded down to 6 decimals
-    (proved by arb); None when θ_L < 1/2, that is when it does not reject θ = 1/2 (no privacy
-    loss shown)."""
+def pooled_neighbours(neighbours: Sequence[tuple[int, int]]) -> list[tuple[int, tuple[int, ...]]]:
+    """Each count with at least two neighbours, with them (sorted): the pooled hypotheses' inputs."""
+    around: dict[int, set[int]] = {}
+    for i, j in neighbours:
+        around.setdefault(i, set()).add(j)
+        around.setdefault(j, set()).add(i)
+    return [(i, tuple(sorted(js))) for i, js in sorted(around.items()) if len(js) >= 2]
+
+
+def hypothesis_inputs(neighbours: Sequence[tuple[int, int]]) -> list[Inputs]:
+    """The family's inputs: every ordered neighbour pair, then every count against its neighbours pooled."""
+    return [*ordered_pairs(neighbours), *pooled_neighbours(neighbours)]
+
+
+def _others(inputs: Inputs) -> tuple[int, ...]:
+    other = inputs[1]
+    return other if isinstance(other, tuple) else (other,)
+
+
+def null_theta(t: Fraction, inputs: Inputs) -> Fraction:
+    """θ₀ = t/(t + d) for d pooled neighbours (d = 1: one pair)."""
+    return t / (t + len(_others(inputs)))
+
+
+def _hypothesis(inputs: Inputs, event: dict[str, Any], k: int, other: int) -> dict[str, Any]:
+    i, js = inputs[0], _others(inputs)
+    return {"inputs": [i, js[0] if isinstance(inputs[1], int) else list(js)], "event": event, "counts": [k, other]}
+
+
+def inputs_in_words(recorded: list[Any]) -> tuple[str, str]:
+    """A recorded hypothesis's inputs and its null θ₀ in words: ("inputs 0 vs 1", "e^ε/(1 + e^ε)") or,
+    pooled, ("input 2 vs its neighbours 1, 3 pooled", "e^ε/(e^ε + 2)")."""
+    i, other = recorded
+    if isinstance(other, list):
+        return f"input {i} vs its neighbours {', '.join(map(str, other))} pooled", f"e^ε/(e^ε + {len(other)})"
+    return f"inputs {i} vs {other}", "e^ε/(1 + e^ε)"
+
+
+def _epsilon_bound(found: dict[str, Any], d: int, level: Fraction) -> dict[str, Any] | None:
+    """The hypothesis with its verified θ_L, the ratio d·θ_L/(1 − θ_L) (a lower bound on P_i(E) over
+    the mean of its d neighbours' P_j(E), so on the largest P_i(E)/P_j(E)) and ln of it rounded down to
+    6 decimals (proved by arb); None when the ratio is below 1, i.e. θ_L < 1/(1 + d) (no privacy loss
+    shown)."""
     k, other = found["counts"]
-    low = theta_lower(k, k + other, level)
-    if low < Fraction(1, 2):
+    low = theta_lower(k, k + other, level, Fraction(1, 1 + d))
+    if low < Fraction(1, 1 + d):
         return None
-    ratio = low / (1 - low)
+    ratio = d * low / (1 - low)
     with arb_precision(128):
         shown = Fraction(math.floor(math.log(float(ratio)) * 10**6) - 1, 10**6) if ratio > 1 else Fraction(0)
         while not to_arb(shown) <= to_arb(ratio).log():
@@ -143,35 +194,44 @@ def dp_test(
     neighbours: Sequence[tuple[int, int]],
 ) -> dict[str, Any]:
     """The ε test of the module docstring on the (selection, test) histograms, added; a JSON-ready
-    dict (``mechlib.blackbox/5``'s ``dp``)."""
+    dict (``mechlib.blackbox/6``'s ``dp``)."""
     from scipy.stats import beta
 
     counts = add_histograms(*phases)
-    pairs = ordered_pairs(neighbours)
+    family = hypothesis_inputs(neighbours)
     _, t = exp_bounds(epsilon)
-    theta = t / (1 + t)
     events = exhaustive_events(counts)
-    hypotheses = len(pairs) * len(events)
+    hypotheses = len(family) * len(events)
     level = Fraction(alpha_fa) / max(hypotheses, 1)  # H = 0: nothing seen, nothing to test
     hits = [[event_hits(h, event) for h in counts] for event in events]
     rejected: dict[str, Any] | None = None
-    candidates: list[tuple[float, dict[str, Any]]] = []  # (float θ_L, hypothesis): the ε bound's candidates
+    # (float lower bound on the ratio, d, hypothesis): the ε bound's candidates
+    candidates: list[tuple[float, int, dict[str, Any]]] = []
     for e, event in enumerate(events):
-        for i, j in pairs:
-            k, other = hits[e][i], hits[e][j]
+        for inputs in family:
+            others = _others(inputs)
+            k, other = hits[e][inputs[0]], sum(hits[e][j] for j in others)
             if k == 0:
                 continue
-            found = _hypothesis(i, j, event, k, other)
-            candidates.append((float(beta.ppf(float(level), k, other + 1)), found))
-            if rejected is None and tail_at_most(k, k + other, theta, level):
+            found = _hypothesis(inputs, event, k, other)
+            low = float(beta.ppf(float(level), k, other + 1))
+            candidates.append((len(others) * low / (1 - low) if low < 1 else math.inf, len(others), found))
+            if rejected is None and tail_at_most(k, k + other, null_theta(t, inputs), level):
                 rejected = found
-    # the certified lower bound on ε: the best candidate by its float θ_L, verified exactly
-    bound = _epsilon_bound(max(candidates, key=lambda c: c[0])[1], level) if candidates else None
-    if bound is None:  # the float ranking can miss a hypothesis that rejects θ = 1/2: null must mean none does
-        half = Fraction(1, 2)
-        shown = next((f for _, f in candidates if tail_at_most(f["counts"][0], sum(f["counts"]), half, level)), None)
-        bound = None if shown is None else _epsilon_bound(shown, level)
-    excess = [float(epsilon) - math.log(c / (1 - c)) for c, _ in candidates if 0 < c < 1]
+    # the certified lower bound on ε: the best candidate by its float ratio, verified exactly
+    best = max(candidates, key=lambda c: c[0]) if candidates else None
+    bound = None if best is None else _epsilon_bound(best[2], best[1], level)
+    if bound is None:  # the float ranking can miss a hypothesis showing a ratio ≥ 1: null must mean none does
+        shown = next(
+            (
+                (d, f)
+                for _, d, f in candidates
+                if tail_at_most(f["counts"][0], sum(f["counts"]), Fraction(1, 1 + d), level)
+            ),
+            None,
+        )
+        bound = None if shown is None else _epsilon_bound(shown[1], shown[0], level)
+    excess = [float(epsilon) - math.log(r) for r, _, _ in candidates if 0 < r < math.inf]
     return {
         "epsilon": format_fraction(epsilon),
         "e_epsilon_upper": format_fraction(t),
@@ -181,7 +241,7 @@ def dp_test(
         "verdict": "violation" if rejected is not None else "no violation found",
         "violation": rejected,
         "epsilon_lower_bound": bound,
-        "one_sided": one_sided_outputs(counts, pairs),
+        "one_sided": one_sided_outputs(counts, ordered_pairs(neighbours)),
         # min over (pair, event) of ε − ln(θ_L/(1 − θ_L)): the smallest excess privacy loss at one
         # event that this sample would have flagged (display only; floats never decide the verdict)
         "smallest_detectable_excess_epsilon": round(max(min(excess), 0.0), 6) if excess else None,

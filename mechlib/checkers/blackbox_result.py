@@ -1,11 +1,12 @@
-"""Independent re-check of a black-box audit result (schema ``mechlib.blackbox/5``).
+"""Independent re-check of a black-box audit result (schema ``mechlib.blackbox/6``).
 
 Everything is recomputed from the recorded phases alone, with arb's rigorous regularised
 incomplete beta (scipy's Beta quantile only suggests a candidate bound, which arb then proves):
 
 * the shape: n + 1 histograms over integer outputs per phase; ``counts`` the phases added;
 * the ε test (``mechlib.checkers.ratio_test``): the conditional binomial test of every (pair,
-  event), the verdict, the recorded violation and the certified lower bound on the true ε;
+  event) and (count against its neighbours pooled, event), the verdict, the recorded violation and
+  the certified lower bound on the true ε;
 * the one-sided outputs (seen under a count, never under a neighbour) recomputed from the counts;
 * conformance: the verdict recomputed cell by cell against the recorded claimed pmf at
   α_FA/(2·cells); a nonconformant cell's claimed probability outside its verified interval;
@@ -29,10 +30,10 @@ import flint
 
 from mechlib.checkers.blackbox_delta import check_delta_test, histograms
 from mechlib.checkers.numbers import exact
-from mechlib.checkers.ratio_test import Histograms, exhaustive_events, hits, lower_bound_holds, rejects
+from mechlib.checkers.ratio_test import Histograms, exhaustive_events, family, hits, lower_bound_holds, rejects
 from mechlib.schemas import precheck
 
-SCHEMA = "mechlib.blackbox/5"
+SCHEMA = "mechlib.blackbox/6"
 
 #: Recorded, not re-checkable from the counts.
 PROVENANCE = (
@@ -199,38 +200,40 @@ def _check_dp(dp: dict[str, Any], counts: Histograms, pairs: list[tuple[int, int
     gap = _arb(t) - _arb(eps).exp()
     if not (gap > 0 and gap < flint.arb(10) ** -10):
         failures.append("dp.e_epsilon_upper is not an upper bound on e^ε within 10⁻¹⁰")
-    theta = t / (1 + t)
     events = exhaustive_events(counts)
-    hypotheses = len(pairs) * len(events)
+    tested = family(pairs)
+    hypotheses = len(tested) * len(events)
     level = Fraction(alpha_fa) / max(hypotheses, 1)
     if dp["hypotheses"] != hypotheses or _exact(dp["per_bound_level"], "dp.per_bound_level") != level:
         failures.append(f"dp.hypotheses/per_bound_level are not {hypotheses} and α_FA/H = {level}")
-    # every (pair, event): (hypothesis, k, m)
+    # every (inputs, event): (hypothesis as recorded, k, m, d); a pair's inputs are [i, j], a pooled one's [i, J]
     table = [
-        ({"inputs": [i, j], "event": event, "counts": [k, other]}, k, k + other)
+        ({"inputs": [i, js[0] if len(js) == 1 else js], "event": event, "counts": [k, other]},
+         k, k + other, len(js))
         for event in events
-        for i, j, k, other in ((i, j, hits(counts[i], event), hits(counts[j], event)) for i, j in pairs)
-    ]
+        for i, js in tested
+        for k, other in [(hits(counts[i], event), sum(hits(counts[j], event) for j in js))]
+    ]  # fmt: skip
     violation = dp["violation"]
     if (dp["verdict"] == "violation") != (violation is not None):
         failures.append(f"dp.verdict {dp['verdict']!r} does not match the violation recorded")
     elif violation is not None:
         row = next((r for r in table if r[0] == _keys(violation, "dp.violation", HYPOTHESIS)), None)
-        if row is None or not rejects(row[1], row[2], theta, level):
-            failures.append("dp.violation is not a (pair, event) whose test rejects at α_FA/H")
-    elif any(rejects(k, m, theta, level) for _, k, m in table):
-        failures.append("dp.verdict says no violation, but a (pair, event) of the test rejects")
+        if row is None or not rejects(row[1], row[2], t / (t + row[3]), level):
+            failures.append("dp.violation is not a hypothesis of the test that rejects at α_FA/H")
+    elif any(rejects(k, m, t / (t + d), level) for _, k, m, d in table):
+        failures.append("dp.verdict says no violation, but a hypothesis of the test rejects")
     failures += _check_epsilon_bound(dp["epsilon_lower_bound"], table, level)
     if dp["one_sided"] != one_sided(counts, pairs):
         failures.append("dp.one_sided is not the counts' outputs seen under one count and never under a neighbour")
     return failures
 
 
-def _check_epsilon_bound(b: Any, table: list[tuple[dict[str, Any], int, int]], level: Fraction) -> list[str]:
+def _check_epsilon_bound(b: Any, table: list[tuple[dict[str, Any], int, int, int]], level: Fraction) -> list[str]:
     where = "dp.epsilon_lower_bound"
-    if b is None:  # no privacy loss shown: no hypothesis rejects θ = 1/2, so no θ_L ≥ 1/2 is a valid bound
-        shown = any(rejects(k, m, Fraction(1, 2), level) for _, k, m in table)
-        return [f"{where} is null, but a (pair, event) shows a ratio of at least 1"] if shown else []
+    if b is None:  # no privacy loss shown: no hypothesis rejects a ratio of 1, θ = 1/(1 + d)
+        shown = any(rejects(k, m, Fraction(1, 1 + d), level) for _, k, m, d in table)
+        return [f"{where} is null, but a hypothesis shows a ratio of at least 1"] if shown else []
     _keys(b, where, HYPOTHESIS | {"theta_lower_bound", "ratio_lower_bound", "epsilon"})
     row = next((r for r in table if r[0] == {key: b[key] for key in HYPOTHESIS}), None)
     if row is None:
@@ -240,11 +243,11 @@ def _check_epsilon_bound(b: Any, table: list[tuple[dict[str, Any], int, int]], l
     shown = b["epsilon"]
     if not isinstance(shown, str) or not _DECIMAL6.fullmatch(shown):
         raise Malformed(f"{where}.epsilon: expected a decimal with 6 digits, got {shown!r}")
-    out = []
-    if not (Fraction(1, 2) <= low < 1 and lower_bound_holds(row[1], row[2], low, level)):
-        out.append(f"{where}: θ_L is not a verified Clopper–Pearson lower bound of at least 1/2 at α_FA/H")
-    elif ratio != low / (1 - low) or not _arb(Fraction(shown)) <= _arb(ratio).log():
-        out.append(f"{where}: ε ≥ {shown} does not follow from θ_L/(1 − θ_L)")
+    out, d = [], row[3]
+    if not (Fraction(1, 1 + d) <= low < 1 and lower_bound_holds(row[1], row[2], low, level)):
+        out.append(f"{where}: θ_L is not a verified Clopper–Pearson lower bound of at least 1/(1 + d) at α_FA/H")
+    elif ratio != d * low / (1 - low) or not _arb(Fraction(shown)) <= _arb(ratio).log():
+        out.append(f"{where}: ε ≥ {shown} does not follow from d·θ_L/(1 − θ_L)")
     return out
 
 

@@ -1,17 +1,18 @@
-"""Independent re-check of a black-box result's ε test (``dp``, ``mechlib.blackbox/5``).
+"""Independent re-check of a black-box result's ε test (``dp``, ``mechlib.blackbox/6``).
 
 The test (``mechlib.audit.ratio_test`` states it and why it is valid): for each ordered neighbour
-pair (i, j) and event E with k = k_i(E), m = k_i(E) + k_j(E) hits over both phases, reject when
-P(Bin(m, θ₀) ≥ k) ≤ α_FA/H, θ₀ = t/(1 + t), t the recorded rational upper bound on e^ε.
+pair (i, j) — and each count i with d ≥ 2 neighbours J, pooled — and event E with k = k_i(E),
+m = k + Σ_J k_j(E) hits over both phases, reject when P(Bin(m, θ₀) ≥ k) ≤ α_FA/H, θ₀ = t/(t + d)
+(d = 1 for a pair), t the recorded rational upper bound on e^ε.
 Recomputed here from the recorded counts alone:
 
-* t ≥ e^ε within 10⁻¹⁰ (arb); H = ordered pairs × events (single outputs, both tails at the outputs
-  seen); the level α_FA/H, exactly;
+* t ≥ e^ε within 10⁻¹⁰ (arb); H = (ordered pairs + pooled counts) × events (single outputs, both
+  tails at the outputs seen inside their range); the level α_FA/H, exactly;
 * the verdict: "violation" iff some (pair, event) rejects, the recorded violation being one that
   does; "no violation found" only if none does (every hypothesis redone);
 * the certified ε lower bound: its θ_L a verified Clopper–Pearson bound at α_FA/H,
-  1/2 ≤ θ_L < 1, the ratio θ_L/(1 − θ_L), ε ≤ ln of it (arb); null only if no hypothesis rejects
-  θ = 1/2 (then no θ_L ≥ 1/2 is a valid bound). That no other hypothesis gives a larger bound is
+  1/(1 + d) ≤ θ_L < 1, the ratio d·θ_L/(1 − θ_L), ε ≤ ln of it (arb); null only if no hypothesis
+  rejects θ = 1/(1 + d) (a ratio of 1). That no other hypothesis gives a larger bound is
   not re-checked (any valid one is a valid bound);
 * the one-sided outputs, from the counts.
 
@@ -80,8 +81,22 @@ def hits(h: dict[int, int], event: dict[str, Any]) -> int:
 
 
 def exhaustive_events(counts: Histograms) -> list[dict[str, Any]]:
+    """Each output seen, and the tails s ≤ t and s ≥ t at the seen outputs strictly inside their range
+    (at the ends a tail is a single output, already listed)."""
     seen = sorted({s for h in counts for s in h})
-    return [{"outputs": [s]} for s in seen] + [{"at_most": s} for s in seen[:-1]] + [{"at_least": s} for s in seen[1:]]
+    inner = seen[1:-1]
+    return [{"outputs": [s]} for s in seen] + [{"at_most": s} for s in inner] + [{"at_least": s} for s in inner]
+
+
+def family(pairs: list[tuple[int, int]]) -> list[tuple[int, list[int]]]:
+    """(i, J): each ordered neighbour pair (i, j) as (i, [j]), then each count with two or more
+    neighbours against all of them pooled. An ε-DP mechanism has P_i(E) ≤ e^ε·P_j(E) for each j ∈ J,
+    so P_i(E) ≤ e^ε·Σ_J P_j(E)/|J| and θ = P_i(E)/(P_i(E) + Σ_J P_j(E)) ≤ t/(t + |J|)."""
+    around: dict[int, set[int]] = {}
+    for i, j in pairs:
+        around.setdefault(i, set()).add(j)
+    pooled = [(i, sorted(js)) for i, js in sorted(around.items()) if len(js) > 1]
+    return [(i, [j]) for i, j in pairs] + pooled
 
 
 def lower_bound_holds(k: int, m: int, low: Fraction, level: Fraction) -> bool:
