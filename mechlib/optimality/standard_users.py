@@ -11,10 +11,11 @@ w_i = p_i·x[i][r] (integers here, after one common scaling), with W = Σ w_i:
 
 An optimal remap therefore costs O(n) per output instead of the O(n²) of a general loss
 (``mechlib.core.post_processing.optimal_remap``, whose tie rule is kept: r itself if it is a
-minimiser, else the nearest minimiser, the smaller on equal distance). The loss, the vector b of
-GRS Theorem 3.1's dual (``mechlib.optimality.optimal.optimum_of_t``) and the dual's check — every
-column c_j − u nonnegative on the α-DP cone, by the recursion of ``cone_nonnegative`` carried in
-integers — are integer work. A certificate names the loss instead of writing its (n + 1)² entries.
+minimiser, else the nearest minimiser, the smaller on equal distance). The loss and the vector b
+of GRS Theorem 3.1's dual (``mechlib.optimality.optimal.optimum_of_t``) are integer work; the
+dual's check — every column c_j − u nonnegative on the α-DP cone — runs on rigorous float
+intervals, with exact integers for what they leave open (``dual_columns_nonnegative``). A
+certificate names the loss instead of writing its (n + 1)² entries.
 """
 
 from __future__ import annotations
