@@ -41,6 +41,10 @@ class Measure:
     def note(self, text: str) -> None:
         self.benchmark.extra_info["note"] = text
 
+    def miss(self, reason: str) -> None:
+        """The run did not do what it is timed for (an UNKNOWN finding): its target is missed."""
+        self.benchmark.extra_info["miss"] = reason
+
     def table(self, title: str, header: list[str], rows: list[list[str]]) -> None:
         """A table of what the run found (detections per case), printed in the report after the notes."""
         self.benchmark.extra_info["table"] = {"title": title, "header": header, "rows": rows}

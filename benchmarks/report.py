@@ -20,13 +20,13 @@ def summarise(raw: dict[str, Any], quick: bool) -> dict[str, Any]:
             "rounds": stats["rounds"], "median": stats["median"], "min": stats["min"], "max": stats["max"],
             "target": info.get("target"), "min_speedup": info.get("min_speedup"),
             "relative_target": info.get("relative_target"), "note": info.get("note"), "table": info.get("table"),
-            "commit": raw.get("commit_info", {}).get("id"),
+            "commit": raw.get("commit_info", {}).get("id"), "miss": info.get("miss"),
         })  # fmt: skip
     for row in rows:
         peers = [r for r in rows if r["group"] == row["group"]]
         base = next((r for r in peers if r["role"].startswith(BASELINE)), None)
         row["speedup"] = base["median"] / row["median"] if base and row is not base and row["median"] else None
-        verdicts = []
+        verdicts = [False] if row.get("miss") else []
         if row["target"] is not None:
             verdicts.append(row["median"] < row["target"])
         if row["min_speedup"] is not None and row["speedup"] is not None:
@@ -104,6 +104,7 @@ def markdown(doc: dict[str, Any]) -> str:
             + (f" `{(r.get('commit') or doc['commit'] or 'unknown')[:7]}` |" if len(commits) > 1 else "")
         )
     notes = [f"- {r['group']} ({r['role']}): {r['note']}" for r in doc["results"] if r["note"]]
+    notes += [f"- **missed** {r['group']} ({r['role']}): {r['miss']}" for r in doc["results"] if r.get("miss")]
     tables = []
     for r in doc["results"]:
         if r.get("table"):
