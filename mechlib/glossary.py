@@ -88,8 +88,13 @@ TERMS: tuple[Term, ...] = (
          "What a black-box sample proves about the true ε, whatever the claim: given the m hits of an event E "
          "under a pair of inputs, the k under the first are Bin(m, θ), θ = P_i(E)/(P_i(E) + P_i′(E)); with "
          "probability ≥ 1 − α_FA every Clopper–Pearson lower bound θ_L of the test holds at once, so "
-         "e^ε ≥ θ_L/(1 − θ_L) for each (pair, event); the largest ln of it, rounded down, is certified (what "
-         "DP-Sniper reports)."),
+         "e^ε ≥ θ_L/(1 − θ_L) for each (pair, event) — d·θ_L/(1 − θ_L) for a count against its d neighbours "
+         "pooled; the largest ln of these, rounded down, is certified (what DP-Sniper reports)."),
+    Term("pooled neighbours", ("pooled", "pooled neighbors"),
+         "A black-box hypothesis comparing one count with all of its d ≥ 2 neighbours at once: ε-DP bounds "
+         "P_i(E) by e^ε times each neighbour's P_j(E), so by e^ε times their mean, and given the pooled hits "
+         "the hits under i are binomial with θ ≤ e^ε/(e^ε + d). An output one count produces and its "
+         "neighbours never do then counts nearly twice as much per hit as against one neighbour."),
     Term("one-sided output", ("one-sided", "one sided", "infinite epsilon"),
          "An output seen under one count and never under a neighbouring count. If the neighbour truly never "
          "produces it, ε is infinite; no finite sample can certify or rule that out, so it is reported as such "

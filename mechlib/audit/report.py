@@ -178,5 +178,5 @@ def render_blackbox_html(result: dict[str, Any], pmf: list[dict[int, Fraction]] 
         claimed=pmf is not None,
         recheck="mechlib check RESULT.json",
         created=_today(),
-        glossary=["ε and α", "neighbours", "false alarm", "ε lower bound", "one-sided output"],
+        glossary=["ε and α", "neighbours", "pooled neighbours", "false alarm", "ε lower bound", "one-sided output"],
     )
