@@ -132,21 +132,19 @@ def test_deterministic_remap_errors() -> None:
 def test_plain_ratio_rows_read_as_the_general_parser_reads_them(x: Mechanism, scale: int) -> None:
     """``parse_plain_rows`` (a file's "p/q" cells read with int alone, one denominator for all rows
     when cheap) gives the same matrix as the Fraction parser, lowest terms or not."""
-    from mechlib.core.exact import MAX_DIGITS
     from mechlib.core.stochastic import parse_plain_rows
 
     cells = [[f"{v.numerator * scale}/{v.denominator * scale}" if v else "0" for v in row] for row in x.rows]
-    plain = parse_plain_rows(cells, MAX_DIGITS)
+    plain = parse_plain_rows(cells)
     assert plain is not None
     assert Mechanism.from_scaled(*plain, outputs=x.outputs) == Mechanism(cells, outputs=x.outputs) == x
 
 
 @pytest.mark.parametrize("cell", ["1/0", "-1/3", " 1/3", "1 / 3", "0.5", "1e-2", 0.5, 1, "١/3", "1" * 5000 + "/3"])
 def test_other_cells_are_left_to_the_general_parser(cell: object) -> None:
-    from mechlib.core.exact import MAX_DIGITS
     from mechlib.core.stochastic import parse_plain_rows
 
-    assert parse_plain_rows([[cell, "1/2"], ["1/2", "1/2"]], MAX_DIGITS) is None
+    assert parse_plain_rows([[cell, "1/2"], ["1/2", "1/2"]]) is None
 
 
 def test_t_read_from_a_file_of_fractions_is_t(tmp_path: object) -> None:

@@ -155,7 +155,7 @@ def _nonnegative(value: object) -> Fraction:
 
 def _plain_rows(matrix: Any) -> tuple[Any, Any] | None:
     try:
-        return parse_plain_rows(matrix, MAX_DIGITS)
+        return parse_plain_rows(matrix)
     except InputError as err:
         raise replace(err, field="matrix") from None
 

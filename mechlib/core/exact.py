@@ -26,8 +26,8 @@ MAX_EXPONENT = int(os.environ.get("MECHLIB_MAX_EXPONENT", "4000"))
 # ASCII digits only (Python's own parser also reads other scripts' digits, e.g. Arabic-Indic).
 _DECIMAL = re.compile(r"[+-]?(?P<int>[0-9]*)(?:\.(?P<frac>[0-9]*))?(?:[eE](?P<exp>[+-]?[0-9]+))?")
 _RATIO = re.compile(r"[+-]?(?P<num>[0-9]+)\s*/\s*(?P<den>[0-9]+)")
-#: "p/q" as the writers write it (no spaces): read by ``int`` alone, the common case of large files
-_PLAIN_RATIO = re.compile(r"(?P<sign>[+-]?)(?P<num>[0-9]+)/(?P<den>[0-9]+)")
+#: "p/q" or "p" as the writers write them (no spaces): read by ``int`` alone, the common case of large files
+_PLAIN_RATIO = re.compile(r"(?P<sign>[+-]?)(?P<num>[0-9]+)(?:/(?P<den>[0-9]+))?")
 
 
 def to_fraction(value: object, *, from_float: bool = False) -> Fraction:
@@ -79,11 +79,24 @@ def check_digits(value: int) -> None:
         )
 
 
+def plain_ratio(text: str) -> tuple[int, int] | None:
+    """(p, q) for "p/q" or "p" written plainly — ASCII digits, an optional sign, no spaces, q ≠ 0, at
+    most MAX_DIGITS digits — read with ``int`` alone; None for anything else (the general parser
+    reads it, or names what is wrong)."""
+    found = _PLAIN_RATIO.fullmatch(text)
+    if found is None:
+        return None
+    num, den = found["num"], found["den"] or "1"
+    if len(num) + len(found["den"] or "") > MAX_DIGITS or not den.strip("0"):
+        return None
+    p = int(num)
+    return (-p if found["sign"] == "-" else p), int(den)
+
+
 def _parse_string(text: str) -> Fraction:
-    plain = _PLAIN_RATIO.fullmatch(text)
-    if plain is not None and 0 < len(plain["num"]) + len(plain["den"]) <= MAX_DIGITS and plain["den"].strip("0"):
-        num = int(plain["num"])
-        return Fraction(-num if plain["sign"] == "-" else num, int(plain["den"]))
+    plain = plain_ratio(text)
+    if plain is not None:
+        return Fraction(*plain)
     stripped = text.strip()
     if not stripped:
         raise InputError("got an empty string", hint=_EXPECTED)

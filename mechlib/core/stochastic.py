@@ -12,14 +12,13 @@ x[i][r] = num[i][r] / den[i]. Hot loops (DP checks, products) work on these inte
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Hashable, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from itertools import repeat
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from mechlib.core.exact import _int_text, format_fraction, to_fraction
+from mechlib.core.exact import _int_text, format_fraction, plain_ratio, to_fraction
 from mechlib.errors import InputError
 
 if TYPE_CHECKING:
@@ -391,15 +390,11 @@ def _over_denominators(cells: list[list[tuple[int, int]]]) -> tuple[IntRows, tup
     return num_rows, tuple(dens)
 
 
-#: A cell as the writers write a ratio ("p/q", ASCII digits, no spaces), or an integer.
-_PLAIN = re.compile(r"(?P<num>[0-9]+)(?:/(?P<den>[0-9]*[1-9][0-9]*))?")
-
-
-def parse_plain_rows(matrix: Any, max_digits: int) -> tuple[IntRows, tuple[int, ...]] | None:
-    """The integer rows of a rectangular matrix whose every cell is a string "p/q" or "p" (p, q ≥ 0,
-    q ≠ 0, at most ``max_digits`` digits in all) — the common form of large exact files — read with
-    ``int`` alone, no ``Fraction`` per cell; None when any cell is of another form (the general
-    parser then reads it and names a bad cell). The shape and cell count are checked first."""
+def parse_plain_rows(matrix: Any) -> tuple[IntRows, tuple[int, ...]] | None:
+    """The integer rows of a rectangular matrix whose every cell is a string "p/q" or "p" with p ≥ 0
+    (``exact.plain_ratio``) — the common form of large exact files — read with ``int`` alone, no
+    ``Fraction`` per cell; None when any cell is of another form (the general parser then reads it
+    and names a bad cell). The shape and cell count are checked first."""
     if not isinstance(matrix, list) or not all(isinstance(row, list) for row in matrix):
         return None
     _check_shape(matrix)
@@ -407,11 +402,10 @@ def parse_plain_rows(matrix: Any, max_digits: int) -> tuple[IntRows, tuple[int, 
     for row in matrix:
         values = []
         for cell in row:
-            found = _PLAIN.fullmatch(cell) if isinstance(cell, str) else None
-            den = None if found is None else found["den"]
-            if found is None or len(cell) - (den is not None) > max_digits:
+            found = plain_ratio(cell) if isinstance(cell, str) else None
+            if found is None or found[0] < 0:  # a negative entry: the general parser names it
                 return None
-            values.append((int(found["num"]), int(den) if den else 1))
+            values.append(found)
         cells.append(values)
     return _over_denominators(cells)
 
