@@ -122,38 +122,26 @@ def exhaustive_events(counts: list[dict[int, int]]) -> list[dict[str, Any]]:
     return events + [{"at_least": t} for t in seen[1:-1]]
 
 
-#: A hypothesis's inputs: (i, j) for one ordered pair, or (i, (j₁, …, j_d)) for count i against its d ≥ 2
-#: neighbours pooled.
-Inputs = tuple[int, int] | tuple[int, tuple[int, ...]]
+#: A hypothesis's inputs: count i and the counts it is compared with — one (an ordered neighbour pair)
+#: or its d ≥ 2 neighbours, pooled.
+Inputs = tuple[int, tuple[int, ...]]
 
 
-def pooled_neighbours(neighbours: Sequence[tuple[int, int]]) -> list[tuple[int, tuple[int, ...]]]:
-    """Each count with at least two neighbours, with them (sorted): the pooled hypotheses' inputs."""
+def hypothesis_inputs(neighbours: Sequence[tuple[int, int]]) -> list[Inputs]:
+    """The family's inputs: every ordered neighbour pair, then each count with at least two
+    neighbours against all of them (sorted)."""
     around: dict[int, set[int]] = {}
     for i, j in neighbours:
         around.setdefault(i, set()).add(j)
         around.setdefault(j, set()).add(i)
-    return [(i, tuple(sorted(js))) for i, js in sorted(around.items()) if len(js) >= 2]
-
-
-def hypothesis_inputs(neighbours: Sequence[tuple[int, int]]) -> list[Inputs]:
-    """The family's inputs: every ordered neighbour pair, then every count against its neighbours pooled."""
-    return [*ordered_pairs(neighbours), *pooled_neighbours(neighbours)]
-
-
-def _others(inputs: Inputs) -> tuple[int, ...]:
-    other = inputs[1]
-    return other if isinstance(other, tuple) else (other,)
-
-
-def null_theta(t: Fraction, inputs: Inputs) -> Fraction:
-    """θ₀ = t/(t + d) for d pooled neighbours (d = 1: one pair)."""
-    return t / (t + len(_others(inputs)))
+    pooled = [(i, tuple(sorted(js))) for i, js in sorted(around.items()) if len(js) >= 2]
+    return [(i, (j,)) for i, j in ordered_pairs(neighbours)] + pooled
 
 
 def _hypothesis(inputs: Inputs, event: dict[str, Any], k: int, other: int) -> dict[str, Any]:
-    i, js = inputs[0], _others(inputs)
-    return {"inputs": [i, js[0] if isinstance(inputs[1], int) else list(js)], "event": event, "counts": [k, other]}
+    """As recorded: a pair's inputs are [i, j], a pooled hypothesis's [i, [j₁, …, j_d]]."""
+    i, js = inputs
+    return {"inputs": [i, js[0] if len(js) == 1 else list(js)], "event": event, "counts": [k, other]}
 
 
 def inputs_in_words(recorded: list[Any]) -> tuple[str, str]:
@@ -209,14 +197,14 @@ def dp_test(
     candidates: list[tuple[float, int, dict[str, Any]]] = []
     for e, event in enumerate(events):
         for inputs in family:
-            others = _others(inputs)
-            k, other = hits[e][inputs[0]], sum(hits[e][j] for j in others)
+            i, js = inputs
+            d, k, other = len(js), hits[e][i], sum(hits[e][j] for j in js)
             if k == 0:
                 continue
             found = _hypothesis(inputs, event, k, other)
             low = float(beta.ppf(float(level), k, other + 1))
-            candidates.append((len(others) * low / (1 - low) if low < 1 else math.inf, len(others), found))
-            if rejected is None and tail_at_most(k, k + other, null_theta(t, inputs), level):
+            candidates.append((d * low / (1 - low) if low < 1 else math.inf, d, found))
+            if rejected is None and tail_at_most(k, k + other, t / (t + d), level):  # θ₀ = t/(t + d)
                 rejected = found
     # the certified lower bound on ε: the best candidate by its float ratio, verified exactly
     best = max(candidates, key=lambda c: c[0]) if candidates else None
