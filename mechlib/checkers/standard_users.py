@@ -166,7 +166,7 @@ def check_standard_user(u: dict[str, Any], where: str, mt: Matrices, outputs: li
     steps = _guesses(u["t_optimal_remap"], f"{where}.t_optimal_remap", list(range(n + 1)), n)
     # one pass per column of M for its least loss and its loss at the recorded guess — and, when M is
     # T (an audit of T), at T's recorded guess: b_r of GRS Thm 3.1's dual
-    t_is_m = mt.m_columns == mt.t_columns and common == common_t
+    t_is_m = mt.m_den == mt.t_den and mt.m_columns == mt.t_columns  # the same matrix: M's weights are T's
     weighted, g = _columns(mt.m_columns, k)
     best = recorded = 0
     b_scaled: list[int] = []
