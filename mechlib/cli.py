@@ -217,7 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser(
         "check",
         help="re-verify a certificate with the independent checker",
-        description="Re-verify every witness of a certificate (schemas mechlib.audit/5, "
+        description="Re-verify every witness of a certificate (schemas mechlib.audit/6, "
         "mechlib.blackbox/6 and mechlib.bracket/1) without trusting the code that produced it; a "
         "gzip-compressed certificate is read as is. "
         "Exit 0 if it holds, 1 if any check fails, 2 if the file is not a certificate.",

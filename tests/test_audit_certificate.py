@@ -207,3 +207,60 @@ def test_each_html_report_kind_renders_in_headless_chromium(tmp_path: Path, kind
     assert all(text in dom for text in texts), [t for t in texts if t not in dom]
     assert "<style>" in dom and 'class="verdict' in dom and "Terms used on this page" in dom
     assert not any(line.lstrip().startswith("# ") for line in dom.splitlines())
+
+
+REMAPS_OF_T = '''
+from fractions import Fraction as F
+
+from mechlib import truncated_geometric
+from mechlib.core.remap import Remap
+from mechlib.core.stochastic import compose
+
+N = 12
+
+
+def _of_t(rows):
+    return compose(Remap(rows, inputs=range(N + 1), outputs=range(N + 1)), truncated_geometric("1/3", N))
+
+
+def clamp():  # outputs 0 and N folded inward: one nonzero a row
+    return _of_t([[F(int(j == min(max(s, 1), N - 1))) for j in range(N + 1)] for s in range(N + 1)])
+
+
+def banded():  # (1/4, 1/2, 1/4) around s, the ends lumped: ≤ 3 nonzeros a row
+    rows = [[F(0)] * (N + 1) for _ in range(N + 1)]
+    for s in range(N + 1):
+        for d, w in ((-1, F(1, 4)), (0, F(1, 2)), (1, F(1, 4))):
+            rows[s][min(max(s + d, 0), N)] += w
+    return _of_t(rows)
+
+
+def spread():  # output 0 kept, every other output spread over 1..N: a dense derivation, α still 1/3
+    return _of_t([[F(1)] + [F(0)] * N if s == 0 else [F(0)] + [F(1, N)] * N for s in range(N + 1)])
+'''
+
+
+@pytest.mark.parametrize(("name", "product"), [("clamp", True), ("banded", True), ("spread", False)])
+def test_a_sparse_derivation_is_the_certificates_matrix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], name: str, product: bool
+) -> None:
+    """M = T·Y is written as (t_alpha, Y) when Y is sparse; the checker rebuilds T·Y itself, so it
+    must equal SOURCE's matrix, and a consistently forged Y describes another mechanism."""
+    (tmp_path / "remaps_of_t.py").write_text(REMAPS_OF_T)
+    monkeypatch.chdir(tmp_path)
+    source, cert = f"remaps_of_t:{name}", tmp_path / "cert.json"
+    assert main(["audit", source, "-o", str(cert)]) == 0
+    report = json.loads(cert.read_text())
+    assert report["derivable"] and ("t_alpha" in report["mechanism"]["matrix"]) is product
+    assert main(["check", str(cert), source]) == 0
+    if not product:
+        return
+    assert report["mechanism"]["matrix"]["remap"] == report["derivation"]["remap"]
+    forged = copy.deepcopy(report)
+    columns = forged["mechanism"]["matrix"]["remap"]["columns"]
+    columns[5], columns[6] = columns[6], columns[5]  # rows 5 and 6 of Y swapped: still stochastic
+    forged["derivation"]["remap"] = forged["mechanism"]["matrix"]["remap"]
+    cert.write_text(json.dumps(forged))
+    capsys.readouterr()
+    assert main(["check", str(cert), source]) == 1
+    assert "FAIL mechanism.matrix differs from SOURCE's" in capsys.readouterr().out

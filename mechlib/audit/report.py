@@ -16,14 +16,20 @@ from typing import Any
 from mechlib.audit.approximate_dp import findings as approximate_lines
 from mechlib.audit.approximate_dp import plot_points
 from mechlib.core.exact import format_fraction
+from mechlib.core.families import truncated_geometric
 from mechlib.core.mechanism import Mechanism
+from mechlib.core.remap import Remap
+from mechlib.core.stochastic import compose
 from mechlib.rendering import render
 
 
 def _mechanism(report: dict[str, Any]) -> Mechanism:
-    """The certificate's matrix (integer rows) as a Mechanism."""
-    m = report["mechanism"]
-    return Mechanism.from_integer_rows(m["matrix"], inputs=m["inputs"], outputs=m["outputs"])
+    """The certificate's matrix (integer rows, or T·Y: T at ``t_alpha`` then the remap Y) as a Mechanism."""
+    m, form = report["mechanism"], report["mechanism"]["matrix"]
+    if "t_alpha" not in form:
+        return Mechanism.from_integer_rows(form, inputs=m["inputs"], outputs=m["outputs"])
+    t = truncated_geometric(form["t_alpha"], report["n"])
+    return compose(Remap.from_integer_rows(form["remap"], inputs=t.outputs, outputs=m["outputs"]), t)
 
 
 def _signature_rows(report: dict[str, Any], mech: Mechanism) -> list[list[str]] | None:

@@ -32,7 +32,7 @@ from mechlib.optimality.optimal import CertificationError, optimal_bayes_mechani
 from mechlib.optimality.standard_users import STANDARD_LOSSES, StandardUser
 from mechlib.provenance import package_versions
 
-SCHEMA = "mechlib.audit/5"  # /3: matrices as integer rows; /4: approximate_dp, claimed δ; /5: named losses
+SCHEMA = "mechlib.audit/6"  # /3: integer rows; /4: approximate_dp, claimed δ; /5: named losses; /6: M as T·Y
 
 #: The LP-based findings (dominance, certified optima) run up to this n; larger is "skipped".
 LP_MAX_N = 150
@@ -105,7 +105,7 @@ def audit(
             "inputs": list(mech.inputs),
             "outputs": list(mech.outputs),
             "neighbours": [list(p) for p in mech.neighbours],
-            "matrix": mech.to_integer_rows(),
+            "matrix": None,  # after the findings: T·Y when M has a sparse derivation Y (matrix_form)
         },
         "dp_level": format_fraction(level.alpha),
         # exact bounds on ε = ln(1/α), rounded outward to 15 decimals; null when α = 0 (ε = ∞)
@@ -126,8 +126,27 @@ def audit(
         report["verdict"] = "PASS" if ok else "FAIL"
     report["approximate_dp"] = approximate
     report.update(theory_findings(context, users))
+    report["mechanism"]["matrix"] = matrix_form(mech, report["derivation"])
     report["unknown"] = [k for k in ("derivation", "dominance", "user_losses") if report[k]["status"] == "UNKNOWN"]
     return report
+
+
+#: M is written as T·Y when its derivation Y has at most this many nonzero entries a row on average.
+PRODUCT_NONZEROS_PER_ROW = 4
+
+
+def matrix_form(mech: Mechanism, derivation: dict[str, Any]) -> dict[str, Any]:
+    """M's form in the certificate: ``{"t_alpha": α, "remap": Y}`` — M = T(α)·Y exactly (GS Thm 2)
+    — when the derivation found a Y with at most ``PRODUCT_NONZEROS_PER_ROW`` nonzero entries a
+    row on average (the identity, clamps, banded remaps): the checker rebuilds T from α, so the
+    certificate holds O(n) numbers instead of (n + 1)² numerators of up to n·log₂(1/α) bits.
+    Otherwise M's integer rows."""
+    remap = derivation.get("remap")
+    if derivation["status"] == "derivable" and isinstance(remap, dict):
+        rows = remap["columns"] if "columns" in remap else [[v for v in row if v != "0"] for row in remap["numerators"]]
+        if sum(map(len, rows)) <= PRODUCT_NONZEROS_PER_ROW * len(rows):
+            return {"t_alpha": derivation["alpha"], "remap": remap}
+    return mech.to_integer_rows()
 
 
 class CertificateText:

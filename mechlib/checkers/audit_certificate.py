@@ -1,4 +1,4 @@
-"""Independent re-check of a white-box audit certificate (schema ``mechlib.audit/5``).
+"""Independent re-check of a white-box audit certificate (schema ``mechlib.audit/6``).
 
 Shares nothing with the producer but the JSON data model: it parses the exact strings itself,
 builds T and its closed-form inverse from their formulas, and recomputes **every field** — or lists
@@ -6,17 +6,23 @@ it as unverified provenance (``PROVENANCE``: tool versions, the source's path, f
 whether rows were normalised on loading). Every object must have exactly its documented fields.
 
 Matrices come as integer rows (numerators over one denominator per row, hexadecimal) and are
-checked in integers, by cross-multiplication, without a rational per entry where n is large:
+checked in integers, by cross-multiplication, without a rational per entry where n is large.
+The mechanism of a count query may instead be written as T·Y (``t_alpha`` and a remap Y, the
+form the audit uses when M's derivation is sparse): the checker builds T at ``t_alpha`` from its
+formula and multiplies, so that matrix is exactly what every check below reads.
+
 
 1. shape: n, inputs, outputs (top level and in ``mechanism``), neighbours (pairs of distinct
    inputs, no repeats), ``count_query`` (inputs 0..n with the path); each row's numerators sum to
    its denominator; given SOURCE, its SHA-256 and its parsed matrix, labels, neighbours and claim;
 2. the DP level α: the mechanism is α-DP (a·d′·p ≤ b·d·q for every neighbour pair, output and
-   direction, α = p/q) and the witness (a neighbour pair and output) attains α exactly — together,
-   α is the level; ``epsilon_interval`` brackets ln(1/α) within 2·10⁻¹⁵ (arb); the claim's verdict;
+   direction, α = p/q; for T·Y with ``t_alpha`` = α by post-processing, T being α-DP) and the
+   witness (a neighbour pair and output) attains α exactly — together, α is the level;
+   ``epsilon_interval`` brackets ln(1/α) within 2·10⁻¹⁵ (arb); the claim's verdict;
 3. derivability (GS Thm 2): decided whenever it can be (count query, n ≥ 1, α < 1) — a stochastic
    Y equal to T⁻¹M entry by entry (T⁻¹ tridiagonal, GS Lemma 2: O(n²) integer products; T·T⁻¹ = I
-   for every n is GS-L2, proved by ``mechlib verify``), so T·Y = M; or a row w of T⁻¹
+   for every n is GS-L2, proved by ``mechlib verify``), so T·Y = M — by definition when M is written
+   as T·Y with that Y at α; or a row w of T⁻¹
    (recomputed) with (w·M)[r] < 0 and GS's condition value;
 4. dominance: a stochastic Y whose error tails P(|j − i| ≥ k | i) under T·Y are nowhere above M's;
    ``"derivation"`` names the derivation's Y (T·Y = M: equal tails), decided at any n;
@@ -49,7 +55,7 @@ from mechlib.checkers.numbers import MAX_DIGITS
 from mechlib.checkers.standard_users import Matrices, check_standard_user, t_rows
 from mechlib.schemas import precheck
 
-SCHEMA = "mechlib.audit/5"
+SCHEMA = "mechlib.audit/6"
 
 #: The LP findings (dominance of a mechanism that is not derivable; a user whose dual from T fails) run up to this n.
 LP_MAX_N = 150
@@ -135,6 +141,23 @@ def _same_values(a: IntRows, b: IntRows) -> bool:
 def _lowest(row: list[int], den: int) -> tuple[int, list[int]]:
     g = math.gcd(den, *row)
     return (den, row) if g == 1 else (den // g, [x // g for x in row])
+
+
+def _t_times(t: IntRows, y: IntRows) -> IntRows:
+    """T·Y in integers: row i is Σ_s t[i][s]·Y[s] over t's denominator times L = lcm of Y's row
+    denominators (O(n · nonzeros of Y)); T itself when Y is the identity."""
+    common = math.lcm(*y.den)
+    entries = [[(r, v * (common // d)) for r, v in enumerate(row) if v] for row, d in zip(y.num, y.den)]
+    if common == 1 and all(e == [(s, 1)] for s, e in enumerate(entries)):
+        return t
+    num = []
+    for row in t.num:
+        out = [0] * len(y.num[0])
+        for a, column in zip(row, entries):
+            for r, c in column:
+                out[r] += a * c
+        num.append(out)
+    return IntRows([d * common for d in t.den], num)
 
 
 def _dp_violation(m: IntRows, neighbours: list[tuple[int, int]], alpha: Q) -> tuple[int, int, int] | None:
@@ -281,16 +304,31 @@ def _check(cert: dict[str, Any], source: bytes | str | None, parsed: dict[str, A
     count_query = inputs == list(range(n + 1)) and {frozenset(p) for p in neighbours} == path
     if cert["count_query"] is not count_query:
         failures.append(f"count_query is {cert['count_query']}, recomputed {count_query}")
-    m = _int_rows(mech["matrix"], "mechanism.matrix", n + 1, len(outputs))
-    if not m.stochastic():
-        failures.append("the matrix is not row-stochastic")
+    form = mech["matrix"]
+    t_alpha, t = None, None  # M = T(t_alpha)·Y when the matrix is written so
+    if isinstance(form, dict) and "t_alpha" in form:
+        _keys(form, "mechanism.matrix", {"t_alpha", "remap"})
+        t_alpha = _f(form["t_alpha"], "mechanism.matrix.t_alpha")
+        if not (count_query and n >= 1 and 0 < t_alpha < 1):
+            raise Malformed("mechanism.matrix: T·Y needs a count query on 0..n, n ≥ 1, and 0 < t_alpha < 1")
+        y = _int_rows(form["remap"], "mechanism.matrix.remap", n + 1, len(outputs))
+        if not y.stochastic():  # T is stochastic by its formula, so T·Y is iff Y is
+            failures.append("the matrix's remap Y is not row-stochastic")
+        t = t_rows(t_alpha, n)
+        m = _t_times(t, y)
+    else:
+        m = _int_rows(form, "mechanism.matrix", n + 1, len(outputs))
+        if not m.stochastic():
+            failures.append("the matrix is not row-stochastic")
     if parsed is not None:
         failures += _compare_source(parsed, mech, m, cert["claimed"])
 
     alpha = _f(cert["dp_level"], "dp_level")  # the level iff M is α-DP and the witness attains α
     if not 0 <= alpha <= 1:
         raise Malformed(f"dp_level: {cert['dp_level']} is not in [0, 1]")
-    violation = _dp_violation(m, neighbours, alpha)
+    # M = T(α)·Y is α-DP: T is (GRS Example 2.2) and post-processing keeps it,
+    # Σ_s T[i][s]·Y[s][r] ≥ Σ_s α·T[i′][s]·Y[s][r]; with the witness attaining α, α is the level
+    violation = None if t_alpha == alpha else _dp_violation(m, neighbours, alpha)
     if violation is not None:
         big, small, r = violation
         failures.append(
@@ -307,7 +345,8 @@ def _check(cert: dict[str, Any], source: bytes | str | None, parsed: dict[str, A
 
     decidable = count_query and n >= 1 and 0 < alpha < 1  # at α = 0 every mechanism is a remap of T_0 = I
     d = cert["derivation"]
-    derivation_failures = _check_derivation(d, m, outputs, col_of, alpha, n, decidable)
+    given = form["remap"] if t_alpha == alpha else None  # M's own Y: T·Y = M by definition
+    derivation_failures = _check_derivation(d, m, outputs, col_of, alpha, n, decidable, given)
     failures += derivation_failures
     status = d.get("status") if isinstance(d, dict) else None
     derivable = {"derivable": True, "not derivable": False}.get(status) if isinstance(status, str) else None
@@ -344,7 +383,7 @@ def _check(cert: dict[str, Any], source: bytes | str | None, parsed: dict[str, A
         for k, u in enumerate(rows):
             where = f"user_losses.users[{k}]"
             if isinstance(u, dict) and isinstance(u.get("loss"), str) and "optimum_mechanism" not in u:
-                integers = integers or Matrices.of(m, t_rows(alpha, n))
+                integers = integers or Matrices.of(m, t if t is not None and t_alpha == alpha else t_rows(alpha, n))
                 failures += check_standard_user(u, where, integers, outputs, alpha, n)  # integers, O(n²)
                 continue
             if general is None:
@@ -496,8 +535,10 @@ def _check_dominance(remap: Any, m: IntRows, inputs: list[int], outputs: list[in
 
 
 def _check_derivation(
-    d: Any, m: IntRows, outputs: list[int], col_of: dict[int, int], alpha: Q, n: int, decidable: bool
+    d: Any, m: IntRows, outputs: list[int], col_of: dict[int, int], alpha: Q, n: int, decidable: bool, given: Any
 ) -> list[str]:
+    """``given``: the remap Y of a matrix written as T·Y at the DP level (then a derivation naming
+    that same Y holds by definition; Y's stochasticity is checked with the matrix)."""
     if not isinstance(d, dict) or d.get("status") not in ("derivable", "not derivable", "skipped", "UNKNOWN"):
         raise Malformed("derivation: expected a status of derivable, not derivable, skipped or UNKNOWN")
     if d["status"] in ("skipped", "UNKNOWN"):
@@ -508,6 +549,8 @@ def _check_derivation(
     out = [] if _same(d.get("alpha"), alpha, "derivation.alpha") else ["derivation.alpha is not the DP level"]
     if d["status"] == "derivable":
         _keys(d, "derivation", {"status", "alpha", "remap"})
+        if given is not None and d["remap"] == given:
+            return out
         y = _int_rows(d["remap"], "derivation.remap", n + 1, len(outputs))
         if not y.stochastic() or not _is_inverse_t_times(y, m, alpha):
             out.append("the derivation remap Y does not give T·Y = M")

@@ -1,5 +1,5 @@
 """Re-check of a certificate's user row whose loss is named (``"loss": "absolute" | "squared" |
-"binary"``, ``mechlib.audit/5``), in integers and O(n²), written apart from the producer.
+"binary"``, ``mechlib.audit/6``), in integers and O(n²), written apart from the producer.
 
 With the prior p and the matrix x[i][r] = num[i][r]/den[i], the weights w_i = p_i·x[i][r] are
 integers after one common scaling L. For each output r the least expected loss min_j Σ_i w_i·l(i, j)
@@ -71,7 +71,8 @@ class Matrices:
 
     @classmethod
     def of(cls, m: IntRows, t: IntRows) -> Matrices:
-        return cls(*_common_columns(m), *_common_columns(t))
+        t_columns = _common_columns(t)
+        return cls(*(t_columns if m is t else _common_columns(m)), *t_columns)
 
 
 def _common_columns(x: IntRows) -> tuple[list[tuple[int, ...]], list[int]]:
