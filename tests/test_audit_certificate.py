@@ -264,3 +264,20 @@ def test_a_sparse_derivation_is_the_certificates_matrix(
     capsys.readouterr()
     assert main(["check", str(cert), source]) == 1
     assert "FAIL mechanism.matrix differs from SOURCE's" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("alpha", ["1/2", "1/3", "2/3", "1/1000", "999/1000"])
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 40])
+def test_the_checkers_t_is_t_and_exactly_alpha_dp(alpha: str, n: int) -> None:
+    """What the checker's T·Y shortcut assumes: its own T (built from the formula, apart from the
+    producer) equals the producer's T entry by entry and has DP level exactly α (GRS Example 2.2)."""
+    from mechlib import truncated_geometric
+    from mechlib.checkers.fields import Q
+    from mechlib.checkers.standard_users import t_rows
+    from mechlib.core.mechanism import Mechanism
+    from mechlib.core.privacy import dp_level
+
+    a = Fraction(alpha)
+    ours = t_rows(Q(a.numerator, a.denominator), n)
+    mine = Mechanism.from_scaled(ours.num, ours.den)
+    assert mine == truncated_geometric(alpha, n) and dp_level(mine).alpha == Fraction(alpha)
