@@ -108,7 +108,7 @@ def test_named_losses_certify_and_check(mech: Mechanism) -> None:
 
 def test_a_loss_matrix_user_above_its_limit_is_refused_before_any_work() -> None:
     """A --prior/--loss user costs O(n³): above n = 400 the audit refuses it (one line, exit 2 at the
-    command line), while the three standard users run to n = 2000."""
+    command line), while the three standard users run to n = 5000."""
     from mechlib.audit.whitebox import MATRIX_USERS_MAX_N
     from mechlib.core.users import BayesUser, absolute_loss
     from mechlib.errors import InputError

@@ -38,7 +38,7 @@ SCHEMA = "mechlib.audit/6"  # /3: integer rows; /4: approximate_dp, claimed δ; 
 LP_MAX_N = 150
 #: The standard users' certified optima (T then its optimal remap, with a dual built from T: no
 #: LP; O(n²) integer work each, ``optimality.standard_users``) run up to this n.
-USERS_MAX_N = 2000
+USERS_MAX_N = 5000
 #: A user given by a loss matrix (--prior/--loss) costs O(n³) (every guess of every output): up to this n.
 MATRIX_USERS_MAX_N = 400
 

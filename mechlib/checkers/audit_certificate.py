@@ -60,7 +60,7 @@ SCHEMA = "mechlib.audit/6"
 #: The LP findings (dominance of a mechanism that is not derivable; a user whose dual from T fails) run up to this n.
 LP_MAX_N = 150
 #: The users' certified optima run up to this n (no LP: a dual built from T).
-USERS_MAX_N = 2000
+USERS_MAX_N = 5000
 
 #: Fields recorded for the reader but not re-checkable from the certificate.
 PROVENANCE = (

@@ -29,7 +29,7 @@ Label = Any
 IntRows = tuple[tuple[int, ...], ...]
 
 #: Largest matrix accepted (cells). Larger inputs are refused before any exact work.
-MAX_CELLS = 1 << 24
+MAX_CELLS = 1 << 25
 
 _S = TypeVar("_S", bound="StochasticMatrix")
 
