@@ -167,5 +167,7 @@ def test_audit_growth(measure: Measure, tmp_path: Path, what: str, stem: str) ->
     )
     measure.note(
         f"growth exponent (time ∝ n^k, least squares over n = {', '.join(map(str, found))}): audit k = "
-        f"{slope('audit'):.2f}, check k = {slope('check'):.2f}" if len(found) > 1 else "one size only"
+        f"{slope('audit'):.2f}, check k = {slope('check'):.2f}"
+        if len(found) > 1
+        else "one size only"
     )

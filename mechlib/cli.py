@@ -445,7 +445,6 @@ def _write_all(outputs: dict[Any, Any]) -> None:
 
 def _audit(args: argparse.Namespace) -> int:
     from mechlib.audit.loading import load_matrix, load_source, load_vector
-    from mechlib.audit.report import render_html, render_markdown
     from mechlib.audit.whitebox import CertificateText, audit, render_text
     from mechlib.core.users import BayesUser, Loss, Prior
 
@@ -468,6 +467,8 @@ def _audit(args: argparse.Namespace) -> int:
         stem = Path(loaded.path.replace(":", "_")).stem
         base = Path(args.report_dir) / f"{stem}.audit"
         _refuse_overwrite([Path(f"{base}.{ext}") for ext in ("json", "md", "html")], args.force)
+        from mechlib.audit.report import render_html, render_markdown  # Jinja2: only for --report-dir
+
         outputs |= {
             f"{base}.json": text,
             f"{base}.md": render_markdown(report),

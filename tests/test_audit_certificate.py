@@ -209,7 +209,7 @@ def test_each_html_report_kind_renders_in_headless_chromium(tmp_path: Path, kind
     assert not any(line.lstrip().startswith("# ") for line in dom.splitlines())
 
 
-REMAPS_OF_T = '''
+REMAPS_OF_T = """
 from fractions import Fraction as F
 
 from mechlib import truncated_geometric
@@ -237,7 +237,7 @@ def banded():  # (1/4, 1/2, 1/4) around s, the ends lumped: ≤ 3 nonzeros a row
 
 def spread():  # output 0 kept, every other output spread over 1..N: a dense derivation, α still 1/3
     return _of_t([[F(1)] + [F(0)] * N if s == 0 else [F(0)] + [F(1, N)] * N for s in range(N + 1)])
-'''
+"""
 
 
 @pytest.mark.parametrize(("name", "product"), [("clamp", True), ("banded", True), ("spread", False)])

@@ -262,8 +262,10 @@ def test_blackbox_result_rechecks_and_reports(samplers: Path, capsys: pytest.Cap
     assert markdown[0].startswith("# Black-box audit") and markdown[1].startswith("**The true ε is at least ")
     html = (samplers / "my_samplers_loose.blackbox.html").read_text()
     assert "<script" not in html and "count 3" in html
-    assert html.split("<h1>", 1)[1].split("</h1>\n", 1)[1].startswith(
-        '<div class="headline"><p><strong>The true ε is at least '
+    assert (
+        html.split("<h1>", 1)[1]
+        .split("</h1>\n", 1)[1]
+        .startswith('<div class="headline"><p><strong>The true ε is at least ')
     )
     tampered = json.loads(json.dumps(result))
     tampered["dp"]["violation"]["inputs"] = tampered["dp"]["violation"]["inputs"][::-1]

@@ -167,3 +167,15 @@ def test_the_interval_path_decides_the_standard_users_of_t_at_scale() -> None:
             user = StandardUser(kind, Prior.uniform(300))
             assert module.optimum_of_t(user, basis.alpha, basis.t, basis.inverse, None)
     assert exact.call_count <= 6
+
+
+@pytest.mark.parametrize("kind", STANDARD_LOSSES)
+def test_the_loss_array_is_the_loss(kind: str) -> None:
+    """The float table the interval cone test starts from is l(i, j) itself (exact: l ≤ n² < 2⁵³)."""
+    import numpy as np
+
+    from mechlib.optimality.standard_users import loss_array, loss_value
+
+    steps = np.arange(7)
+    table = loss_array(kind, steps[:, None] - steps[None, :])
+    assert table.tolist() == [[float(loss_value(kind, i, j)) for j in range(7)] for i in range(7)]

@@ -15,7 +15,7 @@ from mechlib.errors import InputError
 class Remap(StochasticMatrix):
     """A (possibly randomized) exact remap y[r][j] = P(guess j | output r)."""
 
-    __slots__ = ()
+    __slots__ = ("_images",)
 
     @classmethod
     def deterministic(
@@ -45,7 +45,9 @@ class Remap(StochasticMatrix):
             row = [0] * len(targets)
             row[position[j]] = 1
             rows.append(row)
-        return cls.from_scaled(rows, [1] * len(rows), inputs=inputs, outputs=targets)
+        remap = cls.from_scaled(rows, [1] * len(rows), inputs=inputs, outputs=targets)
+        remap._set(_images=tuple(images))  # as_mapping without a scan of the rows
+        return remap
 
     @classmethod
     def identity(cls, labels: Sequence[Label]) -> Remap:
@@ -60,6 +62,9 @@ class Remap(StochasticMatrix):
 
     def as_mapping(self) -> dict[Label, Label]:
         """For a deterministic remap: output ↦ guess."""
+        images = getattr(self, "_images", None)  # set by ``deterministic`` (not carried by pickling)
+        if images is not None:
+            return dict(zip(self.inputs, images))
         if not self.is_deterministic():
             raise InputError("the remap is randomized, so it is not a function of the output")
         num, den = self.scaled()

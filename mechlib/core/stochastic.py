@@ -15,7 +15,7 @@ import math
 from collections.abc import Hashable, Sequence
 from dataclasses import replace
 from fractions import Fraction
-from itertools import repeat
+from itertools import compress, repeat
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from mechlib.core.exact import _int_text, format_fraction, plain_ratio, to_fraction
@@ -216,7 +216,7 @@ class StochasticMatrix:
         denominators, numerators, columns = [], [], []
         for row, d in zip(self._num, self._den):
             g = math.gcd(d, *row)
-            kept = [j for j, a in enumerate(row) if a] if sparse else None
+            kept = list(compress(range(len(row)), row)) if sparse else None
             values = row if kept is None else [row[j] for j in kept]
             if g > 1:
                 d, values = d // g, [a // g for a in values]

@@ -133,16 +133,16 @@ def derivation_witness(mechanism: Mechanism, alpha: object) -> Derivation:
     divisors: list[int] = []
     for r in range(n + 1):
         values, scale, condition = _condition_row(num, den, r, n, p, q)
-        for c, v in enumerate(values):
-            if v < 0:
-                value = Fraction(v, scale)
-                entry = value / ((1 - a) if r in (0, n) else (1 - a) ** 2)
-                return Derivation(a, None, DerivabilityViolation(r, mechanism.outputs[c], value, entry, condition))
-        # entry = value/(1−α) at the boundary, value/(1−α)² inside; one denominator per row
+        if min(values) < 0:  # the first negative entry, in column order
+            c, v = next((c, v) for c, v in enumerate(values) if v < 0)
+            value = Fraction(v, scale)
+            entry = value / ((1 - a) if r in (0, n) else (1 - a) ** 2)
+            return Derivation(a, None, DerivabilityViolation(r, mechanism.outputs[c], value, entry, condition))
+        # entry = value/(1−α) = q·value/(q−p) at the boundary, value/(1−α)² = q²·value/(q−p)² inside;
+        # the scale is a multiple of q (q²) (_condition_row), so the row keeps its values: one denominator
         boundary = r in (0, n)
-        mult = q if boundary else q * q
-        rows.append([v * mult for v in values])
-        divisors.append(scale * ((q - p) if boundary else (q - p) ** 2))
+        rows.append(values)
+        divisors.append(scale // (q if boundary else q * q) * ((q - p) if boundary else (q - p) ** 2))
     remap = Remap.from_scaled(rows, divisors, inputs=range(n + 1), outputs=mechanism.outputs)
     return Derivation(a, remap, None)
 
@@ -162,7 +162,8 @@ def _condition_row(num: IntRows, den: tuple[int, ...], r: int, n: int, p: int, q
     d0, d1, d2 = den[r - 1], den[r], den[r + 1]
     label = "(1+a^2)*x_r - a*(x_(r-1) + x_(r+1))"
     if d0 == d1 == d2:
-        values = [(q * q + p * p) * x - p * q * (w + y) for w, x, y in zip(num[r - 1], num[r], num[r + 1])]
+        middle, sides = q * q + p * p, p * q
+        values = [middle * x - sides * (w + y) for w, x, y in zip(num[r - 1], num[r], num[r + 1])]
         return values, q * q * d1, label
     values = [
         (q * q + p * p) * x * d0 * d2 - p * q * (w * d1 * d2 + y * d0 * d1)

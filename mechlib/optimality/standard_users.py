@@ -25,8 +25,9 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from itertools import accumulate
+from itertools import accumulate, compress
 from operator import mul, sub
+from typing import Any
 
 from mechlib.core.intervals import cone_minimum_signs, down, enclose, ray_is_a_minimiser, up
 from mechlib.core.mechanism import Mechanism
@@ -42,6 +43,17 @@ STANDARD_LOSSES = ("absolute", "squared", "binary")
 def loss_value(kind: str, i: int, j: int) -> int:
     """l(i, j) of a standard loss."""
     return abs(i - j) if kind == "absolute" else (i - j) ** 2 if kind == "squared" else int(i != j)
+
+
+def loss_array(kind: str, offsets: Any) -> Any:
+    """``loss_value`` on a numpy array of signed distances i − j, as floats (exact below 2⁵³)."""
+    import numpy as np
+
+    if kind == "absolute":
+        return np.abs(offsets).astype(float)
+    if kind == "squared":
+        return (offsets * offsets).astype(float)
+    return (offsets != 0).astype(float)
 
 
 def loss_columns(kind: str, n: int) -> Callable[[int], list[int]]:
@@ -96,14 +108,13 @@ def _minimisers(kind: str, w: Sequence[int]) -> tuple[int, int] | list[int]:
     if total == 0:  # an output of probability 0: every guess ties
         return (0, n)
     if kind == "binary":
-        top = max(w)
-        return [j for j, v in enumerate(w) if v == top]
+        return list(compress(range(n + 1), map(max(w).__eq__, w)))
     if kind == "absolute":  # with below[j] = Σ_{i < j} w_i, nondecreasing:
         below = [0, *accumulate(w)]
         lo = bisect_left(below, -(-total // 2), 1) - 1  # the first j with 2·Σ_{i ≤ j} w_i ≥ W
         hi = bisect_right(below, total // 2, 0, n + 1) - 1  # the last j with 2·Σ_{i < j} w_i ≤ W
         return (lo, hi)
-    first = sum(i * v for i, v in enumerate(w))  # squared: the integers nearest the mean S/W
+    first = sum(map(mul, w, range(n + 1)))  # squared: the integers nearest the mean S/W
     k, rest = divmod(first, total)
     if rest == 0:
         return (k, k)
@@ -181,19 +192,34 @@ def optimum_of_t(
     num, _ = t.scaled()
     weights, common = _row_weights(t, user.prior)
     column = loss_columns(user.kind, n)
-    b = [
-        Fraction(sum(map(mul, w, column(g))), common)
-        for w, g in zip(_weighted_columns(num, weights), guess, strict=True)
-    ]
-    u = [
-        sum((inverse[r][i] * b[r] for r in range(max(0, i - 1), min(n, i + 1) + 1)), Fraction(0)) for i in range(n + 1)
-    ]
+    columns = _weighted_columns(num, weights)
+    if user.kind == "binary":  # Σ_i w_i·[i ≠ g] = W − w_g
+        scaled = [sum(w) - w[g] for w, g in zip(columns, guess, strict=True)]
+    else:
+        scaled = [sum(map(mul, w, column(g))) for w, g in zip(columns, guess, strict=True)]
+    b = [Fraction(v, common) for v in scaled]
+    u = _inverse_transpose_times(inverse, scaled, common)
     value = sum(b, Fraction(0))
     if sum(u, Fraction(0)) != value:  # T⁻¹1 = 1 makes them equal; checked, not assumed
         return None
     if not dual_columns_nonnegative(user, alpha, u, guess):
         return None
     return OptimumOfT(remap, value, tuple(u))
+
+
+def _inverse_transpose_times(
+    inverse: Sequence[Sequence[Fraction]], scaled: Sequence[int], common: int
+) -> list[Fraction]:
+    """u = (T⁻¹)ᵀb for b = scaled/common with T⁻¹ tridiagonal (GS Lemma 2): each u_i is at most three
+    integer products over one denominator L·common (L the lcm of the band's few denominators), then
+    one reduction — not three ``Fraction`` operations on ~n-bit numbers."""
+    n = len(scaled) - 1
+    band = [[(r, inverse[r][i]) for r in range(max(0, i - 1), min(n, i + 1) + 1)] for i in range(n + 1)]
+    scale = math.lcm(*{v.denominator for terms in band for _, v in terms})
+    return [
+        Fraction(sum(v.numerator * (scale // v.denominator) * scaled[r] for r, v in terms), scale * common)
+        for terms in band
+    ]
 
 
 def dual_columns_nonnegative(user: StandardUser, alpha: Fraction, u: Sequence[Fraction], guess: Sequence[int]) -> bool:
@@ -214,7 +240,8 @@ def dual_columns_nonnegative(user: StandardUser, alpha: Fraction, u: Sequence[Fr
     if prior is not None and dual is not None:
         import numpy as np
 
-        losses = np.array([column(i) for i in range(n + 1)], dtype=float)  # l(i, j) ≤ n² < 2⁵³: exact
+        steps = np.arange(n + 1)
+        losses = loss_array(user.kind, steps[:, None] - steps[None, :])  # l(i, j) ≤ n² < 2⁵³: exact
         lo = down(down(prior[0][:, None] * losses) - dual[1][:, None])
         hi = up(up(prior[1][:, None] * losses) - dual[0][:, None])
         ray = np.full(n + 1, -1)
