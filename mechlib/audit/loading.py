@@ -25,6 +25,7 @@ import os
 import re
 import tempfile
 import zlib
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from decimal import Decimal
@@ -216,11 +217,11 @@ def read_json(data: bytes) -> Any:
         return int(text) if digits < 4000 else int(flint.fmpz(text))
 
     def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        keys = [k for k, _ in pairs]
-        repeated = sorted({k for k in keys if keys.count(k) > 1})
-        if repeated:
+        found = dict(pairs)
+        if len(found) < len(pairs):  # linear: an object with n keys (a remap) costs O(n), not O(n²)
+            repeated = sorted(k for k, count in Counter(k for k, _ in pairs).items() if count > 1)
             raise InputError(f"repeats the key(s) {repeated}", hint="each field may appear once")
-        return dict(pairs)
+        return found
 
     try:
         return json.loads(

@@ -93,15 +93,22 @@ def _columns(columns: list[tuple[int, ...]], k: list[int]) -> tuple[Iterable[Seq
     return (list(map(mul, column, reduced)) for column in columns), g
 
 
-def _column_losses(kind: str, w: Sequence[int], guesses: Sequence[int]) -> tuple[int, list[int]]:
+def _column_losses(
+    kind: str, w: Sequence[int], guesses: Sequence[int], only_at: Callable[[int], list[int]] | None
+) -> tuple[int, list[int]]:
     """(min_j Σ_i w_i·l(i, j), [Σ_i w_i·l(i, g) for g in guesses]) from one or two passes over w:
     binary C(g) = W − w_g; squared C(g) = S₂ − 2g·S₁ + g²·W, least at ⌊S₁/W⌋ or the next integer;
     absolute C(g) = g·A_g − B_g + (S₁ − B_g) − g·(W − A_g) with the prefix sums A_g = Σ_{i<g} w_i,
-    B_g = Σ_{i<g} i·w_i, least at the first j with A_{j+1} ≥ W/2 (a weighted median)."""
+    B_g = Σ_{i<g} i·w_i, least at the first j with A_{j+1} ≥ W/2 (a weighted median).
+    With ``only_at`` (j ↦ l(·, j)), only C(g) — one pass per distinct guess — and the least as 0."""
+    if kind == "binary":
+        total = sum(w)
+        return (total - max(w) if only_at is None else 0), [total - w[g] for g in guesses]
+    if only_at is not None:
+        found = {g: sum(map(mul, w, only_at(g))) for g in set(guesses)}
+        return 0, [found[g] for g in guesses]
     total = sum(w)
     n = len(w) - 1
-    if kind == "binary":
-        return total - max(w), [total - w[g] for g in guesses]
     if kind == "squared":
         s1: int = sum(map(mul, w, range(n + 1)))
         s2: int = sum(map(mul, w, (i * i for i in range(n + 1))))
@@ -165,25 +172,30 @@ def check_standard_user(u: dict[str, Any], where: str, mt: Matrices, outputs: li
     value = _f(u["optimum"], f"{where}.optimum")
     kt, common_t = _scaled_prior(prior, mt.t_den)
     steps = _guesses(u["t_optimal_remap"], f"{where}.t_optimal_remap", list(range(n + 1)), n)
-    # one pass per column of M for its least loss and its loss at the recorded guess — and, when M is
-    # T (an audit of T), at T's recorded guess: b_r of GRS Thm 3.1's dual
+    mine = _f(u["mechanism"], f"{where}.mechanism")
+    # M's loss at the optimum: the recorded remap is then optimal for M with no search, as every remap
+    # of the α-DP M is α-DP and none loses less than the optimum (certified by the dual below)
+    at_optimum = mine == value
+    # one pass per column of M for its least loss (unless at_optimum) and its loss at the recorded
+    # guess — and, when M is T (an audit of T), at T's recorded guess: b_r of GRS Thm 3.1's dual
     t_is_m = mt.m_den == mt.t_den and mt.m_columns == mt.t_columns  # the same matrix: M's weights are T's
     weighted, g = _columns(mt.m_columns, k)
     best = recorded = 0
     b_scaled: list[int] = []
     for r, w in enumerate(weighted):
-        least, at = _column_losses(kind, w, (guess[r], steps[r]) if t_is_m else (guess[r],))
+        least, at = _column_losses(
+            kind, w, (guess[r], steps[r]) if t_is_m else (guess[r],), column if at_optimum else None
+        )
         best, recorded = best + least, recorded + at[0]
         if t_is_m:
             b_scaled.append(g * at[1])
-    mine = _f(u["mechanism"], f"{where}.mechanism")
-    if Q(g * best, common) != mine or Q(g * recorded, common) != mine:
+    if (not at_optimum and Q(g * best, common) != mine) or Q(g * recorded, common) != mine:
         out.append(f"{name}: the mechanism's loss with its optimal remap is not {u['mechanism']}")
     if not t_is_m:
         weighted_t, g_t = _columns(mt.t_columns, kt)
         b_scaled = [g_t * sum(map(mul, w, column(j))) for w, j in zip(weighted_t, steps)]
     b = [Q(v, common_t) for v in b_scaled]  # b_r = Σ_i p_i·T[i][r]·l(i, steps[r])
-    if not (value == sum(dual, Q(0)) and _dual_feasible(prior, dual, column, alpha, _rays(dual, b, steps, alpha))):
+    if not (value == sum(dual, Q(0)) and _dual_feasible(prior, dual, kind, alpha, _rays(dual, b, steps, alpha))):
         out.append(f"{name}: the optimality certificate of {u['optimum']} does not check")
     ratio = None if value == 0 else mine / value
     if (u["ratio"] is None) != (ratio is None) or (ratio is not None and not _same(u["ratio"], ratio, where)):
@@ -217,7 +229,7 @@ def _rays(dual: list[Q], b: list[Q], steps: list[int], alpha: Q) -> list[int]:
     return ray
 
 
-def _dual_feasible(prior: list[Q], dual: list[Q], column: Callable[[int], list[int]], alpha: Q, ray: list[int]) -> bool:
+def _dual_feasible(prior: list[Q], dual: list[Q], kind: str, alpha: Q, ray: list[int]) -> bool:
     """Every column w = c_j − u, c[i][j] = p_i·l(i, j), nonnegative on the α-DP cone.
 
     First on float intervals stepped one ulp outward after every operation (round-to-nearest is
@@ -239,7 +251,9 @@ def _dual_feasible(prior: list[Q], dual: list[Q], column: Callable[[int], list[i
     else:
         lower, upper = [np.nextafter(row, -np.inf) for row in near], [np.nextafter(row, np.inf) for row in near]
         (a_lo, b_lo), (a_hi, b_hi) = lower[2], upper[2]
-        losses = np.array([column(i) for i in range(n + 1)], dtype=float)  # exact: l ≤ n² < 2⁵³
+        d = np.subtract.outer(np.arange(n + 1), np.arange(n + 1))  # i − j
+        table = np.abs(d) if kind == "absolute" else d * d if kind == "squared" else (d != 0)
+        losses = table.astype(float)  # exact: l ≤ n² < 2⁵³
         lo = np.nextafter(np.nextafter(lower[0][:, None] * losses, -np.inf) - upper[1][:, None], -np.inf)
         hi = np.nextafter(np.nextafter(upper[0][:, None] * losses, np.inf) - lower[1][:, None], np.inf)
         rays = np.array(ray)
@@ -258,20 +272,22 @@ def _dual_feasible(prior: list[Q], dual: list[Q], column: Callable[[int], list[i
             for k in range(1, n + 1):
                 q = times_alpha_low(np.nextafter(q + lo[k - 1], -np.inf))
                 ok &= (rays < k) | (q >= 0)
-            f_lo, f_hi = lo[n], hi[n]
-            for k in range(n - 1, -1, -1):
+            rest = (~ok).nonzero()[0]  # the recursion itself, on the columns no ray proved
+            f_lo, f_hi = lo[n, rest], hi[n, rest]
+            for k in range(n - 1, -1, -1) if rest.size else ():
                 step_lo = np.where(f_lo >= 0, a_lo * f_lo, b_hi * f_lo)
                 step_hi = np.where(f_hi >= 0, a_hi * f_hi, b_lo * f_hi)
-                f_lo = np.nextafter(lo[k] + np.nextafter(step_lo, -np.inf), -np.inf)
-                f_hi = np.nextafter(hi[k] + np.nextafter(step_hi, np.inf), np.inf)
-        if (~ok & (f_hi < 0)).any():
+                f_lo = np.nextafter(lo[k, rest] + np.nextafter(step_lo, -np.inf), -np.inf)
+                f_hi = np.nextafter(hi[k, rest] + np.nextafter(step_hi, np.inf), np.inf)
+        if (f_hi < 0).any():
             return False
-        open_columns = [int(j) for j in (~ok & ~(f_lo >= 0)).nonzero()[0]]
+        open_columns = [int(j) for j in rest[~(f_lo >= 0)]]
     if not open_columns:
         return True
     scale = math.lcm(*(int(p.q) for p in prior), *(int(v.q) for v in dual))
     scaled_prior = [int(p.p) * (scale // int(p.q)) for p in prior]
     scaled_dual = [int(v.p) * (scale // int(v.q)) for v in dual]
+    column = _loss_column(kind, n)
     return all(
         cone_nonnegative(list(map(sub, map(mul, scaled_prior, column(j)), scaled_dual)), alpha) for j in open_columns
     )
