@@ -11,8 +11,6 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-import gmpy2
-
 from mechlib.core.exact import format_fraction, to_fraction
 from mechlib.errors import InputError
 
@@ -178,6 +176,8 @@ def power_loss(n: int, exponent: object) -> Loss:
     s = to_fraction(exponent)
     if s <= 0:
         raise InputError(f"exponent={format_fraction(s)}", hint="expected an exponent > 0 (use binary_loss for 0)")
+    import gmpy2  # only here: its import (with importlib.metadata) costs every command ~25 ms
+
     values = [Fraction(0)]
     for d in range(1, n + 1):
         root, exact = gmpy2.iroot(gmpy2.mpz(d) ** s.numerator, s.denominator)

@@ -36,15 +36,18 @@ def schema(name: str) -> dict[str, Any]:
 
 #: Lists longer than this are validated on their first items only: the structure is the same all
 #: along, and the producers' and checkers' own parsers check every cell (a 1000 × 1000 matrix would
-#: otherwise cost seconds here).
+#: otherwise cost seconds here). So are objects of more than ``MAP_KEYS`` keys — maps such as a
+#: remap (output ↦ guess), never a record with named fields (the largest has about 20).
 SAMPLE = 16
+MAP_KEYS = 64
 
 
 def _sampled(value: Any) -> Any:
     if isinstance(value, list):
         return [_sampled(v) for v in value[:SAMPLE]]
     if isinstance(value, dict):
-        return {k: _sampled(v) for k, v in value.items()}
+        items = list(value.items())
+        return {k: _sampled(v) for k, v in (items[:SAMPLE] if len(items) > MAP_KEYS else items)}
     return value
 
 
