@@ -21,6 +21,8 @@ from mechlib import __version__
 from mechlib.errors import InputError
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+#: An audit of a matrix of at least this many cells reports each step on stderr (n = 1000: ~2 s in all).
+PROGRESS_CELLS = 1_000_000
 #: The largest n `prove-universal` takes (C(25, 12) = 5.2 million remap cells: weeks on one core).
 UNIVERSAL_MAX_N = 12
 
@@ -61,6 +63,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     audit.add_argument("--report-dir", metavar="DIR", help="also write NAME.audit.{json,md,html} to DIR")
     audit.add_argument("--force", action="store_true", help="overwrite reports that already exist in --report-dir")
+    audit.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress messages (each step is reported on stderr for a matrix of 10⁶ cells or more)",
+    )
     audit.add_argument("--from-float", action="store_true", help="accept binary floats at their exact value (.npy)")
     audit.add_argument(
         "--normalize-rows", action="store_true", help="divide each row by its exact sum (recorded in the report)"
@@ -460,7 +467,14 @@ def _audit(args: argparse.Namespace) -> int:
                 err = replace(err, hint="write probabilities that add up to exactly 1")
             raise err if err.source else err.at(f"{args.prior} / {args.loss}") from None
         users.append((Path(args.prior).stem, Path(args.loss).stem, user))
-    report = audit(loaded, users, delta=_option_delta(args.delta), renyi=_option_renyi(args.renyi))
+    rows, columns = loaded.mechanism.shape
+    started = time.perf_counter()
+    say = (
+        None
+        if args.json or args.no_progress or rows * columns < PROGRESS_CELLS
+        else lambda step: print(f"… {time.perf_counter() - started:6.1f} s  {step}", file=sys.stderr, flush=True)
+    )
+    report = audit(loaded, users, delta=_option_delta(args.delta), renyi=_option_renyi(args.renyi), progress=say)
     text = CertificateText(report)  # written piece by piece, to each file and to stdout
     outputs: dict[Any, Any] = {args.output: text} if args.output else {}
     if args.report_dir:

@@ -314,3 +314,27 @@ def test_prove_universal_bad_input_is_one_line(
 ) -> None:
     status, out, err = run(capsys, "prove-universal", *argv)
     assert status == 2 and out == "" and len(err.strip().splitlines()) == 1 and expected in err
+
+
+def test_a_large_audit_reports_its_steps_on_stderr(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Progress on long runs: each step as it starts, with the seconds so far, on stderr (the report
+    on stdout unchanged); none with --no-progress or --json, nor below PROGRESS_CELLS."""
+    import mechlib.cli
+
+    source = str(FIXTURES / "truncated_geometric_half_5.json")
+    status, quiet_out, err = run(capsys, "audit", source)
+    assert status == 0 and err == ""  # 36 cells: below the threshold
+    monkeypatch.setattr(mechlib.cli, "PROGRESS_CELLS", 0)
+    status, out, err = run(capsys, "audit", source)
+    steps = [line.split(" s  ", 1)[1] for line in err.splitlines()]
+    assert status == 0 and out == quiet_out and all(line.startswith("… ") for line in err.splitlines())
+    assert steps[:3] == [
+        "the exact DP level (6 × 6)",
+        "derivability from T (GS Theorem 2)",
+        "dominance by a remap of T",
+    ]
+    assert len(steps) == 6 and "binary loss" in steps[-1]
+    for flag in ("--no-progress", "--json"):
+        assert run(capsys, "audit", source, flag)[2] == ""

@@ -76,12 +76,15 @@ def audit(
     *,
     delta: Fraction | None = None,
     renyi: tuple[Fraction, Fraction] | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """The audit report — also its certificate — as a JSON-ready dict; ``report["verdict"]`` is
     PASS, FAIL or NONE (no claimed level to check). ``users``: extra (prior name, loss name,
     user) beside the standard ones (uniform prior; absolute, squared, binary loss). ``delta``:
     also the exact privacy profile and the tightest ε at that δ; ``renyi``: also the tightest
-    zCDP ρ over that range of Rényi orders (both also run for a claimed (ε, δ))."""
+    zCDP ρ over that range of Rényi orders (both also run for a claimed (ε, δ)). ``progress``
+    is told each step as it starts."""
+    say = progress or _silent
     mech = loaded.mechanism
     if users and mech.n > MATRIX_USERS_MAX_N:
         raise InputError(
@@ -89,7 +92,10 @@ def audit(
             f"output: O(n³)); this mechanism has n = {mech.n}",
             hint=f"drop --prior/--loss (the absolute, squared and binary users run up to n = {USERS_MAX_N})",
         )
+    if delta is not None or renyi is not None or loaded.claimed_delta is not None:
+        say("the approximate-DP section")
     approximate, profile = approximate_section(mech, delta=delta, renyi=renyi, claimed_delta=loaded.claimed_delta)
+    say(f"the exact DP level ({mech.shape[0]} × {mech.shape[1]})")
     context = AuditContext.of(mech)
     level = context.level
     report: dict[str, Any] = {
@@ -125,7 +131,7 @@ def audit(
         report["claimed"] = {key: format_fraction(value) for key, value in stated.items()} | {"holds": ok}
         report["verdict"] = "PASS" if ok else "FAIL"
     report["approximate_dp"] = approximate
-    report.update(theory_findings(context, users))
+    report.update(theory_findings(context, users, say))
     report["mechanism"]["matrix"] = matrix_form(mech, report["derivation"])
     report["unknown"] = [k for k in ("derivation", "dominance", "user_losses") if report[k]["status"] == "UNKNOWN"]
     return report
@@ -219,8 +225,15 @@ def _attempt(action: Callable[[], dict[str, Any]], *, skip: str | None = None) -
         return {"status": "UNKNOWN", "reason": str(err)}
 
 
-def theory_findings(context: AuditContext, extra: Sequence[tuple[str, str, BayesUser]] = ()) -> dict[str, Any]:
-    """Derivability, dominance and user losses at the exact DP level α, sharing one T."""
+def _silent(_step: str) -> None:
+    """No progress report."""
+
+
+def theory_findings(
+    context: AuditContext, extra: Sequence[tuple[str, str, BayesUser]] = (), say: Callable[[str], None] = _silent
+) -> dict[str, Any]:
+    """Derivability, dominance and user losses at the exact DP level α, sharing one T (``say`` is
+    told each step as it starts)."""
     mech, alpha, basis = context.mechanism, context.alpha, context.basis
     count_query = context.count_query
     inside = 0 < alpha < 1
@@ -271,6 +284,7 @@ def theory_findings(context: AuditContext, extra: Sequence[tuple[str, str, Bayes
         derivation = derived[0] if derived else None
         is_t = derivation is not None and mech.outputs == t.outputs and derivation.is_identity()
         for kind in STANDARD_LOSSES:  # O(n) guesses per output, integer duals (standard_users)
+            say(f"the certified optimum of the user with a uniform prior and the {kind} loss")
             user = StandardUser(kind, Prior.uniform(n))
             remap = standard_users.optimal_remap(mech, user)
             of_t = standard_users.optimum_of_t(user, alpha, t, basis.inverse, remap if is_t else None)
@@ -283,6 +297,7 @@ def theory_findings(context: AuditContext, extra: Sequence[tuple[str, str, Bayes
                 raise CertificationError(f"the dual built from T does not check and {too_big}")
             rows.append(row)
         for prior_name, loss_name, extra_user in extra:
+            say(f"the certified optimum of the user {prior_name}/{loss_name}")
             if extra_user.n != n:
                 raise InputError(f"the user {prior_name}/{loss_name} is on 0..{extra_user.n}", hint=f"expected 0..{n}")
             row = _user_row(prior_name, loss_name, extra_user, optimal_remap(mech, extra_user), t, is_t, None)
@@ -317,13 +332,17 @@ def theory_findings(context: AuditContext, extra: Sequence[tuple[str, str, Bayes
         if count_query and alpha == 0
         else "needs a count-query mechanism, 0 < α < 1"
     )
+    if skip is None:
+        say("derivability from T (GS Theorem 2)")
     found = _attempt(derivation, skip=skip)
-    return {
+    if unfit is None:
+        say("dominance by a remap of T")
+    findings = {
         "derivable": found.get("status") == "derivable" if found["status"] != "skipped" else None,
         "derivation": found,
         "dominance": _attempt(dominance, skip=unfit),  # a derivable M is dominated at any n
-        "user_losses": _attempt(user_losses, skip=users_skip),
     }
+    return findings | {"user_losses": _attempt(user_losses, skip=users_skip)}
 
 
 def _row(
