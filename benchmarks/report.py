@@ -42,11 +42,17 @@ def summarise(raw: dict[str, Any], quick: bool) -> dict[str, Any]:
 
 
 def merged(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
-    """``old`` with the groups measured in ``new`` replaced (in place; new groups at the end). Rows
-    keep the commit they were measured on (a row of an older report without one gets its report's)."""
+    """``old`` with the groups measured in ``new`` replaced (in place; new groups at the end) — also
+    a group whose name changed (its sizes are in it): a row of a test and role measured now goes.
+    Rows keep the commit they were measured on (a row of an older report without one gets its report's)."""
     fresh = {r["group"] for r in new["results"]}
-    kept = [{**r, "commit": r.get("commit") or old["commit"]} for r in old["results"] if r["group"] not in fresh]
-    order = list(dict.fromkeys(r["group"] for r in old["results"]))
+    now = {(r["test"], r["role"]): r["group"] for r in new["results"]}  # the group each measured test has now
+    kept = [
+        {**r, "commit": r.get("commit") or old["commit"]}
+        for r in old["results"]
+        if r["group"] not in fresh and (r["test"], r["role"]) not in now
+    ]
+    order = list(dict.fromkeys(now.get((r["test"], r["role"]), r["group"]) for r in old["results"]))
     order += [g for g in dict.fromkeys(r["group"] for r in new["results"]) if g not in order]
     rows = sorted([*kept, *new["results"]], key=lambda r: order.index(r["group"]))
     return {**new, "results": rows, "failed": [*old.get("failed", []), *new.get("failed", [])]}

@@ -39,5 +39,10 @@ def test_a_merged_report_keeps_other_groups_and_names_each_rows_commit() -> None
            "results": [row("y", "b" * 40), row("z", "b" * 40)], "failed": []}  # fmt: skip
     doc = merged(old, new)
     assert [(r["group"], r["commit"][0]) for r in doc["results"]] == [("x", "a"), ("y", "b"), ("z", "b")]
+    renamed = {**row("x, up to n = 5000", "b" * 40), "test": "x"}  # the same test, its group renamed
+    assert [(r["group"], r["commit"][0]) for r in merged(old, {**new, "results": [renamed]})["results"]] == [
+        ("x, up to n = 5000", "b"),
+        ("y", "a"),
+    ]
     text = markdown(doc)
     assert "rows measured on 2 commits" in text and "| x | 1 | mechlib |" in text and "`aaaaaaa` |" in text
