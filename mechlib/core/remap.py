@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from mechlib.core.stochastic import Label, StochasticMatrix
+from mechlib.core.stochastic import Label, StochasticMatrix, _check_shape
 from mechlib.errors import InputError
 
 
@@ -38,14 +38,17 @@ class Remap(StochasticMatrix):
                 raise InputError(f"the mapping has no image for output {r!r}", field="mapping") from None
         targets = tuple(outputs) if outputs is not None else tuple(sorted(set(images), key=_sort_key))
         position = {label: k for k, label in enumerate(targets)}
+        zeros = (0,) * len(targets)
         rows = []
         for r, j in zip(inputs, images):
             if j not in position:
                 raise InputError(f"output {r!r} maps to {j!r}, which is not a listed guess", field="mapping")
-            row = [0] * len(targets)
-            row[position[j]] = 1
-            rows.append(row)
-        remap = cls.from_scaled(rows, [1] * len(rows), inputs=inputs, outputs=targets)
+            k = position[j]
+            rows.append((*zeros[:k], 1, *zeros[k + 1 :]))
+        # one 1 a row over denominator 1: stochastic by construction, so no re-validation pass
+        _check_shape(rows)
+        remap = cls.__new__(cls)
+        remap._setup(tuple(rows), (1,) * len(rows), inputs, targets, validated=True)
         remap._set(_images=tuple(images))  # as_mapping without a scan of the rows
         return remap
 

@@ -56,7 +56,7 @@ class StochasticMatrix:
         or a row that does not sum to exactly 1.
     """
 
-    __slots__ = ("_den", "_hash", "_input_pos", "_inputs", "_num", "_output_pos", "_outputs", "_rows")
+    __slots__ = ("_columns", "_den", "_hash", "_input_pos", "_inputs", "_num", "_output_pos", "_outputs", "_rows")
 
     _num: IntRows
     _den: tuple[int, ...]
@@ -66,6 +66,7 @@ class StochasticMatrix:
     _output_pos: dict[Label, int]
     _rows: tuple[tuple[Fraction, ...], ...] | None
     _hash: int | None
+    _columns: tuple[tuple[int, ...], ...] | None
 
     def __init__(
         self,
@@ -86,10 +87,14 @@ class StochasticMatrix:
         den: tuple[int, ...],
         inputs: Sequence[Label] | None,
         outputs: Sequence[Label] | None,
+        *,
+        validated: bool = False,
     ) -> None:
+        """``validated``: the caller built ``num``/``den`` stochastic by construction (a deterministic remap)."""
         ins = _labels(inputs, len(num), "inputs", "rows")
         outs = _labels(outputs, len(num[0]), "outputs", "columns")
-        _check_stochastic(num, den)
+        if not validated:
+            _check_stochastic(num, den)
         self._set(
             _num=num,
             _den=den,
@@ -99,6 +104,7 @@ class StochasticMatrix:
             _output_pos={label: k for k, label in enumerate(outs)},
             _rows=None,
             _hash=None,
+            _columns=None,
         )
 
     def _set(self, **values: Any) -> None:
@@ -160,6 +166,14 @@ class StochasticMatrix:
     def scaled(self) -> tuple[IntRows, tuple[int, ...]]:
         """Integer numerators and row denominators: x[i][r] = num[i][r] / den[i] (positions)."""
         return self._num, self._den
+
+    def column_numerators(self) -> tuple[tuple[int, ...], ...]:
+        """The numerators by column (``scaled()``'s rows transposed; over the row denominators),
+        computed once: the users' passes read a matrix by columns, several times."""
+        if self._columns is None:
+            self._set(_columns=tuple(zip(*self._num)))
+        assert self._columns is not None
+        return self._columns
 
     @property
     def rows(self) -> tuple[tuple[Fraction, ...], ...]:

@@ -138,31 +138,31 @@ def _chosen(found: tuple[int, int] | list[int], label: object) -> int:
 def optimal_remap(mechanism: StochasticMatrix, user: StandardUser) -> Remap:
     """The user's optimal deterministic remap of ``mechanism`` (the same as the general
     ``optimal_remap`` gives, tie rule included), in O(n) per output."""
-    num, _ = mechanism.scaled()
     weights, _ = _row_weights(mechanism, user.prior)
     mapping = {}
-    for label, w in zip(mechanism.outputs, _weighted_columns(num, weights), strict=True):
+    for label, w in zip(mechanism.outputs, _weighted_columns(mechanism, weights), strict=True):
         mapping[label] = _chosen(_minimisers(user.kind, w), label)
     return Remap.deterministic(mapping, mechanism.outputs, list(range(user.n + 1)))
 
 
 def remapped_loss(mechanism: StochasticMatrix, user: StandardUser, remap: Remap) -> Fraction:
     """Σ_i p_i Σ_r x[i][r]·l(i, Y(r)) for a deterministic remap Y, in integers."""
-    num, _ = mechanism.scaled()
     weights, common = _row_weights(mechanism, user.prior)
     mapping = remap.as_mapping()
     guess = [mapping[r] for r in mechanism.outputs]
     column = loss_columns(user.kind, user.n)
-    total = sum(sum(map(mul, col, column(g))) for col, g in zip(_weighted_columns(num, weights), guess, strict=True))
+    columns = _weighted_columns(mechanism, weights)
+    total = sum(sum(map(mul, col, column(g))) for col, g in zip(columns, guess, strict=True))
     return Fraction(total, common)
 
 
-def _weighted_columns(num: Sequence[Sequence[int]], weights: Sequence[int]) -> Iterator[Sequence[int]]:
+def _weighted_columns(mechanism: StochasticMatrix, weights: Sequence[int]) -> Iterator[Sequence[int]]:
     """Per output r, the integer weights num[i][r]·m_i over i (``_row_weights``)."""
+    columns = mechanism.column_numerators()
     if all(m == 1 for m in weights):
-        yield from zip(*num, strict=True)
+        yield from columns
         return
-    for column in zip(*num, strict=True):
+    for column in columns:
         yield list(map(mul, column, weights))
 
 
@@ -189,10 +189,9 @@ def optimum_of_t(
     remap = optimal_remap(t, user) if t_remap is None else t_remap
     mapping = remap.as_mapping()
     guess = [mapping[r] for r in t.outputs]
-    num, _ = t.scaled()
     weights, common = _row_weights(t, user.prior)
     column = loss_columns(user.kind, n)
-    columns = _weighted_columns(num, weights)
+    columns = _weighted_columns(t, weights)
     if user.kind == "binary":  # Σ_i w_i·[i ≠ g] = W − w_g
         scaled = [sum(w) - w[g] for w, g in zip(columns, guess, strict=True)]
     else:
