@@ -56,7 +56,10 @@ class StochasticMatrix:
         or a row that does not sum to exactly 1.
     """
 
-    __slots__ = ("_columns", "_den", "_hash", "_input_pos", "_inputs", "_num", "_output_pos", "_outputs", "_rows")
+    __slots__ = (
+        "_column_sums", "_columns", "_den", "_hash", "_input_pos", "_inputs", "_num",
+        "_output_pos", "_outputs", "_rows",
+    )  # fmt: skip
 
     _num: IntRows
     _den: tuple[int, ...]
@@ -67,6 +70,7 @@ class StochasticMatrix:
     _rows: tuple[tuple[Fraction, ...], ...] | None
     _hash: int | None
     _columns: tuple[tuple[int, ...], ...] | None
+    _column_sums: tuple[int, ...] | None
 
     def __init__(
         self,
@@ -105,6 +109,7 @@ class StochasticMatrix:
             _rows=None,
             _hash=None,
             _columns=None,
+            _column_sums=None,
         )
 
     def _set(self, **values: Any) -> None:
@@ -174,6 +179,14 @@ class StochasticMatrix:
             self._set(_columns=tuple(zip(*self._num)))
         assert self._columns is not None
         return self._columns
+
+    def column_numerator_sums(self) -> tuple[int, ...]:
+        """Σ_i num[i][r] per column r, computed once (with equal row denominators, the column's mass
+        over that denominator)."""
+        if self._column_sums is None:
+            self._set(_column_sums=tuple(map(sum, self.column_numerators())))
+        assert self._column_sums is not None
+        return self._column_sums
 
     @property
     def rows(self) -> tuple[tuple[Fraction, ...], ...]:

@@ -101,9 +101,9 @@ def _row_weights(mechanism: StochasticMatrix, prior: Prior) -> tuple[list[int], 
     return [w // g for w in weights], common // g
 
 
-def _minimisers(kind: str, w: Sequence[int]) -> tuple[int, int] | list[int]:
-    """The guesses of least expected loss for weights w: an interval (lo, hi), or a list (modes)."""
-    total = sum(w)
+def _minimisers(kind: str, w: Sequence[int], total: int) -> tuple[int, int] | list[int]:
+    """The guesses of least expected loss for weights w (total = Σw): an interval (lo, hi), or a
+    list (modes)."""
     n = len(w) - 1
     if total == 0:  # an output of probability 0: every guess ties
         return (0, n)
@@ -140,8 +140,9 @@ def optimal_remap(mechanism: StochasticMatrix, user: StandardUser) -> Remap:
     ``optimal_remap`` gives, tie rule included), in O(n) per output."""
     weights, _ = _row_weights(mechanism, user.prior)
     mapping = {}
-    for label, w in zip(mechanism.outputs, _weighted_columns(mechanism, weights), strict=True):
-        mapping[label] = _chosen(_minimisers(user.kind, w), label)
+    columns = zip(mechanism.outputs, _weighted_columns(mechanism, weights), _totals(mechanism, weights), strict=True)
+    for label, w, total in columns:
+        mapping[label] = _chosen(_minimisers(user.kind, w, total), label)
     return Remap.deterministic(mapping, mechanism.outputs, list(range(user.n + 1)))
 
 
@@ -154,6 +155,15 @@ def remapped_loss(mechanism: StochasticMatrix, user: StandardUser, remap: Remap)
     columns = _weighted_columns(mechanism, weights)
     total = sum(sum(map(mul, col, column(g))) for col, g in zip(columns, guess, strict=True))
     return Fraction(total, common)
+
+
+def _totals(mechanism: StochasticMatrix, weights: Sequence[int]) -> Iterator[int]:
+    """Σ_i of each weighted column (``_weighted_columns``): the matrix's own column sums, kept, when
+    every weight is 1 (a uniform prior over rows of one denominator)."""
+    if all(m == 1 for m in weights):
+        yield from mechanism.column_numerator_sums()
+        return
+    yield from map(sum, _weighted_columns(mechanism, weights))
 
 
 def _weighted_columns(mechanism: StochasticMatrix, weights: Sequence[int]) -> Iterator[Sequence[int]]:
@@ -193,7 +203,7 @@ def optimum_of_t(
     column = loss_columns(user.kind, n)
     columns = _weighted_columns(t, weights)
     if user.kind == "binary":  # Σ_i w_i·[i ≠ g] = W − w_g
-        scaled = [sum(w) - w[g] for w, g in zip(columns, guess, strict=True)]
+        scaled = [total - w[g] for w, g, total in zip(columns, guess, _totals(t, weights), strict=True)]
     else:
         scaled = [sum(map(mul, w, column(g))) for w, g in zip(columns, guess, strict=True)]
     b = [Fraction(v, common) for v in scaled]
