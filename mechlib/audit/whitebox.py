@@ -253,6 +253,7 @@ def theory_findings(
     derived: list[Any] = []  # the derivation remap, once found: dominance's first candidate
 
     def derivation() -> dict[str, Any]:
+        say("derivability from T (GS Theorem 2)")
         found = derivation_witness(mech, alpha)
         derived.append(found.remap)
         if found.remap is not None:
@@ -264,6 +265,7 @@ def theory_findings(
         return {"status": "not derivable", "alpha": format_fraction(alpha), "violation": violation}
 
     def dominance() -> dict[str, Any]:
+        say("dominance by a remap of T")
         derivation = derived[0] if derived else None
         if derivation is not None and list(mech.outputs) == list(range(len(mech.outputs))):
             # Y∘T = M exactly (GS Thm 2, closed-form T⁻¹): the tails are equal, no LP and no
@@ -332,17 +334,13 @@ def theory_findings(
         if count_query and alpha == 0
         else "needs a count-query mechanism, 0 < α < 1"
     )
-    if skip is None:
-        say("derivability from T (GS Theorem 2)")
     found = _attempt(derivation, skip=skip)
-    if unfit is None:
-        say("dominance by a remap of T")
-    findings = {
+    return {
         "derivable": found.get("status") == "derivable" if found["status"] != "skipped" else None,
         "derivation": found,
         "dominance": _attempt(dominance, skip=unfit),  # a derivable M is dominated at any n
+        "user_losses": _attempt(user_losses, skip=users_skip),
     }
-    return findings | {"user_losses": _attempt(user_losses, skip=users_skip)}
 
 
 def _row(
