@@ -187,3 +187,21 @@ def test_the_loss_array_is_the_loss(kind: str) -> None:
     steps = np.arange(7)
     table = loss_array(kind, steps[:, None] - steps[None, :])
     assert table.tolist() == [[float(loss_value(kind, i, j)) for j in range(7)] for i in range(7)]
+
+
+@pytest.mark.parametrize("alpha", ["1/2", "1/3", "3/4"])
+@pytest.mark.parametrize("n", [1, 2, 5, 9])
+def test_the_checkers_closed_form_losses_of_t_are_the_passes(alpha: str, n: int) -> None:
+    """The checker's O(1) loss of T's column r at guess g (prefix sums of its geometric runs) is the
+    pass Σ_i T_num[i][r]·l(i, g) over the rows of its own T, for every r, g and standard loss."""
+    from mechlib.checkers.fields import Q
+    from mechlib.checkers.standard_users import TColumns, t_rows
+
+    a = Fraction(alpha)
+    q = Q(a.numerator, a.denominator)
+    rows, columns = t_rows(q, n), TColumns.of(q, n)
+    for kind in STANDARD_LOSSES:
+        for r in range(n + 1):
+            for g in range(n + 1):
+                direct = sum(rows.num[i][r] * standard_users.loss_value(kind, i, g) for i in range(n + 1))
+                assert columns.loss(kind, r, g) == direct, (kind, r, g)

@@ -383,7 +383,8 @@ def _check(cert: dict[str, Any], source: bytes | str | None, parsed: dict[str, A
         for k, u in enumerate(rows):
             where = f"user_losses.users[{k}]"
             if isinstance(u, dict) and isinstance(u.get("loss"), str) and "optimum_mechanism" not in u:
-                integers = integers or Matrices.of(m, t if t is not None and t_alpha == alpha else t_rows(alpha, n))
+                at_level = t if t is not None and t_alpha == alpha else t_rows(alpha, n)
+                integers = integers or Matrices.of(m, at_level, alpha)
                 failures += check_standard_user(u, where, integers, outputs, alpha, n)  # integers, O(n²)
                 continue
             if general is None:

@@ -52,6 +52,45 @@ def t_rows(alpha: Q, n: int) -> IntRows:
     return IntRows([b**n * (a + b)] * (n + 1), num)
 
 
+@dataclass(frozen=True)
+class TColumns:
+    """T's integer column r (``t_rows``) as c_r·e_{|i−r|} with e_k = a^k·b^(n−k), c_r = b at the end
+    columns and b − a inside, and the prefix sums P_m[k] = Σ_{k′<k} k′^m·e_{k′} (m = 0, 1, 2): a
+    standard loss of any column at any guess is then O(1) integer work instead of a pass over n + 1
+    entries (the column is two geometric runs, GRS Example 2.2)."""
+
+    e: list[int]
+    prefix: tuple[list[int], list[int], list[int]]
+    c: list[int]
+
+    @classmethod
+    def of(cls, alpha: Q, n: int) -> TColumns:
+        a, b = int(alpha.p), int(alpha.q)
+        e = [a**k * b ** (n - k) for k in range(n + 1)]
+        prefix = tuple([0, *accumulate(k**m * v for k, v in enumerate(e))] for m in range(3))
+        return cls(e, prefix, [b if r in (0, n) else b - a for r in range(n + 1)])  # type: ignore[arg-type]
+
+    def _span(self, lo: int, hi: int, c2: int, c1: int, c0: int) -> int:
+        """Σ_{k=lo}^{hi} e_k·(c2·k² + c1·k + c0); 0 when lo > hi."""
+        if lo > hi:
+            return 0
+        p0, p1, p2 = self.prefix
+        return c2 * (p2[hi + 1] - p2[lo]) + c1 * (p1[hi + 1] - p1[lo]) + c0 * (p0[hi + 1] - p0[lo])
+
+    def loss(self, kind: str, r: int, g: int) -> int:
+        """Σ_i T_num[i][r]·l(i, g): rows i = r − k (k = 0..r) and i = r + k (k = 1..n − r), where
+        i − g = d − k and d + k with d = r − g."""
+        n, d = len(self.e) - 1, r - g
+        if kind == "binary":
+            total = self._span(0, r, 0, 0, 1) + self._span(1, n - r, 0, 0, 1)
+            return self.c[r] * (total - self.e[abs(d)])
+        if kind == "squared":
+            return self.c[r] * (self._span(0, r, 1, -2 * d, d * d) + self._span(1, n - r, 1, 2 * d, d * d))
+        left = self._span(0, min(r, d), 0, -1, d) + self._span(max(0, d + 1), r, 0, 1, -d)  # |d − k|
+        right = self._span(max(1, -d), n - r, 0, 1, d) + self._span(1, min(n - r, -d - 1), 0, -1, -d)  # |d + k|
+        return self.c[r] * (left + right)
+
+
 def _scaled_prior(prior: list[Q], den: list[int]) -> tuple[list[int], int]:
     """(k, L) with p_i/den_i = k_i/L, integers."""
     ratios = [p / d for p, d in zip(prior, den)]
@@ -68,11 +107,16 @@ class Matrices:
     m_den: list[int]
     t_columns: list[tuple[int, ...]]
     t_den: list[int]
+    #: T's columns by formula when M is T itself, as the checker built it from α (``TColumns``)
+    m_is_t: TColumns | None = None
 
     @classmethod
-    def of(cls, m: IntRows, t: IntRows) -> Matrices:
+    def of(cls, m: IntRows, t: IntRows, alpha: Q) -> Matrices:
+        """``t`` is ``t_rows(alpha, n)``; ``m is t`` when the certificate wrote M as T·Y with Y the identity."""
         t_columns = _common_columns(t)
-        return cls(*(t_columns if m is t else _common_columns(m)), *t_columns)
+        if m is t:
+            return cls(*t_columns, *t_columns, TColumns.of(alpha, len(t.num) - 1))
+        return cls(*_common_columns(m), *t_columns)
 
 
 def _common_columns(x: IntRows) -> tuple[list[tuple[int, ...]], list[int]]:
@@ -182,6 +226,10 @@ def check_standard_user(u: dict[str, Any], where: str, mt: Matrices, outputs: li
     weighted, g = _columns(mt.m_columns, k)
     best = recorded = 0
     b_scaled: list[int] = []
+    if mt.m_is_t is not None and at_optimum and len(set(k)) == 1:  # weights g·T[i][r]: O(1) a column
+        recorded = g * sum(mt.m_is_t.loss(kind, r, guess[r]) for r in range(n + 1))
+        b_scaled = [g * mt.m_is_t.loss(kind, r, steps[r]) for r in range(n + 1)]
+        weighted = ()
     for r, w in enumerate(weighted):
         least, at = _column_losses(
             kind, w, (guess[r], steps[r]) if t_is_m else (guess[r],), column if at_optimum else None
