@@ -44,7 +44,7 @@ import math
 import operator
 import re
 from fractions import Fraction
-from itertools import pairwise
+from itertools import compress, pairwise
 from typing import Any
 
 import flint
@@ -147,7 +147,9 @@ def _t_times(t: IntRows, y: IntRows) -> IntRows:
     """T·Y in integers: row i is Σ_s t[i][s]·Y[s] over t's denominator times L = lcm of Y's row
     denominators (O(n · nonzeros of Y)); T itself when Y is the identity."""
     common = math.lcm(*y.den)
-    entries = [[(r, v * (common // d)) for r, v in enumerate(row) if v] for row, d in zip(y.num, y.den)]
+    entries = [
+        [(r, row[r] * (common // d)) for r in compress(range(len(row)), row)] for row, d in zip(y.num, y.den)
+    ]  # the nonzero entries found in C (compress): Y is mostly zeros
     if common == 1 and all(e == [(s, 1)] for s, e in enumerate(entries)):
         return t
     num = []
