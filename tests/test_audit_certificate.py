@@ -19,6 +19,7 @@ from mechlib.audit.report import render_html, render_markdown
 from mechlib.audit.whitebox import audit
 from mechlib.checkers.audit_certificate import check_certificate
 from mechlib.cli import main
+from mechlib.errors import InputError
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -281,3 +282,42 @@ def test_the_checkers_t_is_t_and_exactly_alpha_dp(alpha: str, n: int) -> None:
     ours = t_rows(Q(a.numerator, a.denominator), n)
     mine = Mechanism.from_scaled(ours.num, ours.den)
     assert mine == truncated_geometric(alpha, n) and dp_level(mine).alpha == Fraction(alpha)
+
+
+def test_fractions_are_limited_per_integer_in_both_parsers() -> None:
+    """MAX_DIGITS bounds each integer of "p/q" (a certified optimum at n = 5000 has ~2400-digit
+    numerators and denominators), in the producer's parser and the checker's alike."""
+    from mechlib.checkers.numbers import exact
+    from mechlib.core.exact import MAX_DIGITS, to_fraction
+
+    fits = "7" * MAX_DIGITS + "/" + "9" * MAX_DIGITS
+    assert exact(fits) == to_fraction(fits) == Fraction(int("7" * MAX_DIGITS), int("9" * MAX_DIGITS))
+    too_long = "7" * (MAX_DIGITS + 1) + "/9"
+    with pytest.raises(ValueError, match="beyond the limits"):
+        exact(too_long)
+    with pytest.raises(InputError, match="digits"):
+        to_fraction(too_long)
+
+
+@pytest.mark.parametrize(("n", "decided"), [(12, True), (200, False)])
+def test_users_are_skipped_where_their_numbers_would_pass_the_digit_limit(
+    monkeypatch: pytest.MonkeyPatch, n: int, decided: bool
+) -> None:
+    """The producer decides the users only where every number of their certificate stays within
+    MAX_DIGITS (here 60: T at α = 1/2 has 2^n in its denominators), and the checker, with its own
+    bound, accepts the skip exactly there — a certificate it could not read is never written."""
+    import mechlib.checkers.numbers
+    import mechlib.core.exact
+    from mechlib.audit.loading import LoadedMechanism
+    from mechlib.core.families import truncated_geometric
+
+    monkeypatch.setattr(mechlib.core.exact, "MAX_DIGITS", 60)
+    monkeypatch.setattr(mechlib.checkers.numbers, "MAX_DIGITS", 60)
+    report = json.loads(json.dumps(audit(LoadedMechanism(truncated_geometric("1/2", n), "t", "python", "0" * 64))))
+    users = report["user_losses"]
+    assert (users["status"] == "certified") is decided
+    assert decided or "60 digits" in users["reason"]
+    assert check_certificate(report) == []
+    forged = copy.deepcopy(report)
+    forged["user_losses"] = {"status": "skipped", "reason": "too big"} if decided else report["user_losses"]
+    assert not decided or any("skipped although" in f for f in check_certificate(forged))

@@ -19,6 +19,7 @@ from mechlib import __version__
 from mechlib.audit.approximate_dp import approximate_section, tightest_alpha
 from mechlib.audit.approximate_dp import findings as approximate_lines
 from mechlib.audit.loading import LoadedMechanism
+from mechlib.core import exact
 from mechlib.core.exact import format_fraction
 from mechlib.core.mechanism import Mechanism
 from mechlib.core.post_processing import expected_loss, optimal_remap
@@ -247,7 +248,12 @@ def theory_findings(
     too_big = f"n = {mech.n} is above {LP_MAX_N}, the size the LP findings run to" if mech.n > LP_MAX_N else None
     lp_skip = unfit or too_big
     users_skip = unfit or (
-        f"n = {mech.n} is above {USERS_MAX_N}, the size the users' optima run to" if mech.n > USERS_MAX_N else None
+        f"n = {mech.n} is above {USERS_MAX_N}, the size the users' optima run to"
+        if mech.n > USERS_MAX_N
+        else f"at α = {format_fraction(alpha)} and n = {mech.n} the optima's numbers can pass {exact.MAX_DIGITS} "
+        "digits (raise MECHLIB_MAX_DIGITS to allow more)"
+        if not standard_users.numbers_fit(alpha, mech.n)
+        else None
     )
 
     derived: list[Any] = []  # the derivation remap, once found: dominance's first candidate

@@ -49,6 +49,7 @@ from typing import Any
 
 import flint
 
+from mechlib.checkers import numbers
 from mechlib.checkers.approximate_dp import Profile, check_approximate
 from mechlib.checkers.fields import IntRows, Malformed, Q, _f, _int, _keys, _list, _same, check_epsilon
 from mechlib.checkers.numbers import MAX_DIGITS
@@ -141,6 +142,15 @@ def _same_values(a: IntRows, b: IntRows) -> bool:
 def _lowest(row: list[int], den: int) -> tuple[int, list[int]]:
     g = math.gcd(den, *row)
     return (den, row) if g == 1 else (den // g, [x // g for x in row])
+
+
+def _numbers_fit(alpha: Q, n: int) -> bool:
+    """The users are decided only where their numbers are readable: every integer below
+    B = 3·(a² + b²)·(b − a)²·(n + 1)³·n²·b^n·(a + b) < 10^MAX_DIGITS at α = a/b (b_r has denominator
+    (n + 1)·b^n·(a + b) and numerator ≤ (n + 1)·n² times it; u = (T⁻¹)ᵀb adds (b − a)²)."""
+    a, b = int(alpha.p), int(alpha.q)
+    bound = 3 * (a * a + b * b) * (b - a) ** 2 * (n + 1) ** 3 * max(n, 1) ** 2 * b**n * (a + b)
+    return bool(bound < 10**numbers.MAX_DIGITS)
 
 
 def _t_times(t: IntRows, y: IntRows) -> IntRows:
@@ -371,7 +381,10 @@ def _check(cert: dict[str, Any], source: bytes | str | None, parsed: dict[str, A
         else:
             failures += _check_dominance(dom["remap"], m, inputs, outputs, alpha, n)
     users = cert["user_losses"]
-    if _status(users, "user_losses", decidable and n <= USERS_MAX_N, failures) == "certified":
+    if (
+        _status(users, "user_losses", decidable and n <= USERS_MAX_N and _numbers_fit(alpha, n), failures)
+        == "certified"
+    ):
         _keys(users, "user_losses", {"status", "alpha", "users"})
         if not _same(users["alpha"], alpha, "user_losses.alpha"):
             failures.append("user_losses.alpha is not the DP level")

@@ -27,7 +27,8 @@ def exact(text: object) -> Fraction:
     match = _NUMBER.fullmatch(text.strip())
     if match is None or not any(match[g] for g in ("num", "int", "frac")):
         raise ValueError(f"{text[:40]!r} is not an exact number")
-    digits = sum(len(match[g] or "") for g in ("num", "den", "int", "frac"))
+    # per integer: a fraction's numerator and denominator, a decimal's digits
+    digits = max(len(match["num"] or ""), len(match["den"] or ""), len(match["int"] or "") + len(match["frac"] or ""))
     if digits > MAX_DIGITS or (match["exp"] is not None and abs(int(match["exp"])) > MAX_EXPONENT):
         raise ValueError(f"{text[:40]!r} is beyond the limits ({MAX_DIGITS} digits, exponent ±{MAX_EXPONENT})")
     if match["den"] is not None and int(match["den"]) == 0:

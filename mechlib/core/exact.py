@@ -87,7 +87,7 @@ def plain_ratio(text: str) -> tuple[int, int] | None:
     if found is None:
         return None
     num, den = found["num"], found["den"] or "1"
-    if len(num) + len(found["den"] or "") > MAX_DIGITS or not den.strip("0"):
+    if max(len(num), len(den)) > MAX_DIGITS or not den.strip("0"):
         return None
     p = int(num)
     return (-p if found["sign"] == "-" else p), int(den)
@@ -103,8 +103,8 @@ def _parse_string(text: str) -> Fraction:
     ratio, decimal = _RATIO.fullmatch(stripped), _DECIMAL.fullmatch(stripped)
     if ratio is None and (decimal is None or not (decimal["int"] or decimal["frac"])):
         raise InputError(f"cannot read {text[:40]!r} as an exact number", hint=_EXPECTED)
-    if ratio is not None:
-        digits = len(ratio["num"]) + len(ratio["den"])
+    if ratio is not None:  # per integer: the numerator's and the denominator's digits
+        digits = max(len(ratio["num"]), len(ratio["den"]))
     else:
         assert decimal is not None
         digits = len(decimal["int"] or "") + len(decimal["frac"] or "")
