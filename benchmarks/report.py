@@ -43,7 +43,8 @@ def summarise(raw: dict[str, Any], quick: bool) -> dict[str, Any]:
 
 def merged(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     """``old`` with the groups measured in ``new`` replaced (in place; new groups at the end) — also
-    a group whose name changed (its sizes are in it): a row of a test and role measured now goes.
+    a group whose name changed (its sizes are in it): a row of a test and role measured now goes,
+    and so does an old failure of a test that ran now.
     Rows keep the commit they were measured on (a row of an older report without one gets its report's)."""
     fresh = {r["group"] for r in new["results"]}
     now = {(r["test"], r["role"]): r["group"] for r in new["results"]}  # the group each measured test has now
@@ -55,7 +56,9 @@ def merged(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     order = list(dict.fromkeys(now.get((r["test"], r["role"]), r["group"]) for r in old["results"]))
     order += [g for g in dict.fromkeys(r["group"] for r in new["results"]) if g not in order]
     rows = sorted([*kept, *new["results"]], key=lambda r: order.index(r["group"]))
-    return {**new, "results": rows, "failed": [*old.get("failed", []), *new.get("failed", [])]}
+    ran = {test for test, _ in now} | {f.split(": ", 1)[0] for f in new.get("failed", [])}
+    still = [f for f in old.get("failed", []) if f.split(": ", 1)[0] not in ran]  # a failure rerun now is replaced
+    return {**new, "results": rows, "failed": [*still, *new.get("failed", [])]}
 
 
 def _target(row: dict[str, Any]) -> str:

@@ -39,6 +39,10 @@ def test_a_merged_report_keeps_other_groups_and_names_each_rows_commit() -> None
            "results": [row("y", "b" * 40), row("z", "b" * 40)], "failed": []}  # fmt: skip
     doc = merged(old, new)
     assert [(r["group"], r["commit"][0]) for r in doc["results"]] == [("x", "a"), ("y", "b"), ("z", "b")]
+    failed_before = {**old, "failed": ["x: RuntimeError: exited 2", "w: RuntimeError: exited 2"]}
+    assert merged(failed_before, new)["failed"] == ["x: RuntimeError: exited 2", "w: RuntimeError: exited 2"]
+    fixed = {**new, "results": [{**row("x", "b" * 40)}]}  # x passes now: its old failure goes, w's stays
+    assert merged(failed_before, fixed)["failed"] == ["w: RuntimeError: exited 2"]
     renamed = {**row("x, up to n = 5000", "b" * 40), "test": "x"}  # the same test, its group renamed
     assert [(r["group"], r["commit"][0]) for r in merged(old, {**new, "results": [renamed]})["results"]] == [
         ("x, up to n = 5000", "b"),
