@@ -33,10 +33,12 @@ TERMS: tuple[Term, ...] = (
     Term("remap", ("post-processing", "y", "remap of t"),
          "A row-stochastic matrix Y applied to a mechanism's output, M ↦ Y∘M (the user's own "
          "interpretation of what they see). Post-processing never weakens privacy."),
-    Term("derivable", ("derivability", "three-term condition", "gs theorem 2"),
+    Term("derivable", ("derivability", "three-term condition", "gs theorem 2", "t·y", "t_alpha"),
          "M is derivable from T when M = Y∘T for some remap Y. GS Theorem 2: for an ε-DP M this holds iff "
          "T⁻¹M ≥ 0 entrywise — per column, (1+α²)·x[i][r] − α·(x[i−1][r] + x[i+1][r]) ≥ 0 in the interior "
-         "(with GS Lemma 2's boundary rows). The witness is Y, or the row and output where T⁻¹M < 0."),
+         "(with GS Lemma 2's boundary rows). The witness is Y, or the row and output where T⁻¹M < 0. "
+         "A certificate writes a mechanism with a sparse Y (T itself, clamps, banded remaps) as T·Y — "
+         "\"t_alpha\" and \"remap\" — which the checker multiplies out from T's formula."),
     Term("legal user", ("legal loss", "user", "loss", "prior", "bayesian", "minimax"),
          "A user is a loss ℓ(i, r) for answering r when the truth is i, legal when it depends on i and r "
          "only and does not decrease as r moves away from i (GRS §2.2), with a prior over the counts "
