@@ -5,9 +5,11 @@ certificate naming the loss is re-checked in integers, a wrong name or value ref
 from __future__ import annotations
 
 import json
+import math
 from fractions import Fraction
 from typing import Any
 
+import flint
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -205,3 +207,66 @@ def test_the_checkers_closed_form_losses_of_t_are_the_passes(alpha: str, n: int)
             for g in range(n + 1):
                 direct = sum(rows.num[i][r] * standard_users.loss_value(kind, i, g) for i in range(n + 1))
                 assert columns.loss(kind, r, g) == direct, (kind, r, g)
+
+
+@pytest.mark.parametrize("alpha", [Fraction(1, 2), Fraction(1, 3), Fraction(3, 4), Fraction(99, 100)])
+@pytest.mark.parametrize("n", [1, 2, 5, 12])
+def test_t_in_closed_form_is_t(alpha: Fraction, n: int) -> None:
+    """The producer's closed-form columns of T (GeometricColumns) give what the passes over T give:
+    each column's total, minimisers (ties included) and loss at every guess, and so the same remap."""
+    t = truncated_geometric(alpha, n)
+    geometric = standard_users.GeometricColumns.of(alpha, n)
+    num, _ = t.scaled()
+    columns = list(zip(*num))
+    for kind in STANDARD_LOSSES:
+        user = StandardUser(kind, Prior.uniform(n))
+        for r, w in enumerate(columns):
+            assert geometric.total(r) == sum(w)
+            assert [geometric.below(r, j) for j in range(n + 2)] == [sum(w[:j]) for j in range(n + 2)]
+            assert geometric.minimisers(kind, r) == standard_users._minimisers(kind, w, sum(w))
+            for g in range(n + 1):
+                assert geometric.loss(kind, r, g) == sum(
+                    v * standard_users.loss_value(kind, i, g) for i, v in enumerate(w)
+                )
+        fast = standard_users.optimal_remap_of_t(geometric, user, t.outputs)
+        assert fast.as_mapping() == standard_users.optimal_remap(t, user).as_mapping()
+
+
+@settings(max_examples=200, deadline=None, database=None)
+@given(
+    st.integers(1, 6),
+    st.sampled_from([Fraction(1, 2), Fraction(1, 3), Fraction(9, 10), Fraction(1, 7)]),
+    st.sampled_from(STANDARD_LOSSES),
+    st.lists(st.integers(1, 5), min_size=7, max_size=7),
+    st.one_of(st.none(), st.lists(st.integers(0, 6), min_size=7, max_size=7)),
+)
+def test_the_checkers_interval_dual_test_is_sound(
+    n: int, alpha: Fraction, kind: str, weights: list[int], steps: list[int] | None
+) -> None:
+    """Soundness of the checker's ``_dual_feasible`` (its own intervals and tight rays): whenever it
+    accepts u = (T⁻¹)ᵀb, every column c_j − u is nonnegative on the α-DP cone exactly. b comes from a
+    remap of T — the user's optimal one (None: mostly accepted) or any (mostly refused)."""
+    from mechlib.checkers.fields import Q
+    from mechlib.checkers.standard_users import _dual_feasible, _rays, cone_nonnegative, t_rows
+
+    a = Q(alpha.numerator, alpha.denominator)
+    prior = [Q(w, sum(weights[: n + 1])) for w in weights[: n + 1]]
+    rows = t_rows(a, n)
+    t = [[Q(v, d) for v in row] for row, d in zip(rows.num, rows.den)]
+    if steps is None:
+        user = StandardUser(kind, Prior([Fraction(int(p.p), int(p.q)) for p in prior]))
+        steps = [
+            standard_users.optimal_remap(truncated_geometric(alpha, n), user).as_mapping()[r] for r in range(n + 1)
+        ]
+    guess = [g % (n + 1) for g in steps[: n + 1]]
+    loss = [[Q(standard_users.loss_value(kind, i, j)) for j in range(n + 1)] for i in range(n + 1)]
+    b = [sum((prior[i] * t[i][r] * loss[i][guess[r]] for i in range(n + 1)), Q(0)) for r in range(n + 1)]
+    u_mat = flint.fmpq_mat([list(col) for col in zip(*t)]).solve(flint.fmpq_mat([[v] for v in b]))  # Tᵀu = b
+    u = [u_mat[i, 0] for i in range(n + 1)]
+    if _dual_feasible(prior, u, kind, a, _rays(u, b, guess, a)):
+        scale = 1
+        for v in [*prior, *u]:
+            scale = scale * int(v.q) // math.gcd(scale, int(v.q))
+        for j in range(n + 1):
+            column = [int((prior[i] * loss[i][j] - u[i]) * scale) for i in range(n + 1)]
+            assert cone_nonnegative(column, a), (j, column)

@@ -291,11 +291,15 @@ def theory_findings(
         # of 10⁶ entries cross-multiplied when M's rows have other denominators than T's)
         derivation = derived[0] if derived else None
         is_t = derivation is not None and mech.outputs == t.outputs and derivation.is_identity()
+        geometric = standard_users.GeometricColumns.of(alpha, n)  # T's columns in closed form
         for kind in STANDARD_LOSSES:  # O(n) guesses per output, integer duals (standard_users)
             say(f"the certified optimum of the user with a uniform prior and the {kind} loss")
             user = StandardUser(kind, Prior.uniform(n))
-            remap = standard_users.optimal_remap(mech, user)
-            of_t = standard_users.optimum_of_t(user, alpha, t, basis.inverse, remap if is_t else None)
+            if is_t:  # M's probabilities are T's: its remap from T's closed-form columns
+                remap = standard_users.optimal_remap_of_t(geometric, user, mech.outputs)
+            else:
+                remap = standard_users.optimal_remap(mech, user)
+            of_t = standard_users.optimum_of_t(user, alpha, t, basis.inverse, remap if is_t else None, geometric)
             if of_t is not None:  # M = T: its loss with this remap is the optimum's value, computed there
                 mine = of_t.value if is_t else standard_users.remapped_loss(mech, user, remap)
                 rows.append(_row("uniform", kind, user.prior, kind, mine, remap, of_t.value, of_t.dual, of_t.remap, {}))

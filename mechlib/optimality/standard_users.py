@@ -122,17 +122,102 @@ def _minimisers(kind: str, w: Sequence[int], total: int) -> tuple[int, int] | li
         return (0, n)
     if kind == "binary":
         return list(compress(range(n + 1), map(max(w).__eq__, w)))
-    if kind == "absolute":  # with below[j] = Σ_{i < j} w_i, nondecreasing:
-        below = [0, *accumulate(w)]
-        lo = bisect_left(below, -(-total // 2), 1) - 1  # the first j with 2·Σ_{i ≤ j} w_i ≥ W
-        hi = bisect_right(below, total // 2, 0, n + 1) - 1  # the last j with 2·Σ_{i < j} w_i ≤ W
-        return (lo, hi)
-    first = sum(map(mul, w, range(n + 1)))  # squared: the integers nearest the mean S/W
+    if kind == "absolute":
+        return _median_interval([0, *accumulate(w)], total, n)
+    return _nearest_to_mean(sum(map(mul, w, range(n + 1))), total)
+
+
+def _median_interval(below: Sequence[int], total: int, n: int) -> tuple[int, int]:
+    """The weighted medians, from below[j] = Σ_{i < j} w_i (j = 0..n + 1, nondecreasing)."""
+    lo = bisect_left(below, -(-total // 2), 1) - 1  # the first j with 2·Σ_{i ≤ j} w_i ≥ W
+    hi = bisect_right(below, total // 2, 0, n + 1) - 1  # the last j with 2·Σ_{i < j} w_i ≤ W
+    return (lo, hi)
+
+
+def _nearest_to_mean(first: int, total: int) -> tuple[int, int]:
+    """The integers nearest the mean first/total (first = Σ i·w_i): the squared loss's minimisers."""
     k, rest = divmod(first, total)
     if rest == 0:
         return (k, k)
     side = 2 * first - (2 * k + 1) * total
     return (k, k) if side < 0 else (k + 1, k + 1) if side > 0 else (k, k + 1)
+
+
+@dataclass(frozen=True)
+class GeometricColumns:
+    """T's integer columns (``families.truncated_geometric`` at α = p/q: numerators over q^n·(q + p))
+    as c_r·e_{|i−r|}, e_k = p^k·q^(n−k), c_r = q at the two end columns and q − p inside (GRS
+    Example 2.2), with the prefix sums P_m[k] = Σ_{k′<k} k′^m·e_{k′}, m = 0, 1, 2: a column's total,
+    partial sums, first moment and loss at a guess are O(1) integer work, not a pass over n + 1
+    entries. Column r's rows are i = r − k (k = 0..r) and i = r + k (k = 1..n − r)."""
+
+    e: tuple[int, ...]
+    prefix: tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+    c: tuple[int, ...]
+
+    @classmethod
+    def of(cls, alpha: Fraction, n: int) -> GeometricColumns:
+        p, q = alpha.numerator, alpha.denominator
+        e = tuple(p**k * q ** (n - k) for k in range(n + 1))
+        p0, p1, p2 = (tuple([0, *accumulate(k**m * v for k, v in enumerate(e))]) for m in range(3))
+        return cls(e, (p0, p1, p2), tuple(q if r in (0, n) else q - p for r in range(n + 1)))
+
+    @property
+    def n(self) -> int:
+        return len(self.e) - 1
+
+    def span(self, lo: int, hi: int, c2: int, c1: int, c0: int) -> int:
+        """Σ_{k=lo}^{hi} e_k·(c2·k² + c1·k + c0); 0 when lo > hi."""
+        if lo > hi:
+            return 0
+        p0, p1, p2 = self.prefix
+        return c2 * (p2[hi + 1] - p2[lo]) + c1 * (p1[hi + 1] - p1[lo]) + c0 * (p0[hi + 1] - p0[lo])
+
+    def total(self, r: int) -> int:
+        return self.c[r] * (self.span(0, r, 0, 0, 1) + self.span(1, self.n - r, 0, 0, 1))
+
+    def below(self, r: int, j: int) -> int:
+        """Σ_{i < j} of column r (j = 0..n + 1)."""
+        if j <= r:
+            return self.c[r] * self.span(r - j + 1, r, 0, 0, 1)
+        return self.c[r] * (self.span(0, r, 0, 0, 1) + self.span(1, j - 1 - r, 0, 0, 1))
+
+    def first(self, r: int) -> int:
+        """Σ_i i·(column r)_i: rows r − k and r + k."""
+        return self.c[r] * (self.span(0, r, 0, -1, r) + self.span(1, self.n - r, 0, 1, r))
+
+    def loss(self, kind: str, r: int, g: int) -> int:
+        """Σ_i (column r)_i·l(i, g); i − g is d − k on the left and d + k on the right, d = r − g."""
+        n, d = self.n, r - g
+        if kind == "binary":
+            return self.total(r) - self.c[r] * self.e[abs(d)]
+        if kind == "squared":
+            return self.c[r] * (self.span(0, r, 1, -2 * d, d * d) + self.span(1, n - r, 1, 2 * d, d * d))
+        left = self.span(0, min(r, d), 0, -1, d) + self.span(max(0, d + 1), r, 0, 1, -d)  # |d − k|
+        right = self.span(max(1, -d), n - r, 0, 1, d) + self.span(1, min(n - r, -d - 1), 0, -1, -d)  # |d + k|
+        return self.c[r] * (left + right)
+
+    def minimisers(self, kind: str, r: int) -> tuple[int, int] | list[int]:
+        """``_minimisers`` of column r (a uniform prior: the weights are the column)."""
+        n = self.n
+        if kind == "binary":  # e_k strictly decreases (α < 1): the mode is row r alone
+            return [r]
+        if kind == "absolute":
+            return _median_interval(_Below(self, r), self.total(r), n)
+        return _nearest_to_mean(self.first(r), self.total(r))
+
+
+class _Below(Sequence[int]):
+    """below[j] = Σ_{i < j} of T's column r, computed on demand (for bisect: O(log n) look-ups)."""
+
+    def __init__(self, columns: GeometricColumns, r: int) -> None:
+        self._columns, self._r = columns, r
+
+    def __len__(self) -> int:
+        return self._columns.n + 2
+
+    def __getitem__(self, j: Any) -> Any:
+        return self._columns.below(self._r, j)
 
 
 def _chosen(found: tuple[int, int] | list[int], label: object) -> int:
@@ -202,20 +287,43 @@ def cone_nonnegative_integers(w: Sequence[int], alpha: Fraction) -> bool:
     return value >= 0
 
 
+def optimal_remap_of_t(geometric: GeometricColumns, user: StandardUser, outputs: Sequence[Any]) -> Remap:
+    """``optimal_remap`` of T (outputs 0..n, labelled ``outputs``) for a user with a uniform prior:
+    each column's minimisers from T's closed-form columns, the same tie rule."""
+    mapping = {label: _chosen(geometric.minimisers(user.kind, r), label) for r, label in enumerate(outputs)}
+    return Remap.deterministic(mapping, outputs, list(range(user.n + 1)))
+
+
 def optimum_of_t(
-    user: StandardUser, alpha: Fraction, t: Mechanism, inverse: Sequence[Sequence[Fraction]], t_remap: Remap | None
+    user: StandardUser,
+    alpha: Fraction,
+    t: Mechanism,
+    inverse: Sequence[Sequence[Fraction]],
+    t_remap: Remap | None,
+    geometric: GeometricColumns | None = None,
 ) -> OptimumOfT | None:
     """``optimal.optimum_of_t`` for a standard user in integers: Y the optimal remap of T,
     b_r = Σ_i p_i·T[i][r]·l(i, Y(r)), u = (T⁻¹)ᵀb, accepted iff Σu is T-then-Y's loss and every
-    column c_j − u, c[i][j] = p_i·l(i, j), is nonnegative on the α-DP cone; else None."""
+    column c_j − u, c[i][j] = p_i·l(i, j), is nonnegative on the α-DP cone; else None. With a
+    uniform prior T's columns are read in closed form (``geometric``, built here when not given):
+    Y and b in O(n log n), not O(n²)."""
     n = user.n
-    remap = optimal_remap(t, user) if t_remap is None else t_remap
+    weights, common = _row_weights(t, user.prior)
+    if not all(m == 1 for m in weights):  # the closed forms read T's columns as the weights
+        geometric = None
+    elif geometric is None:  # a uniform prior over T's rows
+        geometric = GeometricColumns.of(alpha, n)
+    if t_remap is not None:
+        remap = t_remap
+    else:
+        remap = optimal_remap(t, user) if geometric is None else optimal_remap_of_t(geometric, user, t.outputs)
     mapping = remap.as_mapping()
     guess = [mapping[r] for r in t.outputs]
-    weights, common = _row_weights(t, user.prior)
     column = loss_columns(user.kind, n)
     columns = _weighted_columns(t, weights)
-    if user.kind == "binary":  # Σ_i w_i·[i ≠ g] = W − w_g
+    if geometric is not None:  # Σ_i T_num[i][r]·l(i, Y(r)), the weights being 1
+        scaled = [geometric.loss(user.kind, r, g) for r, g in enumerate(guess)]
+    elif user.kind == "binary":  # Σ_i w_i·[i ≠ g] = W − w_g
         scaled = [total - w[g] for w, g, total in zip(columns, guess, _totals(t, weights), strict=True)]
     else:
         scaled = [sum(map(mul, w, column(g))) for w, g in zip(columns, guess, strict=True)]
