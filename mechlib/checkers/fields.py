@@ -8,7 +8,7 @@ from typing import Any
 
 import flint
 
-from mechlib.checkers.numbers import exact
+from mechlib.checkers.numbers import exact_ratio
 
 #: Exact rationals (flint's fmpq: the same values as fractions.Fraction, computed faster).
 Q = flint.fmpq
@@ -20,10 +20,10 @@ class Malformed(ValueError):
 
 def _f(text: Any, where: str) -> Q:
     try:
-        value = exact(text)  # decimals and "p/q", exactly, within the limits
+        p, q = exact_ratio(text)  # decimals and "p/q", exactly, within the limits
     except ValueError as err:
         raise Malformed(f"{where}: {err}") from None
-    return Q(value.numerator, value.denominator)
+    return Q(p, q)  # reduced by flint
 
 
 def _same(text: Any, value: Q, where: str) -> bool:

@@ -306,8 +306,12 @@ def _dual_feasible(prior: list[Q], dual: list[Q], kind: str, alpha: Q, ray: list
         hi = np.nextafter(np.nextafter(upper[0][:, None] * losses, np.inf) - lower[1][:, None], np.inf)
         rays = np.array(ray)
 
-        def times_alpha_low(x: Any) -> Any:  # a lower bound on α·x from a lower bound x
-            return np.nextafter(np.where(x >= 0, a_lo * x, a_hi * x), -np.inf)
+        def times_alpha_low(x: Any) -> Any:
+            """A lower bound on α·x from a lower bound x ≥ 0. Where x < 0 it is still < 0 but may not
+            bound α·x — which does not matter: a column needs its tail sum S (its H) ≥ 0 at every step
+            of one unbroken run (k > r, resp. 1 ≤ k ≤ r), so a negative value in the run has already
+            failed it, and one outside the run is never read again."""
+            return np.nextafter(a_lo * x, -np.inf)
 
         with np.errstate(all="ignore"):
             ok = rays >= 0
