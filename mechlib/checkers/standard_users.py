@@ -107,16 +107,18 @@ class Matrices:
     m_den: list[int]
     t_columns: list[tuple[int, ...]]
     t_den: list[int]
-    #: T's columns by formula when M is T itself, as the checker built it from α (``TColumns``)
-    m_is_t: TColumns | None = None
+    #: T's columns by formula (``TColumns``), as the checker built T from α
+    t_geometric: TColumns
+    #: M is T itself (the certificate wrote it as T·Y with Y the identity)
+    m_is_t: bool
 
     @classmethod
     def of(cls, m: IntRows, t: IntRows, alpha: Q) -> Matrices:
         """``t`` is ``t_rows(alpha, n)``; ``m is t`` when the certificate wrote M as T·Y with Y the identity."""
-        t_columns = _common_columns(t)
+        t_columns, geometric = _common_columns(t), TColumns.of(alpha, len(t.num) - 1)
         if m is t:
-            return cls(*t_columns, *t_columns, TColumns.of(alpha, len(t.num) - 1))
-        return cls(*_common_columns(m), *t_columns)
+            return cls(*t_columns, *t_columns, geometric, True)
+        return cls(*_common_columns(m), *t_columns, geometric, False)
 
 
 def _common_columns(x: IntRows) -> tuple[list[tuple[int, ...]], list[int]]:
@@ -226,9 +228,9 @@ def check_standard_user(u: dict[str, Any], where: str, mt: Matrices, outputs: li
     weighted, g = _columns(mt.m_columns, k)
     best = recorded = 0
     b_scaled: list[int] = []
-    if mt.m_is_t is not None and at_optimum and len(set(k)) == 1:  # weights g·T[i][r]: O(1) a column
-        recorded = g * sum(mt.m_is_t.loss(kind, r, guess[r]) for r in range(n + 1))
-        b_scaled = [g * mt.m_is_t.loss(kind, r, steps[r]) for r in range(n + 1)]
+    if mt.m_is_t and at_optimum and len(set(k)) == 1:  # weights g·T[i][r]: O(1) a column
+        recorded = g * sum(mt.t_geometric.loss(kind, r, guess[r]) for r in range(n + 1))
+        b_scaled = [g * mt.t_geometric.loss(kind, r, steps[r]) for r in range(n + 1)]
         weighted = ()
     for r, w in enumerate(weighted):
         least, at = _column_losses(
@@ -241,7 +243,10 @@ def check_standard_user(u: dict[str, Any], where: str, mt: Matrices, outputs: li
         out.append(f"{name}: the mechanism's loss with its optimal remap is not {u['mechanism']}")
     if not t_is_m:
         weighted_t, g_t = _columns(mt.t_columns, kt)
-        b_scaled = [g_t * sum(map(mul, w, column(j))) for w, j in zip(weighted_t, steps)]
+        if len(set(kt)) == 1:  # weights g_t·T[i][r]: T's columns by formula, O(1) each
+            b_scaled = [g_t * mt.t_geometric.loss(kind, r, j) for r, j in enumerate(steps)]
+        else:
+            b_scaled = [g_t * sum(map(mul, w, column(j))) for w, j in zip(weighted_t, steps)]
     b = [Q(v, common_t) for v in b_scaled]  # b_r = Σ_i p_i·T[i][r]·l(i, steps[r])
     if not (value == sum(dual, Q(0)) and _dual_feasible(prior, dual, kind, alpha, _rays(dual, b, steps, alpha))):
         out.append(f"{name}: the optimality certificate of {u['optimum']} does not check")
