@@ -160,7 +160,8 @@ class CertificateText:
     """The report as JSON, produced piece by piece each time it is iterated (to a file, to stdout),
     never held whole: its structure indented, each matrix (integer rows) compact with one row a line
     — written by the json module's C encoder (``indent`` alone makes every one of a million entries
-    a line, through the pure-Python encoder). T's certificate at n = 1000 is 110 MB of text."""
+    a line, through the pure-Python encoder). A dense matrix at n = 1000 is ~100 MB of text (T
+    itself is written as T·Y, ``matrix_form``)."""
 
     def __init__(self, report: dict[str, Any]) -> None:
         token = f"@@matrix-{uuid.uuid4().hex}-"
