@@ -44,7 +44,7 @@ import math
 import operator
 import re
 from fractions import Fraction
-from itertools import compress, pairwise
+from itertools import pairwise
 from typing import Any
 
 import flint
@@ -100,34 +100,56 @@ def _hex_row(texts: list[Any], where: str) -> list[int]:
 def _int_rows(form: Any, where: str, height: int, width: int | None) -> IntRows:
     """Integer rows, dense or sparse (``columns``), with positive denominators; ``width`` None:
     as many columns as the first dense row (sparse rows need a width)."""
-    sparse = isinstance(form, dict) and "columns" in form
-    _keys(form, where, {"denominators", "numerators"}, {"columns"})
-    den = [_hex(v, f"{where}.denominators[{i}]") for i, v in enumerate(_list(form["denominators"], where, height))]
-    if 0 in den:
-        raise Malformed(f"{where}.denominators: a row denominator is 0")
+    if isinstance(form, dict) and "columns" in form:
+        if width is None:
+            raise Malformed(f"{where}: the width of a sparse matrix is not known here")
+        den, entries = _sparse_rows(form, where, height, width)
+        num = []
+        for row in entries:
+            dense = [0] * width
+            for c, v in row:
+                dense[c] = v
+            num.append(dense)
+        return IntRows(den, num)
+    _keys(form, where, {"denominators", "numerators"})
+    den = _denominators(form, where, height)
     rows = _list(form["numerators"], f"{where}.numerators", height)
     if width is None:
-        if sparse or not rows:
+        if not rows:
             raise Malformed(f"{where}: the width of a sparse matrix is not known here")
         width = len(_list(rows[0], f"{where}.numerators[0]"))
     num = []
     for i, row in enumerate(rows):
         values = _hex_row(_list(row, f"{where}.numerators[{i}]"), f"{where}.numerators[{i}]")
-        if sparse:
-            cols = [_int(c, f"{where}.columns[{i}]") for c in _list(form["columns"][i], f"{where}.columns[{i}]")]
-            ordered = all(a < b for a, b in pairwise(cols)) and (not cols or (cols[0] >= 0 and cols[-1] < width))
-            if len(cols) != len(values) or not ordered:
-                raise Malformed(f"{where}.columns[{i}]: expected increasing columns in 0..{width - 1}, one each")
-            dense = [0] * width
-            for c, v in zip(cols, values):
-                dense[c] = v
-            values = dense
-        elif len(values) != width:
+        if len(values) != width:
             raise Malformed(f"{where}.numerators[{i}]: expected {width} entries, got {len(values)}")
         num.append(values)
-    if sparse and len(_list(form["columns"], f"{where}.columns")) != height:
-        raise Malformed(f"{where}.columns: expected {height} rows")
     return IntRows(den, num)
+
+
+def _denominators(form: dict[str, Any], where: str, height: int) -> list[int]:
+    den = [_hex(v, f"{where}.denominators[{i}]") for i, v in enumerate(_list(form["denominators"], where, height))]
+    if 0 in den:
+        raise Malformed(f"{where}.denominators: a row denominator is 0")
+    return den
+
+
+def _sparse_rows(form: Any, where: str, height: int, width: int) -> tuple[list[int], list[list[tuple[int, int]]]]:
+    """A sparse matrix (``columns``) as its row denominators and, per row, its (column, numerator)
+    pairs — never the zeros in between."""
+    _keys(form, where, {"denominators", "numerators", "columns"})
+    den = _denominators(form, where, height)
+    rows = _list(form["numerators"], f"{where}.numerators", height)
+    columns = _list(form["columns"], f"{where}.columns", height)
+    entries = []
+    for i, (row, cols) in enumerate(zip(rows, columns)):
+        values = _hex_row(_list(row, f"{where}.numerators[{i}]"), f"{where}.numerators[{i}]")
+        cols = [_int(c, f"{where}.columns[{i}]") for c in _list(cols, f"{where}.columns[{i}]")]
+        ordered = all(a < b for a, b in pairwise(cols)) and (not cols or (cols[0] >= 0 and cols[-1] < width))
+        if len(cols) != len(values) or not ordered:
+            raise Malformed(f"{where}.columns[{i}]: expected increasing columns in 0..{width - 1}, one each")
+        entries.append(list(zip(cols, values)))
+    return den, entries
 
 
 def _same_values(a: IntRows, b: IntRows) -> bool:
@@ -153,19 +175,18 @@ def _numbers_fit(alpha: Q, n: int) -> bool:
     return bool(bound < 10**numbers.MAX_DIGITS)
 
 
-def _t_times(t: IntRows, y: IntRows) -> IntRows:
-    """T·Y in integers: row i is Σ_s t[i][s]·Y[s] over t's denominator times L = lcm of Y's row
-    denominators (O(n · nonzeros of Y)); T itself when Y is the identity."""
-    common = math.lcm(*y.den)
-    entries = [
-        [(r, row[r] * (common // d)) for r in compress(range(len(row)), row)] for row, d in zip(y.num, y.den)
-    ]  # the nonzero entries found in C (compress): Y is mostly zeros
-    if common == 1 and all(e == [(s, 1)] for s, e in enumerate(entries)):
+def _t_times(t: IntRows, den: list[int], entries: list[list[tuple[int, int]]], width: int) -> IntRows:
+    """T·Y in integers, Y given by its row denominators and (column, numerator) pairs: row i is
+    Σ_s t[i][s]·Y[s] over t's denominator times L = lcm of Y's row denominators (O(n · nonzeros
+    of Y)); T itself when Y is the identity."""
+    common = math.lcm(*den)
+    scaled = [[(r, v * (common // d)) for r, v in row if v] for row, d in zip(entries, den)]
+    if common == 1 and all(e == [(s, 1)] for s, e in enumerate(scaled)):
         return t
     num = []
     for row in t.num:
-        out = [0] * len(y.num[0])
-        for a, column in zip(row, entries):
+        out = [0] * width
+        for a, column in zip(row, scaled):
             for r, c in column:
                 out[r] += a * c
         num.append(out)
@@ -323,11 +344,17 @@ def _check(cert: dict[str, Any], source: bytes | str | None, parsed: dict[str, A
         t_alpha = _f(form["t_alpha"], "mechanism.matrix.t_alpha")
         if not (count_query and n >= 1 and 0 < t_alpha < 1):
             raise Malformed("mechanism.matrix: T·Y needs a count query on 0..n, n ≥ 1, and 0 < t_alpha < 1")
-        y = _int_rows(form["remap"], "mechanism.matrix.remap", n + 1, len(outputs))
-        if not y.stochastic():  # T is stochastic by its formula, so T·Y is iff Y is
+        remap = form["remap"]
+        if isinstance(remap, dict) and "columns" in remap:  # Y's nonzeros alone, as written
+            y_den, y_entries = _sparse_rows(remap, "mechanism.matrix.remap", n + 1, len(outputs))
+        else:
+            y = _int_rows(remap, "mechanism.matrix.remap", n + 1, len(outputs))
+            y_den, y_entries = y.den, [list(enumerate(row)) for row in y.num]
+        if any(sum(v for _, v in row) != d for row, d in zip(y_entries, y_den)):
+            # T is stochastic by its formula, so T·Y is iff Y is
             failures.append("the matrix's remap Y is not row-stochastic")
         t = t_rows(t_alpha, n)
-        m = _t_times(t, y)
+        m = _t_times(t, y_den, y_entries, len(outputs))
     else:
         m = _int_rows(form, "mechanism.matrix", n + 1, len(outputs))
         if not m.stochastic():

@@ -290,8 +290,12 @@ def _dual_feasible(prior: list[Q], dual: list[Q], kind: str, alpha: Q, ray: list
     x_i = α^|i−r|) is proved when the cone recursion F_i = w_i + (αF_{i+1} if F_{i+1} ≥ 0 else
     F_{i+1}/α) provably follows x: the tail sums S_k = Σ_{i ≥ k} w_i·x_i/x_k are ≥ 0 for k > r
     (S_k = w_k + α·S_{k+1}) and ≤ 0 for 1 ≤ k ≤ r, i.e. P_k = −S_k = α·(P_{k−1} + w_{k−1}) ≥ 0
-    (P_0 = 0) — then F_0 = S_0 = 0. Any other column by the recursion itself on intervals. What
-    the intervals leave open is decided in integers (``cone_nonnegative``)."""
+    (P_0 = 0) — then F_0 = S_0 = 0. Both runs multiply a lower bound x by α's lower bound alone: where
+    x < 0 the product is still < 0 but may not bound α·x, which does not matter — a column needs S
+    (resp. P) ≥ 0 at every step of one unbroken run (k > r, resp. 1 ≤ k ≤ r), so a negative value
+    inside the run has already failed it and one outside is never read. Any other column by the
+    recursion itself on intervals. What the intervals leave open is decided in integers
+    (``cone_nonnegative``)."""
     import numpy as np
 
     n = len(dual) - 1
@@ -304,38 +308,48 @@ def _dual_feasible(prior: list[Q], dual: list[Q], kind: str, alpha: Q, ray: list
     else:
         lower, upper = [np.nextafter(row, -np.inf) for row in near], [np.nextafter(row, np.inf) for row in near]
         (a_lo, b_lo), (a_hi, b_hi) = lower[2], upper[2]
-        d = np.subtract.outer(np.arange(n + 1), np.arange(n + 1))  # i − j
-        table = np.abs(d) if kind == "absolute" else d * d if kind == "squared" else (d != 0)
-        losses = table.astype(float)  # exact: l ≤ n² < 2⁵³
-        lo = np.nextafter(np.nextafter(lower[0][:, None] * losses, -np.inf) - upper[1][:, None], -np.inf)
-        hi = np.nextafter(np.nextafter(upper[0][:, None] * losses, np.inf) - lower[1][:, None], np.inf)
+        index = np.arange(n + 1, dtype=float)
+        d = np.subtract.outer(index, index)  # i − j, exact in floats
+        losses = np.abs(d, out=d) if kind == "absolute" else np.square(d, out=d) if kind == "squared" else d != 0
+        lo = np.multiply(lower[0][:, None], losses)  # a lower bound on c_ij − u_i, in place
+        np.nextafter(lo, -np.inf, out=lo)
+        np.subtract(lo, upper[1][:, None], out=lo)
+        np.nextafter(lo, -np.inf, out=lo)
         rays = np.array(ray)
-
-        def times_alpha_low(x: Any) -> Any:
-            """A lower bound on α·x from a lower bound x ≥ 0. Where x < 0 it is still < 0 but may not
-            bound α·x — which does not matter: a column needs its tail sum S (its H) ≥ 0 at every step
-            of one unbroken run (k > r, resp. 1 ≤ k ≤ r), so a negative value in the run has already
-            failed it, and one outside the run is never read again."""
-            return np.nextafter(a_lo * x, -np.inf)
-
         with np.errstate(all="ignore"):
-            ok = rays >= 0
-            s = lo[n]
-            for k in range(n, 0, -1):
-                if k < n:
-                    s = np.nextafter(lo[k] + times_alpha_low(s), -np.inf)
-                ok &= (rays >= k) | (s >= 0)
-            q = np.zeros(n + 1)
+            # lower bounds on S_k (k = n..1) and P_k (k = 1..n); where S_k < 0 or P_k < 0
+            negative_s, negative_p = np.empty((n + 1, n + 1), bool), np.empty((n + 1, n + 1), bool)
+            negative_s[0] = negative_p[0] = False
+            s, q = lo[n].copy(), np.zeros(n + 1)
             for k in range(1, n + 1):
-                q = times_alpha_low(np.nextafter(q + lo[k - 1], -np.inf))
-                ok &= (rays < k) | (q >= 0)
+                if k > 1:  # S_{n+1−k} from S_{n+2−k}
+                    np.multiply(s, a_lo, out=s)
+                    np.nextafter(s, -np.inf, out=s)
+                    np.add(s, lo[n + 1 - k], out=s)
+                    np.nextafter(s, -np.inf, out=s)
+                np.less(s, 0, out=negative_s[n + 1 - k])
+                np.add(q, lo[k - 1], out=q)  # P_k from P_{k−1}
+                np.nextafter(q, -np.inf, out=q)
+                np.multiply(q, a_lo, out=q)
+                np.nextafter(q, -np.inf, out=q)
+                np.less(q, 0, out=negative_p[k])
+            # column j with ray r is proved when S_k ≥ 0 for every k > r and P_k ≥ 0 for every k ≤ r:
+            # the last negative S at or before r, the first negative P after r
+            last_negative_s = np.where(negative_s.any(axis=0), n - np.argmax(negative_s[::-1], axis=0), -1)
+            first_negative_p = np.where(negative_p.any(axis=0), np.argmax(negative_p, axis=0), n + 1)
+            ok = (rays >= 0) & (last_negative_s <= rays) & (first_negative_p > rays)
             rest = (~ok).nonzero()[0]  # the recursion itself, on the columns no ray proved
-            f_lo, f_hi = lo[n, rest], hi[n, rest]
+            hi = np.multiply(upper[0][:, None], losses[:, rest])
+            np.nextafter(hi, np.inf, out=hi)
+            np.subtract(hi, lower[1][:, None], out=hi)
+            np.nextafter(hi, np.inf, out=hi)
+            lo_rest = lo[:, rest]
+            f_lo, f_hi = lo_rest[n], hi[n]
             for k in range(n - 1, -1, -1) if rest.size else ():
                 step_lo = np.where(f_lo >= 0, a_lo * f_lo, b_hi * f_lo)
                 step_hi = np.where(f_hi >= 0, a_hi * f_hi, b_lo * f_hi)
-                f_lo = np.nextafter(lo[k, rest] + np.nextafter(step_lo, -np.inf), -np.inf)
-                f_hi = np.nextafter(hi[k, rest] + np.nextafter(step_hi, np.inf), np.inf)
+                f_lo = np.nextafter(lo_rest[k] + np.nextafter(step_lo, -np.inf), -np.inf)
+                f_hi = np.nextafter(hi[k] + np.nextafter(step_hi, np.inf), np.inf)
         if (f_hi < 0).any():
             return False
         open_columns = [int(j) for j in rest[~(f_lo >= 0)]]
