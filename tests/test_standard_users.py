@@ -232,6 +232,23 @@ def test_t_in_closed_form_is_t(alpha: Fraction, n: int) -> None:
         assert fast.as_mapping() == standard_users.optimal_remap(t, user).as_mapping()
 
 
+@settings(max_examples=300, deadline=None, database=None)
+@given(st.lists(st.floats(allow_nan=False) | st.sampled_from([0.0, -0.0, 5e-324, -5e-324, 2.0**-1022]), min_size=1))
+def test_the_checkers_downward_step_is_at_or_below_the_next_float(values: list[float]) -> None:
+    """``_down`` (the interval test's cheap outward rounding) never exceeds ``nextafter(x, −∞)``,
+    subnormals, binade ends and infinities included: each lower bound stays a lower bound."""
+    import numpy as np
+
+    from mechlib.checkers.standard_users import _down
+
+    x = np.array(values)
+    with np.errstate(all="ignore"):  # −max steps to −∞: an overflow, as it should
+        below, stepped = np.nextafter(x, -np.inf), _down(x.copy())
+    finite = x < np.inf
+    assert (stepped[finite] <= below[finite]).all()
+    assert not (stepped[~finite] >= 0).any()  # +∞: NaN, which proves nothing
+
+
 @settings(max_examples=200, deadline=None, database=None)
 @given(
     st.integers(1, 6),

@@ -282,6 +282,22 @@ def _rays(dual: list[Q], b: list[Q], steps: list[int], alpha: Q) -> list[int]:
     return ray
 
 
+def _down(x: Any, buffer: Any = None) -> Any:
+    """x ← fl(x − d), d = fl(fl(|x|·2⁻⁵¹) + η), in place (η = 2⁻¹⁰⁷⁴, the least subnormal): at or
+    below the float next under x, so a lower bound on every real that rounds to nearest to x — the
+    one-ulp outward step ``np.nextafter(x, −∞)``, at half its cost. Why, with g the gap from x to
+    the float under it (g = 2^(e−52) for |x| in [2^e, 2^(e+1)), g = η for |x| < 2⁻¹⁰²²): |x|·2⁻⁵¹ ≥ 2g,
+    a float, so fl(|x|·2⁻⁵¹) ≥ 2g and d ≥ g, and as η is a float, d ≥ η; then x − d ≤ x − g, a float,
+    so fl(x − d) ≤ x − g (fl is monotone). −∞ stays −∞; +∞ and NaN give NaN, which no test passes."""
+    import numpy as np
+
+    buffer = np.empty_like(x) if buffer is None else buffer
+    np.abs(x, out=buffer)
+    np.multiply(buffer, 2.0**-51, out=buffer)
+    np.add(buffer, 5e-324, out=buffer)
+    return np.subtract(x, buffer, out=x)
+
+
 def _dual_feasible(prior: list[Q], dual: list[Q], kind: str, alpha: Q, ray: list[int]) -> bool:
     """Every column w = c_j − u, c[i][j] = p_i·l(i, j), nonnegative on the α-DP cone.
 
@@ -312,32 +328,29 @@ def _dual_feasible(prior: list[Q], dual: list[Q], kind: str, alpha: Q, ray: list
         d = np.subtract.outer(index, index)  # i − j, exact in floats
         losses = np.abs(d, out=d) if kind == "absolute" else np.square(d, out=d) if kind == "squared" else d != 0
         lo = np.multiply(lower[0][:, None], losses)  # a lower bound on c_ij − u_i, in place
-        np.nextafter(lo, -np.inf, out=lo)
+        _down(lo)
         np.subtract(lo, upper[1][:, None], out=lo)
-        np.nextafter(lo, -np.inf, out=lo)
-        rays = np.array(ray)
+        _down(lo)
+        rays, buffer = np.array(ray), np.empty(n + 1)
         with np.errstate(all="ignore"):
-            # lower bounds on S_k (k = n..1) and P_k (k = 1..n); where S_k < 0 or P_k < 0
-            negative_s, negative_p = np.empty((n + 1, n + 1), bool), np.empty((n + 1, n + 1), bool)
-            negative_s[0] = negative_p[0] = False
+            # lower bounds on S_k (k = n..1) and P_k (k = 1..n); where they are provably ≥ 0 (NaN: not)
+            proved_s, proved_p = np.empty((n + 1, n + 1), bool), np.empty((n + 1, n + 1), bool)
+            proved_s[0] = proved_p[0] = True
             s, q = lo[n].copy(), np.zeros(n + 1)
             for k in range(1, n + 1):
                 if k > 1:  # S_{n+1−k} from S_{n+2−k}
-                    np.multiply(s, a_lo, out=s)
-                    np.nextafter(s, -np.inf, out=s)
-                    np.add(s, lo[n + 1 - k], out=s)
-                    np.nextafter(s, -np.inf, out=s)
-                np.less(s, 0, out=negative_s[n + 1 - k])
-                np.add(q, lo[k - 1], out=q)  # P_k from P_{k−1}
-                np.nextafter(q, -np.inf, out=q)
-                np.multiply(q, a_lo, out=q)
-                np.nextafter(q, -np.inf, out=q)
-                np.less(q, 0, out=negative_p[k])
+                    _down(np.multiply(s, a_lo, out=s), buffer)
+                    _down(np.add(s, lo[n + 1 - k], out=s), buffer)
+                np.greater_equal(s, 0, out=proved_s[n + 1 - k])
+                _down(np.add(q, lo[k - 1], out=q), buffer)  # P_k from P_{k−1}
+                _down(np.multiply(q, a_lo, out=q), buffer)
+                np.greater_equal(q, 0, out=proved_p[k])
             # column j with ray r is proved when S_k ≥ 0 for every k > r and P_k ≥ 0 for every k ≤ r:
-            # the last negative S at or before r, the first negative P after r
-            last_negative_s = np.where(negative_s.any(axis=0), n - np.argmax(negative_s[::-1], axis=0), -1)
-            first_negative_p = np.where(negative_p.any(axis=0), np.argmax(negative_p, axis=0), n + 1)
-            ok = (rays >= 0) & (last_negative_s <= rays) & (first_negative_p > rays)
+            # the last unproved S at or before r, the first unproved P after r
+            open_s, open_p = ~proved_s, ~proved_p
+            last_open_s = np.where(open_s.any(axis=0), n - np.argmax(open_s[::-1], axis=0), -1)
+            first_open_p = np.where(open_p.any(axis=0), np.argmax(open_p, axis=0), n + 1)
+            ok = (rays >= 0) & (last_open_s <= rays) & (first_open_p > rays)
             rest = (~ok).nonzero()[0]  # the recursion itself, on the columns no ray proved
             hi = np.multiply(upper[0][:, None], losses[:, rest])
             np.nextafter(hi, np.inf, out=hi)
