@@ -42,6 +42,20 @@ def test_t_formula(alpha: Fraction, n: int) -> None:
             assert t.entry(i, r) == alpha ** abs(i - r) * scale
 
 
+@given(
+    st.one_of(alphas(), st.sampled_from([Fraction(0), Fraction(1), Fraction(1, 10**30)])),
+    st.integers(1, 12),
+    st.integers(0, 4),
+)
+def test_the_geometric_rows_are_stochastic_by_their_identity(alpha: Fraction, n: int, margin: int) -> None:
+    """T and the geometric mechanism skip the row-sum check (``stochastic_by_construction``):
+    every row is nonnegative and sums to its denominator, as the telescoping identity says."""
+    from mechlib.core.stochastic import _check_stochastic
+
+    for mechanism in (truncated_geometric(alpha, n), geometric(alpha, n, margin=margin)):
+        _check_stochastic(mechanism._num, mechanism._den)  # raises InputError naming the row
+
+
 def test_extreme_alphas() -> None:
     assert truncated_geometric(0, 3) == identity(3)
     assert truncated_geometric(1, 2).rows == ((Fraction(1, 2), Fraction(0), Fraction(1, 2)),) * 3

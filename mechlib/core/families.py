@@ -54,8 +54,14 @@ def truncated_geometric(alpha: object, n: int) -> Mechanism:
 
 
 def _lumped_geometric(alpha: Fraction, n: int, lo: int, hi: int) -> Mechanism:
-    # Scaled integers: with α = p/q and dmax the largest distance, every entry is
-    # p^d q^(dmax−d)·c / (q^dmax (q+p)), c = q−p inside the window, c = q at its ends.
+    """Scaled integers: with α = p/q and dmax the largest distance, every entry is
+    p^d q^(dmax−d)·c / (q^dmax (q+p)), c = q−p inside the window, c = q at its ends.
+
+    Each row sums to its denominator by telescoping, so it is not summed again: with
+    A = q^(dmax+1), (q − p)·Σ_{d=a}^{b} p^d q^(dmax−d) = A·(α^a − α^(b+1)); row i has the inner
+    distances 1..i−lo−1 and 0..hi−i−1 (less distance 0 when i = lo, where it is the end column)
+    and the ends α^(i−lo), α^(hi−i), so its sum is A·(α − α^(i−lo) + 1 − α^(hi−i) + α^(i−lo) + α^(hi−i))
+    = A·(1 + α) = q^dmax·(q + p) (``tests/test_families.py`` pins it for many α, n, margins)."""
     p, q = alpha.numerator, alpha.denominator
     dmax = max(n - lo, hi)
     power = [p**d * q ** (dmax - d) for d in range(dmax + 1)]
@@ -70,7 +76,7 @@ def _lumped_geometric(alpha: Fraction, n: int, lo: int, hi: int) -> Mechanism:
         right = inner[max(lo + 1 - i, 0) : hi - i]  # r = max(lo + 1, i) .. hi − 1
         rows.append([end[i - lo], *left, *right, end[hi - i]])
     den = q**dmax * (q + p)
-    return Mechanism.from_scaled(rows, [den] * (n + 1), outputs=list(outputs))
+    return Mechanism.from_scaled(rows, [den] * (n + 1), outputs=list(outputs), stochastic_by_construction=True)
 
 
 def randomized_response(alpha: object, k: int) -> Mechanism:

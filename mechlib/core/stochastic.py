@@ -127,12 +127,15 @@ class StochasticMatrix:
         *,
         inputs: Sequence[Label] | None = None,
         outputs: Sequence[Label] | None = None,
+        stochastic_by_construction: bool = False,
         **extra: Any,
     ) -> _S:
         """Build from integer numerators and row denominators: x[i][r] = num[i][r] / den[i].
 
         Still validated (nonnegative, each row sums to its denominator), but no parsing:
-        this is how families build large exact matrices fast.
+        this is how families build large exact matrices fast. ``stochastic_by_construction``:
+        the caller's rows are nonnegative and sum to their denominators by an identity it states
+        and a test pins, so the O(entries) check is skipped (shapes are still checked).
         """
         num_t = tuple(tuple(row) for row in num)
         _check_shape(num_t)
@@ -140,7 +143,7 @@ class StochasticMatrix:
         if len(den_t) != len(num_t) or any(d <= 0 for d in den_t):
             raise InputError(f"expected {len(num_t)} positive row denominators, got {den_t!r}")
         obj = cls.__new__(cls)
-        obj._setup(num_t, den_t, inputs, outputs)
+        obj._setup(num_t, den_t, inputs, outputs, validated=stochastic_by_construction)
         obj._setup_extra(**extra)
         return obj
 
