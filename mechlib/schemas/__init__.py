@@ -34,37 +34,25 @@ def schema(name: str) -> dict[str, Any]:
     return loaded
 
 
-#: Lists longer than this are validated on their first items only: the structure is the same all
-#: along, and the producers' and checkers' own parsers check every cell (a 1000 × 1000 matrix would
-#: otherwise cost seconds here). So are objects of more than ``MAP_KEYS`` keys — maps such as a
-#: remap (output ↦ guess), never a record with named fields (the largest has about 20).
-SAMPLE = 16
-MAP_KEYS = 64
+@cache
+def _validator(name: str) -> Any:
+    import jsonschema_rs
 
-
-def _sampled(value: Any) -> Any:
-    if isinstance(value, list):
-        return [_sampled(v) for v in value[:SAMPLE]]
-    if isinstance(value, dict):
-        items = list(value.items())
-        return {k: _sampled(v) for k, v in (items[:SAMPLE] if len(items) > MAP_KEYS else items)}
-    return value
+    return jsonschema_rs.Draft202012Validator(schema(name))
 
 
 def validate(document: Any, name: str) -> str | None:
     """None if ``document`` follows schema ``name``, else one line: the JSON path of the first
-    error (the deepest) and what was expected."""
-    import jsonschema
-
-    validator = jsonschema.Draft202012Validator(schema(name))
-    errors = sorted(
-        validator.iter_errors(_sampled(document)),
-        key=lambda e: (-len(e.absolute_path), list(map(str, e.absolute_path))),
-    )
-    if not errors:
+    error (the deepest) and what was expected. The whole document, every cell of a matrix
+    included, by jsonschema-rs (a 1000 × 1000 certificate in milliseconds)."""
+    validator = _validator(name)
+    if validator.is_valid(document):
         return None
+    errors = sorted(
+        validator.iter_errors(document), key=lambda e: (-len(e.instance_path), list(map(str, e.instance_path)))
+    )
     first = errors[0]
-    path = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first.absolute_path)
+    path = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first.instance_path)
     message = first.message if len(first.message) <= 200 else first.message[:200] + "…"
     return f"{path}: {message} (schema {name})"
 
