@@ -4,6 +4,7 @@ documented keys, and matrices as integer rows. Each failure is a ``Malformed`` n
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import flint
@@ -20,10 +21,16 @@ class Malformed(ValueError):
 
 def _f(text: Any, where: str) -> Q:
     try:
-        p, q = exact_ratio(text)  # decimals and "p/q", exactly, within the limits
+        return _exact(text) if isinstance(text, str) else Q(*exact_ratio(text))
     except ValueError as err:
         raise Malformed(f"{where}: {err}") from None
-    return Q(p, q)  # reduced by flint
+
+
+@lru_cache(maxsize=4096)
+def _exact(text: str) -> Q:
+    """A string's exact value, decimals and "p/q" within the limits, reduced by flint; remembered, as
+    certificates repeat values (a uniform prior is one string n + 1 times per user)."""
+    return Q(*exact_ratio(text))
 
 
 def _same(text: Any, value: Q, where: str) -> bool:
