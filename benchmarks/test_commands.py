@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import subprocess
 import sys
@@ -30,9 +31,15 @@ _RUN = (
 )
 
 
+#: As an installed package runs: with its modules' bytecode cached (pip compiles it at install). An
+#: inherited PYTHONDONTWRITEBYTECODE (some sandboxes set it) would add compiling every imported module
+#: to every run — ≈ 0.1 s of an n = 1000 audit, ≈ 0.1 s of its check.
+_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def _command(*argv: str) -> int:
     """Run ``mechlib ARGV`` in a fresh process; its peak memory in kB."""
-    done = subprocess.run([sys.executable, "-c", _RUN, *argv], capture_output=True, text=True, check=False)
+    done = subprocess.run([sys.executable, "-c", _RUN, *argv], capture_output=True, text=True, check=False, env=_ENV)
     if done.returncode not in (0, 1):
         raise RuntimeError(f"mechlib {' '.join(argv)} exited {done.returncode}: {done.stderr[-500:]}")
     return int(done.stderr.rsplit("maxrss_kb=", 1)[1].split()[0])
