@@ -18,6 +18,7 @@ import math
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from itertools import accumulate
 from operator import mul, sub
 from typing import Any
@@ -157,7 +158,7 @@ def _column_losses(
     n = len(w) - 1
     if kind == "squared":
         s1: int = sum(map(mul, w, range(n + 1)))
-        s2: int = sum(map(mul, w, (i * i for i in range(n + 1))))
+        s2: int = sum(map(mul, w, _squares(n)))
 
         def squared(g: int) -> int:
             return s2 - 2 * g * s1 + g * g * total
@@ -173,6 +174,11 @@ def _column_losses(
 
     median = max(bisect_left(below, -(-total // 2)) - 1, 0)  # the first j with A_{j+1} ≥ W/2
     return absolute(median), list(map(absolute, guesses))
+
+
+@cache
+def _squares(n: int) -> list[int]:
+    return [i * i for i in range(n + 1)]
 
 
 def _guesses(remap: Any, where: str, outputs: list[int], n: int) -> list[int]:
