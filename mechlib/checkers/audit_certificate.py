@@ -116,7 +116,7 @@ def _int_rows(form: Any, where: str, height: int, width: int | None) -> IntRows:
     rows = _list(form["numerators"], f"{where}.numerators", height)
     if width is None:
         if not rows:
-            raise Malformed(f"{where}: the width of a sparse matrix is not known here")
+            raise Malformed(f"{where}.numerators: expected at least one row")
         width = len(_list(rows[0], f"{where}.numerators[0]"))
     num = []
     for i, row in enumerate(rows):
