@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 from benchmarks.conftest import QUICK, Measure, size
-from mechlib.audit.blackbox import complete_neighbours, ordered_pairs, path_neighbours, poisson_sizes
+from mechlib.audit.blackbox import add_histograms, complete_neighbours, ordered_pairs, path_neighbours, poisson_sizes
 from mechlib.audit.ratio_test import dp_test
 
 N = 5
@@ -144,29 +144,38 @@ def mechlib_flags(rows: list[dict[int, float]], pairs: list[tuple[int, int]], bu
 THINNINGS = 200
 
 
+def _thinned_fisher_rejects(
+    counts: list[dict[int, int]], sizes: list[int], pairs: list[tuple[int, int]], level: float, rng: Any, thinnings: int
+) -> bool:
+    """For every (ordered pair, event) — single outputs and both tails at the outputs seen — thin
+    k_i to Bin(k_i, e^−ε), take Fisher's exact one-sided p-value of [[k_i′, N_i − k_i′], [k_j, N_j − k_j]]
+    (N the samples of each count), averaged over ``thinnings`` independent thinnings; whether one is
+    ≤ level/H (Bonferroni over the H hypotheses)."""
+    from scipy.stats import hypergeom
+
+    seen = sorted({s for h in counts for s in h})
+    table = np.array([[h.get(s, 0) for s in seen] for h in counts])  # counts × outputs
+    cumulative = np.cumsum(table, axis=1)
+    at_least = (cumulative[:, -1:] - np.hstack([np.zeros((N + 1, 1), dtype=int), cumulative[:, :-1]]))[:, 1:]
+    hits = np.hstack([table, cumulative[:, :-1], at_least])  # counts × events: singles, s ≤ t, s ≥ t
+    ordered = ordered_pairs(pairs)
+    k_i = np.array([hits[i] for i, _ in ordered])[..., None]
+    k_j = np.array([hits[j] for _, j in ordered])[..., None]
+    n_i = np.array([sizes[i] for i, _ in ordered])[:, None, None]
+    n_j = np.array([sizes[j] for _, j in ordered])[:, None, None]
+    thinned = rng.binomial(np.broadcast_to(k_i, (*k_i.shape[:2], thinnings)), math.exp(-float(EPSILON)))
+    p_values = hypergeom.sf(thinned - 1, n_i + n_j, thinned + k_j, n_i).mean(axis=-1)
+    return bool(np.any(p_values <= level / (len(ordered) * hits.shape[1])))
+
+
 def _fisher_bonferroni(thinnings: int) -> Any:
-    """A Fisher–Bonferroni baseline: on exactly ``budget`` samples per count, for every (ordered pair,
-    event), thin k_i to Bin(k_i, e^−ε), take Fisher's exact one-sided p-value of the table
-    [[k_i′, N − k_i′], [k_j, N − k_j]], averaged over ``thinnings`` independent thinnings, and flag
-    when one is ≤ α_FA/H."""
+    """A Fisher–Bonferroni baseline on exactly ``budget`` samples per count (``_thinned_fisher_rejects``
+    at α_FA)."""
 
     def flags(rows: list[dict[int, float]], pairs: list[tuple[int, int]], budget: int, seed: int) -> bool:
-        from scipy.stats import hypergeom
-
         rng = np.random.default_rng([seed, 3])
         counts = _histograms(rows, [budget] * (N + 1), rng)
-        seen = sorted({s for h in counts for s in h})
-        table = np.array([[h.get(s, 0) for s in seen] for h in counts])  # counts × outputs
-        cumulative = np.cumsum(table, axis=1)
-        at_least = (cumulative[:, -1:] - np.hstack([np.zeros((N + 1, 1), dtype=int), cumulative[:, :-1]]))[:, 1:]
-        hits = np.hstack([table, cumulative[:, :-1], at_least])  # counts × events: singles, s ≤ t, s ≥ t
-        ordered = ordered_pairs(pairs)
-        level = ALPHA_FA / (len(ordered) * hits.shape[1])
-        k_i = np.array([hits[i] for i, _ in ordered])[..., None]
-        k_j = np.array([hits[j] for _, j in ordered])[..., None]
-        thinned = rng.binomial(np.broadcast_to(k_i, (*k_i.shape[:2], thinnings)), math.exp(-float(EPSILON)))
-        p_values = hypergeom.sf(thinned - 1, 2 * budget, thinned + k_j, budget).mean(axis=-1)
-        return bool(np.any(p_values <= level))
+        return _thinned_fisher_rejects(counts, [budget] * (N + 1), pairs, ALPHA_FA, rng, thinnings)
 
     return flags
 
@@ -304,3 +313,59 @@ def test_transition_cells_with_more_seeds(measure: Measure) -> None:
         rows,
     )
     measure.note("mechlib at or above the baseline in every cell" if not behind else f"behind at: {'; '.join(behind)}")
+
+
+def thinned_half_flags(rows: list[dict[int, float]], pairs: list[tuple[int, int]], budget: int, seed: int) -> bool:
+    """A candidate design, not mechlib's test: on mechlib's own samples (both phases), its exact test
+    at α_FA/2 or a one-thinning Fisher–Bonferroni test at α_FA/2 (valid given the realized Poisson
+    sizes: the samples of a count are then i.i.d.); a union bound keeps the level α_FA."""
+    sizes = poisson_sizes(budget, N, seed)
+    selection, test = (_histograms(rows, s, np.random.default_rng([seed, k])) for k, s in zip((1, 2), sizes))
+    if dp_test((selection, test), EPSILON, ALPHA_FA / 2, pairs)["verdict"] == "violation":
+        return True
+    merged = add_histograms(selection, test)
+    totals = [a + b for a, b in zip(*sizes, strict=True)]
+    return _thinned_fisher_rejects(merged, totals, pairs, ALPHA_FA / 2, np.random.default_rng([seed, 4]), 1)
+
+
+@pytest.mark.benchmark(
+    group=f"black-box ε test: a candidate with a thinned half (exact at α_FA/2 + one thinning at α_FA/2) on the "
+    f"transition cells, {FOLLOW_UP_SEEDS} fresh seeds, and its false alarms"
+)
+def test_a_candidate_with_a_thinned_half(measure: Measure) -> None:
+    """Evidence for a design decision (issue 15), not mechlib's verdict: would a seeded thinning test
+    Bonferroni-combined with the exact one reach the one-thinning baseline where mechlib is behind,
+    and what does it cost where mechlib is ahead? The same fresh seeds and cells as
+    ``test_transition_cells_with_more_seeds``; false alarms on the correct mechanisms at every budget."""
+    from scipy.stats import fisher_exact
+
+    seeds = range(10_000, 10_000 + FOLLOW_UP_SEEDS)
+    methods = {"mechlib": mechlib_flags, "candidate": thinned_half_flags, "baseline": METHODS[FOLLOW_UP_BASELINE]}
+
+    def study(method: Any) -> dict[tuple[str, int], int]:
+        return {
+            (bug, budget): sum(method(BUGS[bug], path_neighbours(N), budget, seed) for seed in seeds)
+            for bug, budget in TRANSITION_CELLS
+        }
+
+    found = {"candidate": measure(lambda: study(thinned_half_flags), role="contrast: a candidate design", n=FOLLOW_UP_SEEDS, rounds=1)}
+    found |= {name: study(methods[name]) for name in ("mechlib", "baseline")}
+    runs, rows = FOLLOW_UP_SEEDS, []
+    for cell in TRANSITION_CELLS:
+        a, b = found["candidate"][cell], found["baseline"][cell]
+        p = float(fisher_exact([[a, runs - a], [b, runs - b]])[1])
+        rows.append([cell[0], f"{cell[1]:,}", *(_rate(found[m][cell], runs) for m in methods), f"{p:.3g}"])
+    measure.table(
+        f"A candidate design on the transition cells ({runs} fresh seeds; claimed ε = 1, n = 5, α_FA = 0.05)",
+        ["planted bug", "samples per count", "mechlib", "candidate: exact α/2 + one thinning α/2",
+         FOLLOW_UP_BASELINE, "candidate vs baseline: Fisher exact p"],
+        rows,
+    )  # fmt: skip
+    alarms = sum(
+        thinned_half_flags(rows_, pairs, budget, 1000 + seed)
+        for rows_, pairs in CORRECT.values()
+        for budget in BUDGETS
+        for seed in range(FALSE_ALARM_SEEDS)
+    )
+    total = len(CORRECT) * len(BUDGETS) * FALSE_ALARM_SEEDS
+    measure.note(f"the candidate's false alarms on the correct mechanisms: {_rate(alarms, total)}")
