@@ -348,7 +348,8 @@ def test_a_candidate_with_a_thinned_half(measure: Measure) -> None:
             for bug, budget in TRANSITION_CELLS
         }
 
-    found = {"candidate": measure(lambda: study(thinned_half_flags), role="contrast: a candidate design", n=FOLLOW_UP_SEEDS, rounds=1)}
+    role = "contrast: a candidate design"
+    found = {"candidate": measure(lambda: study(thinned_half_flags), role=role, n=FOLLOW_UP_SEEDS, rounds=1)}
     found |= {name: study(methods[name]) for name in ("mechlib", "baseline")}
     runs, rows = FOLLOW_UP_SEEDS, []
     for cell in TRANSITION_CELLS:
