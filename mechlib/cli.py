@@ -225,7 +225,7 @@ def build_parser() -> argparse.ArgumentParser:
         "check",
         help="re-verify a certificate with the independent checker",
         description="Re-verify every witness of a certificate (schemas mechlib.audit/6, "
-        "mechlib.blackbox/6 and mechlib.bracket/1) without trusting the code that produced it; a "
+        "mechlib.blackbox/7 and mechlib.bracket/1) without trusting the code that produced it; a "
         "gzip-compressed certificate is read as is. "
         "Exit 0 if it holds, 1 if any check fails, 2 if the file is not a certificate.",
     )
@@ -368,16 +368,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def violation_text(v: dict[str, Any]) -> str:
-    """A rejected (pair, event) of the ε test in words."""
-    from mechlib.audit.blackbox_delta import event_name
-    from mechlib.audit.ratio_test import inputs_in_words
+    """A rejected hypothesis of the ε test in words."""
+    from mechlib.audit.ratio_test import hypothesis_in_words
 
-    who, null = inputs_in_words(v["inputs"])
+    what, null = hypothesis_in_words(v)
     k, other = v["counts"]
-    return (
-        f"{who}, event {event_name(v['event'])}: {k} vs {other} hits; "
-        f"P(Bin({k + other}, θ₀) ≥ {k}) ≤ α_FA/H, θ₀ = {null} (exact in --json)"
-    )
+    return f"{what}: {k} vs {other} hits; P(Bin({k + other}, θ₀) ≥ {k}) ≤ α_FA/H, θ₀ = {null} (exact in --json)"
 
 
 def blackbox_headline(dp: dict[str, Any], alpha_fa: float) -> list[str]:
@@ -386,12 +382,11 @@ def blackbox_headline(dp: dict[str, Any], alpha_fa: float) -> list[str]:
     no such output makes it moot."""
     confidence = f"{100 * (1 - alpha_fa):g}% confidence"
     bound = dp["epsilon_lower_bound"]
-    from mechlib.audit.blackbox_delta import event_name
-    from mechlib.audit.ratio_test import inputs_in_words
+    from mechlib.audit.ratio_test import hypothesis_in_words
 
     lines = [
         f"ε bound    the true ε is at least {bound['epsilon']} (certified, {confidence}; "
-        f"{inputs_in_words(bound['inputs'])[0]}, event {event_name(bound['event'])})"
+        f"{hypothesis_in_words(bound)[0]})"
         if bound
         else f"ε bound    no event shows any privacy loss ({confidence})"
     ]

@@ -402,7 +402,7 @@ def _merge_blackbox(
     planned: list[Planned], results: dict[str, TaskResult], manifest: dict[str, Any]
 ) -> tuple[list[dict[str, Any]], dict[str, str]]:
     """Per [[blackbox]] entry: the seeds' histograms added exactly, then one DP test on the sum —
-    a ``mechlib.blackbox/6`` result that ``mechlib check`` re-verifies (Poisson sizes add up: the
+    a ``mechlib.blackbox/7`` result that ``mechlib check`` re-verifies (Poisson sizes add up: the
     merged phases are again of Poisson sizes with equal means across counts)."""
     from mechlib.audit.blackbox import add_histograms, blackbox_result
 

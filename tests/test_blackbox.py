@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import textwrap
+from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,15 @@ from typing import Any
 import flint
 import pytest
 
-from mechlib.audit.blackbox import Sampler, conformance_test, cp_lower, cp_upper, path_neighbours, sample_counts
+from mechlib.audit.blackbox import (
+    Sampler,
+    complete_neighbours,
+    conformance_test,
+    cp_lower,
+    cp_upper,
+    path_neighbours,
+    sample_counts,
+)
 from mechlib.audit.ratio_test import dp_test, tail_at_most
 from mechlib.checkers.ratio_test import rejects
 from mechlib.cli import main
@@ -115,7 +124,7 @@ def test_cli_blackbox_flags_a_loose_sampler_and_passes_a_tight_one(
 ) -> None:
     assert main(["blackbox", "my_samplers:loose", "--n", "3", "--epsilon", "1", "--samples", "4000", "--json"]) == 1
     result = json.loads(capsys.readouterr().out)
-    assert result["dp"]["verdict"] == "violation" and result["schema"] == "mechlib.blackbox/6"
+    assert result["dp"]["verdict"] == "violation" and result["schema"] == "mechlib.blackbox/7"
     assert main(["blackbox", "my_samplers:tight", "--n", "3", "--epsilon", "0.7", "--samples", "4000", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["dp"]["verdict"] == "no violation found"
 
@@ -375,18 +384,72 @@ def test_every_produced_result_checks_on_arbitrary_small_phases() -> None:
     from mechlib.audit.blackbox import blackbox_result
     from mechlib.checkers.blackbox_result import check_result
 
-    phases = st.lists(_histogram_strategy(), min_size=3, max_size=3)
-
-    @settings(max_examples=40, deadline=None, database=None)
-    @given(phases, phases, st.sampled_from(["1/10", "1/2", "1", "3"]), st.sampled_from([0.05, 0.5, 0.9]))
-    def check(selection: Any, test: Any, epsilon: str, alpha_fa: float) -> None:
+    @settings(max_examples=60, deadline=None, database=None)
+    @given(
+        st.sampled_from([2, 3, 5]).flatmap(lambda n: st.tuples(*[_histogram_strategy()] * (2 * n + 2))),
+        st.sampled_from(["1/10", "1/2", "1", "3"]),
+        st.sampled_from([0.05, 0.5, 0.9]),
+    )
+    def check(histograms: Any, epsilon: str, alpha_fa: float) -> None:
+        n = len(histograms) // 2 - 1  # n ≥ 3: the summed hypotheses join the family
+        selection, test = list(histograms[: n + 1]), list(histograms[n + 1 :])
         result = blackbox_result(
-            spec="x", library="mechlib", n=2, samples=10, seed=0, seconds=1.0, phases=(selection, test),
+            spec="x", library="mechlib", n=n, samples=10, seed=0, seconds=1.0, phases=(selection, test),
             epsilon=Fraction(epsilon), alpha_fa=alpha_fa,
         )  # fmt: skip
         assert check_result(json.loads(json.dumps(result))) == []
 
     check()
+
+
+def test_summed_hypotheses_never_share_a_count() -> None:
+    """The sums' validity rests on their parts' hits being independent: no two parts of a sum share
+    a count. The checker's own list is the producer's; other neighbour relations get none."""
+    from mechlib.audit.ratio_test import summed_hypotheses
+    from mechlib.checkers.ratio_test import sums
+
+    for n in range(1, 13):
+        found = summed_hypotheses(path_neighbours(n))
+        assert len(found) == (n >= 3) + 2 * (n >= 3) + 2 * (n >= 4)
+        for parts in found:
+            used = [c for i, j, _ in parts for c in (i, j)]
+            assert len(used) == len(set(used)) and all(abs(i - j) == 1 for i, j, _ in parts)
+        both_orders = [pair for i, j in path_neighbours(n) for pair in ((i, j), (j, i))]
+        assert sums(both_orders, n) == found
+    assert summed_hypotheses(complete_neighbours(4)) == [] and summed_hypotheses([(0, 1), (1, 2), (2, 4)]) == []
+
+
+def test_a_sum_of_disjoint_pairs_finds_what_no_single_hypothesis_can() -> None:
+    """Clamping by resampling at 1000 samples per count (rounded expected counts): count 0 against 1
+    on s ≤ 0 and count 5 against 4 on s ≥ 5 each fall short of α_FA/H; their sum, 1268 of 1648
+    hits against θ₀ = e/(1 + e), does not. It re-checks; a forged sum does not."""
+    from mechlib.audit.ratio_test import dp_test
+    from mechlib.checkers.blackbox_result import check_result
+
+    counts = [
+        {0: 634, 1: 233, 2: 86, 3: 32, 4: 12, 5: 4},
+        {0: 190, 1: 516, 2: 190, 3: 70, 4: 26, 5: 9},
+        {0: 66, 1: 179, 2: 486, 3: 179, 4: 66, 5: 24},
+    ]
+    counts += [{5 - s: k for s, k in h.items()} for h in reversed(counts)]
+    selection: list[dict[int, int]] = [{} for _ in range(6)]
+    dp = dp_test((selection, counts), Fraction(1), 0.05, path_neighbours(5))
+    assert dp["hypotheses"] == 14 * 14 + 5 and dp["verdict"] == "violation"
+    assert dp["violation"] == {
+        "parts": [{"inputs": [0, 1], "event": {"at_most": 0}}, {"inputs": [5, 4], "event": {"at_least": 5}}],
+        "counts": [1268, 380],
+    }
+    result = _result_of(selection, counts, dp)
+    assert check_result(result) == []
+    forgeries: list[Callable[[dict[str, Any]], object]] = [
+        lambda v: v["counts"].__setitem__(0, 1300),
+        lambda v: v["parts"][1].__setitem__("inputs", [4, 5]),
+        lambda v: v["parts"].pop(),
+    ]
+    for forge in forgeries:
+        forged = json.loads(json.dumps(result))
+        forge(forged["dp"]["violation"])
+        assert check_result(forged), forged["dp"]["violation"]
 
 
 def test_a_count_against_its_neighbours_pooled_finds_what_no_pair_can() -> None:

@@ -261,7 +261,7 @@ def blackbox_result(
     delta: Fraction | None = None,
     configured: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The ``mechlib.blackbox/6`` result (re-checked by ``mechlib check``) of the (selection,
+    """The ``mechlib.blackbox/7`` result (re-checked by ``mechlib check``) of the (selection,
     test) ``phases`` drawn with mean ``samples`` (λ) per count: the ε test (``ratio_test``), given a
     claimed ``pmf`` the conformance test, and given ``delta`` the (ε, δ) test (``blackbox_delta``).
     ``seed`` is a list when the phases are several seeded runs added (a sweep)."""
@@ -277,7 +277,7 @@ def blackbox_result(
         return [{str(k): v for k, v in sorted(h.items())} for h in histograms]
 
     return {
-        "schema": "mechlib.blackbox/6",
+        "schema": "mechlib.blackbox/7",
         "tool": tool_versions(),
         "sampler": {"spec": spec, "library": library, **({"configured": configured} if configured else {})},
         "n": n,

@@ -143,19 +143,17 @@ def render_html(report: dict[str, Any]) -> str:
 def _blackbox_context(result: dict[str, Any]) -> dict[str, Any]:
     """The result, and its tests' events in words (``s ≥ 7``, ``s ∈ {…}``), not as JSON."""
     from mechlib.audit.blackbox_delta import event_name
-    from mechlib.audit.ratio_test import inputs_in_words
+    from mechlib.audit.ratio_test import hypothesis_in_words
 
     test, dp = result.get("delta_test"), result["dp"]
     event = test.get("event") if isinstance(test, dict) else None
-    named = {key: event_name(dp[key]["event"]) if dp.get(key) else None for key in ("violation", "epsilon_lower_bound")}
-    worded = {key: inputs_in_words(dp[key]["inputs"]) if dp.get(key) else None for key in named}
+    keys = ("violation", "epsilon_lower_bound")
+    worded = {key: hypothesis_in_words(dp[key]) if dp.get(key) else None for key in keys}
     return {
         **result,
         "delta_event": event_name(event["set"]) if event else None,
-        "dp_violation_event": named["violation"],
-        "dp_violation_inputs": worded["violation"],
-        "dp_bound_event": named["epsilon_lower_bound"],
-        "dp_bound_inputs": worded["epsilon_lower_bound"] and worded["epsilon_lower_bound"][0],
+        "dp_violation": worded["violation"],  # (inputs and event(s) in words, θ₀ in words)
+        "dp_bound": worded["epsilon_lower_bound"] and worded["epsilon_lower_bound"][0],
         "without_headline": False,  # the HTML page shows the headline on its own, above the verdicts
     }
 

@@ -1,4 +1,4 @@
-"""Independent re-check of a black-box audit result (schema ``mechlib.blackbox/6``).
+"""Independent re-check of a black-box audit result (schema ``mechlib.blackbox/7``).
 
 Everything is recomputed from the recorded phases alone, with arb's rigorous regularised
 incomplete beta (scipy's Beta quantile only suggests a candidate bound, which arb then proves):
@@ -30,10 +30,10 @@ import flint
 
 from mechlib.checkers.blackbox_delta import check_delta_test, histograms
 from mechlib.checkers.numbers import exact
-from mechlib.checkers.ratio_test import Histograms, exhaustive_events, family, hits, lower_bound_holds, rejects
+from mechlib.checkers.ratio_test import Histograms, exhaustive_events, family, hits, lower_bound_holds, rejects, sums
 from mechlib.schemas import precheck
 
-SCHEMA = "mechlib.blackbox/6"
+SCHEMA = "mechlib.blackbox/7"
 
 #: Recorded, not re-checkable from the counts.
 PROVENANCE = (
@@ -53,6 +53,7 @@ DP = {
     "epsilon_lower_bound", "one_sided", "smallest_detectable_excess_epsilon",
 }  # fmt: skip
 HYPOTHESIS = {"inputs", "event", "counts"}
+SUMMED = {"parts", "counts"}
 
 
 class Malformed(ValueError):
@@ -202,23 +203,29 @@ def _check_dp(dp: dict[str, Any], counts: Histograms, pairs: list[tuple[int, int
         failures.append("dp.e_epsilon_upper is not an upper bound on e^ε within 10⁻¹⁰")
     events = exhaustive_events(counts)
     tested = family(pairs)
-    hypotheses = len(tested) * len(events)
+    summed = sums(pairs, len(counts) - 1) if events else []
+    hypotheses = len(tested) * len(events) + len(summed)
     level = Fraction(alpha_fa) / max(hypotheses, 1)
     if dp["hypotheses"] != hypotheses or _exact(dp["per_bound_level"], "dp.per_bound_level") != level:
         failures.append(f"dp.hypotheses/per_bound_level are not {hypotheses} and α_FA/H = {level}")
     # every (inputs, event): (hypothesis as recorded, k, m, d); a pair's inputs are [i, j], a pooled one's [i, J]
-    table = [
+    table: list[tuple[dict[str, Any], int, int, int]] = [
         ({"inputs": [i, js[0] if len(js) == 1 else js], "event": event, "counts": [k, other]},
          k, k + other, len(js))
         for event in events
         for i, js in tested
         for k, other in [(hits(counts[i], event), sum(hits(counts[j], event) for j in js))]
     ]  # fmt: skip
+    for parts in summed:  # a sum of disjoint pairs' hits: d = 1
+        k = sum(hits(counts[i], event) for i, _, event in parts)
+        other = sum(hits(counts[j], event) for _, j, event in parts)
+        recorded = {"parts": [{"inputs": [i, j], "event": event} for i, j, event in parts], "counts": [k, other]}
+        table.append((recorded, k, k + other, 1))
     violation = dp["violation"]
     if (dp["verdict"] == "violation") != (violation is not None):
         failures.append(f"dp.verdict {dp['verdict']!r} does not match the violation recorded")
     elif violation is not None:
-        row = next((r for r in table if r[0] == _keys(violation, "dp.violation", HYPOTHESIS)), None)
+        row = next((r for r in table if r[0] == _hypothesis_keys(violation, "dp.violation")), None)
         if row is None or not rejects(row[1], row[2], t / (t + row[3]), level):
             failures.append("dp.violation is not a hypothesis of the test that rejects at α_FA/H")
     elif any(rejects(k, m, t / (t + d), level) for _, k, m, d in table):
@@ -229,13 +236,19 @@ def _check_dp(dp: dict[str, Any], counts: Histograms, pairs: list[tuple[int, int
     return failures
 
 
+def _hypothesis_keys(h: Any, where: str) -> dict[str, Any]:
+    """A recorded hypothesis: a (pair or pooled count, event) or a sum of parts."""
+    return _keys(h, where, SUMMED if isinstance(h, dict) and "parts" in h else HYPOTHESIS)
+
+
 def _check_epsilon_bound(b: Any, table: list[tuple[dict[str, Any], int, int, int]], level: Fraction) -> list[str]:
     where = "dp.epsilon_lower_bound"
     if b is None:  # no privacy loss shown: no hypothesis rejects a ratio of 1, θ = 1/(1 + d)
         shown = any(rejects(k, m, Fraction(1, 1 + d), level) for _, k, m, d in table)
         return [f"{where} is null, but a hypothesis shows a ratio of at least 1"] if shown else []
-    _keys(b, where, HYPOTHESIS | {"theta_lower_bound", "ratio_lower_bound", "epsilon"})
-    row = next((r for r in table if r[0] == {key: b[key] for key in HYPOTHESIS}), None)
+    named = SUMMED if isinstance(b, dict) and "parts" in b else HYPOTHESIS
+    _keys(b, where, named | {"theta_lower_bound", "ratio_lower_bound", "epsilon"})
+    row = next((r for r in table if r[0] == {key: b[key] for key in named}), None)
     if row is None:
         return [f"{where} is not a (pair, event) of the test"]
     low = _exact(b["theta_lower_bound"], f"{where}.theta_lower_bound")

@@ -1,4 +1,4 @@
-"""Independent re-check of a black-box result's ε test (``dp``, ``mechlib.blackbox/6``).
+"""Independent re-check of a black-box result's ε test (``dp``, ``mechlib.blackbox/7``).
 
 The test (``mechlib.audit.ratio_test`` states it and why it is valid): for each ordered neighbour
 pair (i, j) — and each count i with d ≥ 2 neighbours J, pooled — and event E with k = k_i(E),
@@ -7,7 +7,8 @@ m = k + Σ_J k_j(E) hits over both phases, reject when P(Bin(m, θ₀) ≥ k) �
 Recomputed here from the recorded counts alone:
 
 * t ≥ e^ε within 10⁻¹⁰ (arb); H = (ordered pairs + pooled counts) × events (single outputs, both
-  tails at the outputs seen inside their range); the level α_FA/H, exactly;
+  tails at the outputs seen inside their range), plus the summed hypotheses of a count query on
+  the path (``sums``: disjoint pairs, their hits added, d = 1); the level α_FA/H, exactly;
 * the verdict: "violation" iff some (pair, event) rejects, the recorded violation being one that
   does; "no violation found" only if none does (every hypothesis redone);
 * the certified ε lower bound: its θ_L a verified Clopper–Pearson bound at α_FA/H,
@@ -97,6 +98,24 @@ def family(pairs: list[tuple[int, int]]) -> list[tuple[int, list[int]]]:
         around.setdefault(i, set()).add(j)
     pooled = [(i, sorted(js)) for i, js in sorted(around.items()) if len(js) > 1]
     return [(i, [j]) for i, j in pairs] + pooled
+
+
+def sums(pairs: list[tuple[int, int]], n: int) -> list[list[tuple[int, int, dict[str, Any]]]]:
+    """The summed hypotheses when the pairs are exactly the path 0–1–…–n (both orders), else none:
+    the ends outward [(0, 1, s ≤ 0), (n, n − 1, s ≥ n)] when n ≥ 3; then for the first pair at 0
+    and at 1, the pairs (i, i + 1), i stepping by 2, each on s ≤ i, and their reverses on s ≥ i + 1,
+    when there are two or more. Parts never share a count, so their hits are independent and
+    k = Σk_h given m = Σm_h is at most Bin(m, t/(1 + t)) under ε-DP."""
+    path = {(i, i + 1) for i in range(n)} | {(i + 1, i) for i in range(n)}
+    if set(pairs) != path or len(pairs) != len(path):
+        return []
+    found = [[(0, 1, {"at_most": 0}), (n, n - 1, {"at_least": n})]] if n >= 3 else []
+    for first in (0, 1):
+        starts = list(range(first, n, 2))
+        if len(starts) > 1:
+            found.append([(i, i + 1, {"at_most": i}) for i in starts])
+            found.append([(i + 1, i, {"at_least": i + 1}) for i in starts])
+    return found
 
 
 def lower_bound_holds(k: int, m: int, low: Fraction, level: Fraction) -> bool:
