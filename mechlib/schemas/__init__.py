@@ -54,7 +54,8 @@ def validate(document: Any, name: str) -> str | None:
     first = errors[0]
     path = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first.instance_path)
     message = first.message if len(first.message) <= 200 else first.message[:200] + "…"
-    return f"{path}: {message} (schema {name})"
+    # one line, whatever the document's keys and strings hold (a line separator, a control character)
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in f"{path}: {message} (schema {name})")
 
 
 def precheck(document: Any, schema_id: str, kind: str) -> list[str]:
