@@ -39,7 +39,7 @@ evidence below α_FA/H. Hypotheses on *disjoint* counts can be added exactly: th
 independent, given each m_h, k_h ~ Bin(m_h, θ_h) with θ_h ≤ θ₀ under the null, and a sum of
 independent binomials with θ_h ≤ θ₀ is stochastically at most Bin(Σm_h, θ₀) — so
 P(Bin(Σm_h, θ₀) ≥ Σk_h) is a valid p-value, and a rejection says some part is violated. Fixed in
-advance, five such sums join the family (each at α_FA/H, H counting them): the ends outward, (0, 1)
+advance, up to five such sums join the family (each at α_FA/H, H counting them): the ends outward, (0, 1)
 on s ≤ 0 with (n, n − 1) on s ≥ n (n ≥ 3); and the adjacent pairs from even and from odd counts, each
 on the tail between them, (i, i + 1) on s ≤ i and (i + 1, i) on s ≥ i + 1 (i = 0, 2, 4, … resp.
 1, 3, …; at least two pairs). They are T's tightest events (its ratio is e^ε on each), where a
