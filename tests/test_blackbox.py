@@ -409,14 +409,15 @@ def test_summed_hypotheses_never_share_a_count() -> None:
     from mechlib.checkers.ratio_test import sums
 
     for n in range(1, 13):
-        found = summed_hypotheses(path_neighbours(n))
+        found = summed_hypotheses(path_neighbours(n), n)
         assert len(found) == (n >= 3) + 2 * (n >= 3) + 2 * (n >= 4)
         for parts in found:
             used = [c for i, j, _ in parts for c in (i, j)]
             assert len(used) == len(set(used)) and all(abs(i - j) == 1 for i, j, _ in parts)
         both_orders = [pair for i, j in path_neighbours(n) for pair in ((i, j), (j, i))]
         assert sums(both_orders, n) == found
-    assert summed_hypotheses(complete_neighbours(4)) == [] and summed_hypotheses([(0, 1), (1, 2), (2, 4)]) == []
+    assert summed_hypotheses(complete_neighbours(4), 4) == [] and summed_hypotheses([(0, 1), (1, 2), (2, 4)], 4) == []
+    assert summed_hypotheses(path_neighbours(4), 5) == [] == sums([(0, 1), (1, 0)], 2)  # the path must span 0..n
 
 
 def test_a_sum_of_disjoint_pairs_finds_what_no_single_hypothesis_can() -> None:

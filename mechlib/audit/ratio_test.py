@@ -157,9 +157,9 @@ def hypothesis_inputs(neighbours: Sequence[tuple[int, int]]) -> list[Inputs]:
 Sum = list[tuple[int, int, dict[str, Any]]]
 
 
-def summed_hypotheses(neighbours: Sequence[tuple[int, int]]) -> list[Sum]:
-    """The five sums of the module docstring when the neighbours are the path on 0..n, else none."""
-    n = max((max(pair) for pair in neighbours), default=0)
+def summed_hypotheses(neighbours: Sequence[tuple[int, int]], n: int) -> list[Sum]:
+    """The sums of the module docstring when the neighbours are exactly the path on the counts
+    0..n, else none."""
     if {frozenset(p) for p in neighbours} != {frozenset((i, i + 1)) for i in range(n)} or len(neighbours) != n:
         return []
     sums: list[Sum] = [[(0, 1, {"at_most": 0}), (n, n - 1, {"at_least": n})]] if n >= 3 else []
@@ -239,7 +239,7 @@ def dp_test(
     family = hypothesis_inputs(neighbours)
     _, t = exp_bounds(epsilon)
     events = exhaustive_events(counts)
-    sums = summed_hypotheses(neighbours) if events else []
+    sums = summed_hypotheses(neighbours, len(counts) - 1) if events else []
     hypotheses = len(family) * len(events) + len(sums)
     level = Fraction(alpha_fa) / max(hypotheses, 1)  # H = 0: nothing seen, nothing to test
     hits = [[event_hits(h, event) for h in counts] for event in events]
