@@ -896,7 +896,7 @@ def _check(args: argparse.Namespace) -> int:
     except InputError as err:
         raise err.at(args.certificate) from None
     found = cert.get("schema") if isinstance(cert, dict) else type(cert).__name__
-    known = (audit_certificate.SCHEMA, bracket_certificate.SCHEMA, blackbox_result.SCHEMA)
+    known = (audit_certificate.SCHEMA, bracket_certificate.SCHEMA, blackbox_result.SCHEMA, blackbox_result.EARLIER)
     if found not in known:
         raise InputError(
             f"schema {found!r}",
@@ -912,7 +912,7 @@ def _check(args: argparse.Namespace) -> int:
             provenance = audit_certificate.PROVENANCE
         elif args.source is not None:
             raise InputError("SOURCE is only for audit certificates", field="SOURCE", hint=f"drop {args.source}")
-        elif found == blackbox_result.SCHEMA:
+        elif found in (blackbox_result.SCHEMA, blackbox_result.EARLIER):
             failures, provenance = blackbox_result.check_result(cert), blackbox_result.PROVENANCE
         else:
             failures = bracket_certificate.check_certificate(cert)

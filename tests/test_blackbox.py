@@ -495,3 +495,21 @@ def _result_of(selection: list[dict[int, int]], test: list[dict[int, int]], dp: 
     assert result["dp"] == json.loads(json.dumps(dp))
     document: dict[str, Any] = json.loads(json.dumps(result))
     return document
+
+
+def test_results_written_before_the_summed_hypotheses_still_check() -> None:
+    """A mechlib.blackbox/6 result (its family without the sums) re-checks as it was written; relabelled
+    either way, the hypothesis count no longer matches and the check fails."""
+    from pathlib import Path
+
+    from mechlib.checkers.blackbox_result import check_result
+
+    fixtures = Path(__file__).parent / "fixtures"
+    earlier = json.loads((fixtures / "earlier" / "opendp_make_gaussian.blackbox6.json").read_text())
+    assert earlier["schema"] == "mechlib.blackbox/6" and check_result(earlier) == []
+    assert any("hypotheses" in f for f in check_result({**earlier, "schema": "mechlib.blackbox/7"}))
+    current = json.loads(
+        (fixtures.parent.parent / "reports/examples/blackbox/opendp_make_gaussian.blackbox.json").read_text()
+    )
+    assert check_result(current) == []
+    assert check_result({**current, "schema": "mechlib.blackbox/6"})

@@ -34,6 +34,8 @@ from mechlib.checkers.ratio_test import Histograms, exhaustive_events, family, h
 from mechlib.schemas import precheck
 
 SCHEMA = "mechlib.blackbox/7"
+#: Results written before the summed hypotheses joined the ε test: checked against their own family.
+EARLIER = "mechlib.blackbox/6"
 
 #: Recorded, not re-checkable from the counts.
 PROVENANCE = (
@@ -138,19 +140,20 @@ def _bound(k: int, n: int, delta: Fraction, lower: bool) -> Fraction:
 
 def check_result(result: Any) -> list[str]:
     """The failed checks (empty: every recorded finding holds, or is listed provenance)."""
-    wrong = precheck(result, SCHEMA, "result")
+    version = EARLIER if isinstance(result, dict) and result.get("schema") == EARLIER else SCHEMA
+    wrong = precheck(result, version, "result")
     if wrong:
         return wrong
     flint.ctx.prec = 256
     try:
-        return _check(result)
+        return _check(result, summed=version == SCHEMA)
     except Malformed as err:
         return [f"malformed result: {err}"]
     except (KeyError, TypeError, IndexError, ValueError, ZeroDivisionError, AttributeError) as err:
         return [f"malformed result: {type(err).__name__}: {err}"]
 
 
-def _check(result: dict[str, Any]) -> list[str]:
+def _check(result: dict[str, Any], summed: bool) -> list[str]:
     _keys(result, "result", TOP)
     n = _int(result["n"], "n", 1)
     _int(result["samples_per_count"], "samples_per_count", 1)
@@ -163,7 +166,7 @@ def _check(result: dict[str, Any]) -> list[str]:
         failures.append("counts are not the selection and test phases added")
     neighbours = _neighbours(result["neighbours"], n)
     pairs = [pair for i, j in neighbours for pair in ((i, j), (j, i))]
-    failures += _check_dp(_keys(result["dp"], "dp", DP), counts, pairs)
+    failures += _check_dp(_keys(result["dp"], "dp", DP), counts, pairs, summed)
     if result["conformance"] is not None:
         failures += _check_conformance(result["conformance"], counts)
     if result["delta_test"] is not None:
@@ -189,7 +192,7 @@ def _neighbours(raw: Any, n: int) -> list[tuple[int, int]]:
     return [(i, j) for i, j in pairs]
 
 
-def _check_dp(dp: dict[str, Any], counts: Histograms, pairs: list[tuple[int, int]]) -> list[str]:
+def _check_dp(dp: dict[str, Any], counts: Histograms, pairs: list[tuple[int, int]], summed: bool) -> list[str]:
     eps = _exact(dp["epsilon"], "dp.epsilon")
     alpha_fa = _number(dp["alpha_fa"], "dp.alpha_fa")
     if not 0 < alpha_fa < 1 or eps < 0:
@@ -203,8 +206,8 @@ def _check_dp(dp: dict[str, Any], counts: Histograms, pairs: list[tuple[int, int
         failures.append("dp.e_epsilon_upper is not an upper bound on e^ε within 10⁻¹⁰")
     events = exhaustive_events(counts)
     tested = family(pairs)
-    summed = sums(pairs, len(counts) - 1) if events else []
-    hypotheses = len(tested) * len(events) + len(summed)
+    added = sums(pairs, len(counts) - 1) if events and summed else []
+    hypotheses = len(tested) * len(events) + len(added)
     level = Fraction(alpha_fa) / max(hypotheses, 1)
     if dp["hypotheses"] != hypotheses or _exact(dp["per_bound_level"], "dp.per_bound_level") != level:
         failures.append(f"dp.hypotheses/per_bound_level are not {hypotheses} and α_FA/H = {level}")
@@ -216,7 +219,7 @@ def _check_dp(dp: dict[str, Any], counts: Histograms, pairs: list[tuple[int, int
         for i, js in tested
         for k, other in [(hits(counts[i], event), sum(hits(counts[j], event) for j in js))]
     ]  # fmt: skip
-    for parts in summed:  # a sum of disjoint pairs' hits: d = 1
+    for parts in added:  # a sum of disjoint pairs' hits: d = 1
         k = sum(hits(counts[i], event) for i, _, event in parts)
         other = sum(hits(counts[j], event) for _, j, event in parts)
         recorded = {"parts": [{"inputs": [i, j], "event": event} for i, j, event in parts], "counts": [k, other]}

@@ -1,5 +1,5 @@
 """JSON Schemas (draft 2020-12) of every file format mechlib reads or writes, shipped with the
-package: ``mechanism`` (mechanism files), ``mechlib.audit/6``, ``mechlib.blackbox/7``,
+package: ``mechanism`` (mechanism files), ``mechlib.audit/6``, ``mechlib.blackbox/7`` (and /6, read only),
 ``mechlib.bracket/1``, ``mechlib.verify/1``, ``mechlib.mutants/1``, ``mechlib.sweep/1``,
 ``mechlib.universal/1`` (``mechlib prove-universal --json``).
 
@@ -19,6 +19,7 @@ FILES = {
     "mechanism": "mechanism.schema.json",
     "mechlib.audit/6": "audit.schema.json",
     "mechlib.blackbox/7": "blackbox.schema.json",
+    "mechlib.blackbox/6": "blackbox6.schema.json",  # results before the summed hypotheses: still checked
     "mechlib.bracket/1": "bracket.schema.json",
     "mechlib.verify/1": "verify.schema.json",
     "mechlib.mutants/1": "mutants.schema.json",
