@@ -504,12 +504,10 @@ def test_results_written_before_the_summed_hypotheses_still_check() -> None:
 
     from mechlib.checkers.blackbox_result import check_result
 
-    fixtures = Path(__file__).parent / "fixtures"
-    earlier = json.loads((fixtures / "earlier" / "opendp_make_gaussian.blackbox6.json").read_text())
+    tests = Path(__file__).parent
+    earlier = json.loads((tests / "results_v6" / "opendp_make_gaussian.blackbox.json").read_text())
     assert earlier["schema"] == "mechlib.blackbox/6" and check_result(earlier) == []
     assert any("hypotheses" in f for f in check_result({**earlier, "schema": "mechlib.blackbox/7"}))
-    current = json.loads(
-        (fixtures.parent.parent / "reports/examples/blackbox/opendp_make_gaussian.blackbox.json").read_text()
-    )
+    current = json.loads((tests.parent / "reports/examples/blackbox/opendp_make_gaussian.blackbox.json").read_text())
     assert check_result(current) == []
     assert check_result({**current, "schema": "mechlib.blackbox/6"})

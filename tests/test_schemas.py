@@ -20,7 +20,7 @@ def _committed() -> list[tuple[Path, str]]:
     found += [(p, "mechlib.blackbox/7") for p in sorted((reports / "examples" / "blackbox").glob("*.blackbox.json"))]
     found += [(p, "mechanism") for p in sorted((reports / "examples" / "sources").glob("*.json"))]
     found += [(p, "mechanism") for p in sorted((ROOT / "tests" / "fixtures").glob("*.json"))]
-    found += [(p, "mechlib.blackbox/6") for p in sorted((ROOT / "tests" / "fixtures" / "earlier").glob("*.json"))]
+    found += [(p, "mechlib.blackbox/6") for p in sorted((ROOT / "tests" / "results_v6").glob("*.json"))]
     found += [
         (reports / "verify.json", "mechlib.verify/1"),
         (reports / "mutants.json", "mechlib.mutants/1"),
