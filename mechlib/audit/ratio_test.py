@@ -65,6 +65,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from fractions import Fraction
+from itertools import chain
 from typing import Any
 
 import flint
@@ -243,28 +244,26 @@ def dp_test(
     hypotheses = len(family) * len(events) + len(sums)
     level = Fraction(alpha_fa) / max(hypotheses, 1)  # H = 0: nothing seen, nothing to test
     hits = [[event_hits(h, event) for h in counts] for event in events]
+    # (d, hypothesis as recorded): every (inputs, event), then the sums — d = 1, the mediant bounding
+    # the largest part's ratio
+    tested = chain(
+        (
+            (len(js), _hypothesis((i, js), event, hits[e][i], sum(hits[e][j] for j in js)))
+            for e, event in enumerate(events)
+            for i, js in family
+        ),
+        ((1, _summed(parts, counts)) for parts in sums),
+    )
     rejected: dict[str, Any] | None = None
     # (float lower bound on the ratio, d, hypothesis): the ε bound's candidates
     candidates: list[tuple[float, int, dict[str, Any]]] = []
-    for e, event in enumerate(events):
-        for inputs in family:
-            i, js = inputs
-            d, k, other = len(js), hits[e][i], sum(hits[e][j] for j in js)
-            if k == 0:
-                continue
-            found = _hypothesis(inputs, event, k, other)
-            low = float(beta.ppf(float(level), k, other + 1))
-            candidates.append((d * low / (1 - low) if low < 1 else math.inf, d, found))
-            if rejected is None and tail_at_most(k, k + other, t / (t + d), level):  # θ₀ = t/(t + d)
-                rejected = found
-    for parts in sums:  # θ₀ = t/(t + 1), d = 1: the mediant bounds the largest part's ratio
-        found = _summed(parts, counts)
+    for d, found in tested:
         k, other = found["counts"]
         if k == 0:
             continue
         low = float(beta.ppf(float(level), k, other + 1))
-        candidates.append((low / (1 - low) if low < 1 else math.inf, 1, found))
-        if rejected is None and tail_at_most(k, k + other, t / (t + 1), level):
+        candidates.append((d * low / (1 - low) if low < 1 else math.inf, d, found))
+        if rejected is None and tail_at_most(k, k + other, t / (t + d), level):  # θ₀ = t/(t + d)
             rejected = found
     # the certified lower bound on ε: the best candidate by its float ratio, verified exactly
     best = max(candidates, key=lambda c: c[0]) if candidates else None

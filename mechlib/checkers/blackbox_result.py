@@ -228,7 +228,7 @@ def _check_dp(dp: dict[str, Any], counts: Histograms, pairs: list[tuple[int, int
     if (dp["verdict"] == "violation") != (violation is not None):
         failures.append(f"dp.verdict {dp['verdict']!r} does not match the violation recorded")
     elif violation is not None:
-        row = next((r for r in table if r[0] == _hypothesis_keys(violation, "dp.violation")), None)
+        row = next((r for r in table if r[0] == _keys(violation, "dp.violation", _named(violation))), None)
         if row is None or not rejects(row[1], row[2], t / (t + row[3]), level):
             failures.append("dp.violation is not a hypothesis of the test that rejects at α_FA/H")
     elif any(rejects(k, m, t / (t + d), level) for _, k, m, d in table):
@@ -239,9 +239,9 @@ def _check_dp(dp: dict[str, Any], counts: Histograms, pairs: list[tuple[int, int
     return failures
 
 
-def _hypothesis_keys(h: Any, where: str) -> dict[str, Any]:
-    """A recorded hypothesis: a (pair or pooled count, event) or a sum of parts."""
-    return _keys(h, where, SUMMED if isinstance(h, dict) and "parts" in h else HYPOTHESIS)
+def _named(h: Any) -> set[str]:
+    """The fields of a recorded hypothesis: a (pair or pooled count, event) or a sum of parts."""
+    return SUMMED if isinstance(h, dict) and "parts" in h else HYPOTHESIS
 
 
 def _check_epsilon_bound(b: Any, table: list[tuple[dict[str, Any], int, int, int]], level: Fraction) -> list[str]:
@@ -249,7 +249,7 @@ def _check_epsilon_bound(b: Any, table: list[tuple[dict[str, Any], int, int, int
     if b is None:  # no privacy loss shown: no hypothesis rejects a ratio of 1, θ = 1/(1 + d)
         shown = any(rejects(k, m, Fraction(1, 1 + d), level) for _, k, m, d in table)
         return [f"{where} is null, but a hypothesis shows a ratio of at least 1"] if shown else []
-    named = SUMMED if isinstance(b, dict) and "parts" in b else HYPOTHESIS
+    named = _named(b)
     _keys(b, where, named | {"theta_lower_bound", "ratio_lower_bound", "epsilon"})
     row = next((r for r in table if r[0] == {key: b[key] for key in named}), None)
     if row is None:
