@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from mechlib import __version__
+from mechlib.audit import DEFAULT_ALPHA_FA
 from mechlib.errors import InputError
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
@@ -145,7 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="black-box audit: sample a mechanism and test its claimed ε (and its pmf)",
         description="Sample SAMPLER on every count 0..N (seeded; Poisson sample sizes of mean --samples, in a "
         "selection and a test phase) and test the claimed ε at false-alarm rate --alpha-fa: an exact conditional "
-        "binomial test of each (neighbour pair, event), Bonferroni over all of them. "
+        "binomial test of each (neighbour pair, event), each count against the others pooled and, on a count query, "
+        "sums of pairs, a Bonferroni split of --alpha-fa over all of them. "
         "SAMPLER is module:function (function(count, rng) -> int, rng a numpy.random.Generator; this RUNS that "
         "module's code) or an adapter: "
         "mechlib:truncated_geometric, diffprivlib:GeometricTruncated, diffprivlib:GeometricFolded, "
@@ -178,7 +180,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     box.add_argument("--samples", type=int, default=100_000, help="mean samples per count (Poisson; default 100000)")
     box.add_argument("--seed", type=int, default=0)
-    box.add_argument("--alpha-fa", type=float, default=0.05, help="false-alarm rate (default 0.05)")
+    box.add_argument(
+        "--alpha-fa", type=float, default=DEFAULT_ALPHA_FA,
+        help=f"false-alarm rate: the chance that an ε-DP sampler is reported violating (default {DEFAULT_ALPHA_FA})",
+    )  # fmt: skip
     box.add_argument("--pmf", metavar="FILE", help="claimed exact pmf: a mechanism JSON/CSV file (rows = counts)")
     box.add_argument("--range", metavar="LO:HI", help="the declared output range; a value outside it is an error")
     box.add_argument(
@@ -225,7 +230,7 @@ def build_parser() -> argparse.ArgumentParser:
         "check",
         help="re-verify a certificate with the independent checker",
         description="Re-verify every witness of a certificate (schemas mechlib.audit/6, "
-        "mechlib.blackbox/7 and mechlib.bracket/1) without trusting the code that produced it; a "
+        "mechlib.blackbox/8 and mechlib.bracket/1) without trusting the code that produced it; a "
         "gzip-compressed certificate is read as is. "
         "Exit 0 if it holds, 1 if any check fails, 2 if the file is not a certificate.",
     )
@@ -373,7 +378,7 @@ def violation_text(v: dict[str, Any]) -> str:
 
     what, null = hypothesis_in_words(v)
     k, other = v["counts"]
-    return f"{what}: {k} vs {other} hits; P(Bin({k + other}, θ₀) ≥ {k}) ≤ α_FA/H, θ₀ = {null} (exact in --json)"
+    return f"{what}: {k} vs {other} hits; P(Bin({k + other}, θ₀) ≥ {k}) ≤ its level, θ₀ = {null} (exact in --json)"
 
 
 def blackbox_headline(dp: dict[str, Any], alpha_fa: float) -> list[str]:
@@ -737,7 +742,8 @@ def _blackbox(args: argparse.Namespace) -> int:
             print(line)
         print(f"sampler    {args.sampler} ({result['samples_per_second']} samples/s)")
         pure = " (pure ε-DP, for information: the claim is (ε, δ))" if delta is not None else ""
-        tested = f"ε = {dp['epsilon']}, α_FA = {args.alpha_fa}, {dp['hypotheses']} hypotheses"
+        h = dp["hypotheses"]
+        tested = f"ε = {dp['epsilon']}, α_FA = {args.alpha_fa}, {h['single']} hypotheses + {h['summed']} summed"
         print(f"dp test    {tested}: {dp['verdict']}{pure}")
         if dp["violation"]:
             print(f"violation  {violation_text(dp['violation'])}")
@@ -896,7 +902,7 @@ def _check(args: argparse.Namespace) -> int:
     except InputError as err:
         raise err.at(args.certificate) from None
     found = cert.get("schema") if isinstance(cert, dict) else type(cert).__name__
-    known = (audit_certificate.SCHEMA, bracket_certificate.SCHEMA, blackbox_result.SCHEMA, blackbox_result.EARLIER)
+    known = (audit_certificate.SCHEMA, bracket_certificate.SCHEMA, blackbox_result.SCHEMA, *blackbox_result.EARLIER)
     if found not in known:
         raise InputError(
             f"schema {found!r}",
@@ -912,7 +918,7 @@ def _check(args: argparse.Namespace) -> int:
             provenance = audit_certificate.PROVENANCE
         elif args.source is not None:
             raise InputError("SOURCE is only for audit certificates", field="SOURCE", hint=f"drop {args.source}")
-        elif found in (blackbox_result.SCHEMA, blackbox_result.EARLIER):
+        elif found in (blackbox_result.SCHEMA, *blackbox_result.EARLIER):
             failures, provenance = blackbox_result.check_result(cert), blackbox_result.PROVENANCE
         else:
             failures = bracket_certificate.check_certificate(cert)

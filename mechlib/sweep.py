@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from mechlib import __version__
+from mechlib.audit import DEFAULT_ALPHA_FA
 from mechlib.audit.loading import write_all, write_atomic
 from mechlib.core.exact import format_fraction, to_fraction
 from mechlib.engine import Task, TaskResult, run_all
@@ -194,7 +195,7 @@ def _plan_blackbox(k: int, entry: dict[str, Any], where: str, timeout: float) ->
     eps = format_fraction(_fractions(entry.get("epsilon"), f"{where} epsilon")[0])
     n = _ints(entry.get("n"), f"{where} n", 1)[0]
     samples = _ints(entry.get("samples", 100_000), f"{where} samples", 1)[0]
-    alpha_fa = entry.get("alpha_fa", 0.05)
+    alpha_fa = entry.get("alpha_fa", DEFAULT_ALPHA_FA)
     if isinstance(alpha_fa, bool) or not isinstance(alpha_fa, int | float) or not 0 < alpha_fa < 1:
         raise InputError(f"{where} alpha_fa = {alpha_fa!r}", hint="expected 0 < alpha_fa < 1")
     seeds = _ints(entry.get("seeds", [0]), f"{where} seeds")
@@ -402,7 +403,7 @@ def _merge_blackbox(
     planned: list[Planned], results: dict[str, TaskResult], manifest: dict[str, Any]
 ) -> tuple[list[dict[str, Any]], dict[str, str]]:
     """Per [[blackbox]] entry: the seeds' histograms added exactly, then one DP test on the sum —
-    a ``mechlib.blackbox/7`` result that ``mechlib check`` re-verifies (Poisson sizes add up: the
+    a ``mechlib.blackbox/8`` result that ``mechlib check`` re-verifies (Poisson sizes add up: the
     merged phases are again of Poisson sizes with equal means across counts)."""
     from mechlib.audit.blackbox import add_histograms, blackbox_result
 
@@ -428,7 +429,7 @@ def _merge_blackbox(
             seconds=seconds,
             phases=(selection, test),
             epsilon=to_fraction(mine[0].task.kwargs["epsilon"]),
-            alpha_fa=float(entry.get("alpha_fa", 0.05)),
+            alpha_fa=float(entry.get("alpha_fa", DEFAULT_ALPHA_FA)),
         )
         slug = "".join(ch if ch.isalnum() else "_" for ch in entry["sampler"])
         path = f"certificates/{slug}-{k + 1}.blackbox.json"

@@ -3,6 +3,7 @@ samplers."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import textwrap
 from collections.abc import Callable
@@ -124,7 +125,7 @@ def test_cli_blackbox_flags_a_loose_sampler_and_passes_a_tight_one(
 ) -> None:
     assert main(["blackbox", "my_samplers:loose", "--n", "3", "--epsilon", "1", "--samples", "4000", "--json"]) == 1
     result = json.loads(capsys.readouterr().out)
-    assert result["dp"]["verdict"] == "violation" and result["schema"] == "mechlib.blackbox/7"
+    assert result["dp"]["verdict"] == "violation" and result["schema"] == "mechlib.blackbox/8"
     assert main(["blackbox", "my_samplers:tight", "--n", "3", "--epsilon", "0.7", "--samples", "4000", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["dp"]["verdict"] == "no violation found"
 
@@ -402,28 +403,84 @@ def test_every_produced_result_checks_on_arbitrary_small_phases() -> None:
     check()
 
 
-def test_summed_hypotheses_never_share_a_count() -> None:
-    """The sums' validity rests on their parts' hits being independent: no two parts of a sum share
-    a count. The checker's own list is the producer's; other neighbour relations get none."""
+def _cells(parts: list[tuple[int, int, dict[str, Any]]], n: int) -> list[tuple[int, int]]:
+    """The (count, output) cells a sum's parts read, over the outputs −1..n + 1 (every tail's edge)."""
+    from mechlib.audit.blackbox_delta import event_hits
+
+    return [
+        (count, s) for i, j, event in parts for count in (i, j) for s in range(-1, n + 2) if event_hits({s: 1}, event)
+    ]
+
+
+def test_summed_hypotheses_never_share_a_cell() -> None:
+    """The sums' validity rests on their parts' hits being independent Poisson variables: no (count,
+    output) is read by two parts of a sum (nor twice by one). The checker's own list is the producer's;
+    other neighbour relations get none. The disjointness test itself fails on /7's adjacent pairs summed
+    on overlapping tails (a sum that would be invalid)."""
     from mechlib.audit.ratio_test import summed_hypotheses
     from mechlib.checkers.ratio_test import sums
 
     for n in range(1, 13):
         found = summed_hypotheses(path_neighbours(n), n)
-        assert len(found) == (n >= 3) + 2 * (n >= 3) + 2 * (n >= 4)
+        assert len(found) == (n >= 3) + 1 + (n >= 2)
         for parts in found:
-            used = [c for i, j, _ in parts for c in (i, j)]
-            assert len(used) == len(set(used)) and all(abs(i - j) == 1 for i, j, _ in parts)
+            cells = _cells(parts, n)
+            assert len(cells) == len(set(cells)) and all(abs(i - j) == 1 for i, j, _ in parts)
         both_orders = [pair for i, j in path_neighbours(n) for pair in ((i, j), (j, i))]
         assert sums(both_orders, n) == found
+    overlapping = [(0, 1, {"at_most": 0}), (1, 2, {"at_most": 1})]  # count 1 reads s ≤ 0 twice
+    assert len(set(_cells(overlapping, 2))) < len(_cells(overlapping, 2))
     assert summed_hypotheses(complete_neighbours(4), 4) == [] and summed_hypotheses([(0, 1), (1, 2), (2, 4)], 4) == []
     assert summed_hypotheses(path_neighbours(4), 5) == [] == sums([(0, 1), (1, 0)], 2)  # the path must span 0..n
 
 
-def test_a_sum_of_disjoint_pairs_finds_what_no_single_hypothesis_can() -> None:
+def test_the_null_of_every_hypothesis_holds_for_dp_mechanisms() -> None:
+    """θ₀ is a bound under the claim: for exact ε-DP mechanisms on the path (T at ε, and random ones),
+    every pooled hypothesis's θ = P_i(E)/(P_i(E) + Σ_J P_j(E)) is at most 1/(1 + Σ_J t^(−d(i, j))),
+    with equality somewhere for T (the bound is tight). A null that forgot group privacy's distances,
+    1/(1 + Σ_J t^(−1)), fails it."""
+    import random
+
+    from mechlib import truncated_geometric
+    from mechlib.audit.blackbox_delta import event_hits
+    from mechlib.audit.ratio_test import exhaustive_events, graph_distances, hypothesis_inputs, null_theta
+
+    def thetas(rows: list[dict[int, Fraction]], t: Fraction, wrong: bool = False) -> list[tuple[Fraction, Fraction]]:
+        n = len(rows) - 1
+        neighbours = path_neighbours(n)
+        distance = graph_distances(neighbours)
+        events = exhaustive_events([{s: 1 for s in row} for row in rows])
+        found = []
+        for i, js in hypothesis_inputs(neighbours):
+            steps = [1 if wrong else distance[i][j] for j in js]
+            for event in events:
+                mass = [sum((p for s, p in row.items() if event_hits({s: 1}, event)), Fraction(0)) for row in rows]
+                if mass[i]:
+                    found.append((mass[i] / (mass[i] + sum(mass[j] for j in js)), null_theta(t, steps)))
+        return found
+
+    t = Fraction(2)  # α = 1/2: ε = ln 2, t = e^ε exactly
+    mech = truncated_geometric(Fraction(1, 2), 4)
+    exact = [dict(zip(mech.outputs, row, strict=True)) for row in mech.rows]
+    assert all(theta <= bound for theta, bound in thetas(exact, t))
+    assert any(theta == bound for theta, bound in thetas(exact, t))
+    assert any(theta > bound for theta, bound in thetas(exact, t, wrong=True))
+    rng = random.Random(5)
+    for _ in range(30):  # random ln 2-DP rows: each row's weights within a factor 2 of its neighbour's
+        first = [Fraction(rng.randint(1, 8)) for _ in range(5)]
+        rows = [first]
+        for _ in range(4):
+            rows.append([w * Fraction(rng.randint(1, 4), 2) for w in rows[-1]])
+        normalised = [{s: w / sum(row) for s, w in enumerate(row)} for row in rows]
+        worst = max(max(a[s] / b[s], b[s] / a[s]) for a, b in itertools.pairwise(normalised) for s in a)
+        assert all(theta <= bound for theta, bound in thetas(normalised, worst))
+
+
+def test_a_sum_of_pairs_finds_what_no_single_hypothesis_can() -> None:
     """Clamping by resampling at 1000 samples per count (rounded expected counts): count 0 against 1
-    on s ≤ 0 and count 5 against 4 on s ≥ 5 each fall short of α_FA/H; their sum, 1268 of 1648
-    hits against θ₀ = e/(1 + e), does not. It re-checks; a forged sum does not."""
+    on s ≤ 0 and count 5 against 4 on s ≥ 5 each fall short of the single hypotheses' level; their
+    sum, 1268 of 1648 hits against θ₀ = e/(1 + e), does not at the sums' level. It re-checks; a forged
+    sum does not."""
     from mechlib.audit.ratio_test import dp_test
     from mechlib.checkers.blackbox_result import check_result
 
@@ -435,7 +492,7 @@ def test_a_sum_of_disjoint_pairs_finds_what_no_single_hypothesis_can() -> None:
     counts += [{5 - s: k for s, k in h.items()} for h in reversed(counts)]
     selection: list[dict[int, int]] = [{} for _ in range(6)]
     dp = dp_test((selection, counts), Fraction(1), 0.05, path_neighbours(5))
-    assert dp["hypotheses"] == 14 * 14 + 5 and dp["verdict"] == "violation"
+    assert dp["hypotheses"] == {"single": 16 * 14, "summed": 3} and dp["verdict"] == "violation"
     assert dp["violation"] == {
         "parts": [{"inputs": [0, 1], "event": {"at_most": 0}}, {"inputs": [5, 4], "event": {"at_least": 5}}],
         "counts": [1268, 380],
@@ -451,63 +508,77 @@ def test_a_sum_of_disjoint_pairs_finds_what_no_single_hypothesis_can() -> None:
         forged = json.loads(json.dumps(result))
         forge(forged["dp"]["violation"])
         assert check_result(forged), forged["dp"]["violation"]
+    even_level = json.loads(json.dumps(result))  # the sums' level given to the single hypotheses
+    even_level["dp"]["per_bound_level"]["single"] = even_level["dp"]["per_bound_level"]["summed"]
+    assert any("per_bound_level" in f for f in check_result(even_level))
 
 
-def test_a_count_against_its_neighbours_pooled_finds_what_no_pair_can() -> None:
-    """An output seen 18 times under count 2 and never under 1 or 3: each pair's test needs about
-    27 such hits (θ₀ = e/(1 + e) per hit), the pooled one about 16 (θ₀ = e/(e + 2)). The pooled
-    violation and its ε bound, d·θ_L/(1 − θ_L), re-check; recorded as a pair they do not."""
+def test_a_count_against_the_others_pooled_finds_what_no_pair_can() -> None:
+    """An output seen under count 2 and never under the others: at α_FA = 0.01 each pair's test needs
+    31 such hits (θ₀ = e/(1 + e) per hit), count 2 against its two neighbours pooled 18 (/7's pool,
+    θ₀ = e/(e + 2)), against every other count pooled by group privacy 14 (θ₀ = 1/(1 + 2/e + 2/e²)).
+    The pooled violation and its ε bound re-check; recorded as a pair they do not."""
     from mechlib.audit.ratio_test import dp_test
     from mechlib.checkers.blackbox_result import check_result
 
     base = {0: 500, 1: 300, 2: 200}
     counts = [dict(base) for _ in range(5)]
-    counts[2][9] = 18
     selection: list[dict[int, int]] = [{} for _ in range(5)]
-    dp = dp_test((selection, counts), Fraction(1), 0.05, path_neighbours(4))
-    assert dp["verdict"] == "violation" and dp["violation"]["inputs"] == [2, [1, 3]]
-    assert dp["violation"]["event"] == {"outputs": [9]} and dp["violation"]["counts"] == [18, 0]
+    counts[2][9] = 13
+    assert dp_test((selection, counts), Fraction(1), 0.01, path_neighbours(4))["verdict"] == "no violation found"
+    counts[2][9] = 14
+    dp = dp_test((selection, counts), Fraction(1), 0.01, path_neighbours(4))
+    assert dp["verdict"] == "violation" and dp["violation"]["inputs"] == [2, [0, 1, 3, 4]]
+    assert dp["violation"]["event"] == {"outputs": [9]} and dp["violation"]["counts"] == [14, 0]
     bound = dp["epsilon_lower_bound"]
-    assert bound["inputs"] == [2, [1, 3]] and Fraction(bound["ratio_lower_bound"]) == 2 * Fraction(
-        bound["theta_lower_bound"]
-    ) / (1 - Fraction(bound["theta_lower_bound"]))
-    pairs_only = dp_test((selection, counts), Fraction(1), 0.05, [(1, 2)])
+    low = Fraction(bound["theta_lower_bound"])
+    assert bound["inputs"] == [2, [0, 1, 3, 4]] and Fraction(bound["ratio_lower_bound"]) == 4 * low / (1 - low)
+    counts[2][9] = 18
+    pairs_only = dp_test((selection, counts), Fraction(1), 0.01, [(1, 2)])
     assert pairs_only["verdict"] == "no violation found"  # one neighbour: no pooled hypothesis
-    result = _result_of(selection, counts, dp)
+    counts[2][9] = 14
+    result = _result_of(selection, counts, dp, alpha_fa=0.01)
     assert check_result(result) == []
     as_pair = json.loads(json.dumps(result))
     as_pair["dp"]["violation"]["inputs"] = [2, 1]
     assert any("violation" in f for f in check_result(as_pair))
     wider = json.loads(json.dumps(result))
-    wider["dp"]["epsilon_lower_bound"]["ratio_lower_bound"] = str(
-        3 * Fraction(bound["theta_lower_bound"]) / (1 - Fraction(bound["theta_lower_bound"]))
-    )
+    wider["dp"]["epsilon_lower_bound"]["ratio_lower_bound"] = str(5 * low / (1 - low))
     assert any("does not follow" in f for f in check_result(wider))
+    higher = json.loads(json.dumps(result))  # ε one step above what Σ_J e^(−ε·d) ≥ (1 − θ_L)/θ_L allows
+    higher["dp"]["epsilon_lower_bound"]["epsilon"] = f"{float(bound['epsilon']) + 1e-5:.6f}"
+    assert any("does not follow" in f for f in check_result(higher))
 
 
-def _result_of(selection: list[dict[int, int]], test: list[dict[int, int]], dp: dict[str, Any]) -> dict[str, Any]:
+def _result_of(
+    selection: list[dict[int, int]], test: list[dict[int, int]], dp: dict[str, Any], alpha_fa: float = 0.05
+) -> dict[str, Any]:
     from mechlib.audit.blackbox import blackbox_result
 
     result = blackbox_result(
         spec="synthetic:counts", library="test", n=len(test) - 1, samples=1000, seed=0, seconds=1.0,
-        phases=(selection, test), epsilon=Fraction(1), alpha_fa=0.05,
+        phases=(selection, test), epsilon=Fraction(1), alpha_fa=alpha_fa,
     )  # fmt: skip
     assert result["dp"] == json.loads(json.dumps(dp))
     document: dict[str, Any] = json.loads(json.dumps(result))
     return document
 
 
-def test_results_written_before_the_summed_hypotheses_still_check() -> None:
-    """A mechlib.blackbox/6 result (its family without the sums) re-checks as it was written; relabelled
-    either way, the hypothesis count no longer matches and the check fails."""
+def test_results_handed_out_earlier_still_check() -> None:
+    """mechlib.blackbox/6 (no sums) and /7 (neighbours pooled, five one-tailed sums, one level) results
+    re-check as they were written; relabelled as another version, their hypotheses or levels no longer
+    match and the check fails."""
     from pathlib import Path
 
     from mechlib.checkers.blackbox_result import check_result
 
     tests = Path(__file__).parent
-    earlier = json.loads((tests / "results_v6" / "opendp_make_gaussian.blackbox.json").read_text())
-    assert earlier["schema"] == "mechlib.blackbox/6" and check_result(earlier) == []
-    assert any("hypotheses" in f for f in check_result({**earlier, "schema": "mechlib.blackbox/7"}))
+    for version in (6, 7):
+        earlier = json.loads((tests / f"results_v{version}" / "opendp_make_gaussian.blackbox.json").read_text())
+        assert earlier["schema"] == f"mechlib.blackbox/{version}" and check_result(earlier) == []
+        other = f"mechlib.blackbox/{13 - version}"
+        assert any("hypotheses" in f for f in check_result({**earlier, "schema": other}))
     current = json.loads((tests.parent / "reports/examples/blackbox/opendp_make_gaussian.blackbox.json").read_text())
-    assert check_result(current) == []
-    assert check_result({**current, "schema": "mechlib.blackbox/6"})
+    assert current["schema"] == "mechlib.blackbox/8" and check_result(current) == []
+    for version in (6, 7):
+        assert check_result({**current, "schema": f"mechlib.blackbox/{version}"})

@@ -4,3 +4,8 @@ the committed example audits.
 
 Produces certificates; never imports :mod:`mechlib.checkers` (the trusted base checks them).
 """
+
+#: The default false-alarm rate of every black-box test (``--alpha-fa``): a violation verdict accuses a
+#: library, so at most 1 in 100 audits of an ε-DP sampler may raise one (T exactly at ε: about 0.4 %,
+#: reports/bench.md). Here, not in ``blackbox``, so that the CLI reads it without importing flint.
+DEFAULT_ALPHA_FA = 0.01

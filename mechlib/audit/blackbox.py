@@ -22,6 +22,7 @@ from typing import Any
 
 import flint
 
+from mechlib.audit import DEFAULT_ALPHA_FA
 from mechlib.core.exact import format_fraction
 from mechlib.core.privacy import arb_precision, to_arb
 from mechlib.errors import InputError
@@ -83,6 +84,9 @@ def cp_upper(k: int, n: int, delta: float | Fraction) -> Fraction:
         guess = float(beta.ppf(1 - float(delta), k + 1, n - k))
         return _verified(guess, lambda p: bool(1 - _at_least(k + 1, n, p) <= level), +1)
 
+
+#: The result's schema id (``mechlib.checkers.blackbox_result`` spells its own).
+SCHEMA = "mechlib.blackbox/8"
 
 #: Histograms per count 0..n: output -> hits.
 Histograms = list[dict[int, int]]
@@ -215,7 +219,7 @@ def one_sided_outputs(counts: list[dict[int, int]], pairs: Sequence[tuple[int, i
 
 
 def conformance_test(
-    counts: list[dict[int, int]], pmf: Sequence[dict[int, Fraction]], alpha_fa: float = 0.05
+    counts: list[dict[int, int]], pmf: Sequence[dict[int, Fraction]], alpha_fa: float = DEFAULT_ALPHA_FA
 ) -> dict[str, Any]:
     """Every claimed p_i(s) inside its two-sided Clopper–Pearson interval (Bonferroni over cells)."""
     if len(pmf) != len(counts):
@@ -261,7 +265,7 @@ def blackbox_result(
     delta: Fraction | None = None,
     configured: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The ``mechlib.blackbox/7`` result (re-checked by ``mechlib check``) of the (selection,
+    """The ``mechlib.blackbox/8`` result (re-checked by ``mechlib check``) of the (selection,
     test) ``phases`` drawn with mean ``samples`` (λ) per count: the ε test (``ratio_test``), given a
     claimed ``pmf`` the conformance test, and given ``delta`` the (ε, δ) test (``blackbox_delta``).
     ``seed`` is a list when the phases are several seeded runs added (a sweep)."""
@@ -277,7 +281,7 @@ def blackbox_result(
         return [{str(k): v for k, v in sorted(h.items())} for h in histograms]
 
     return {
-        "schema": "mechlib.blackbox/7",
+        "schema": SCHEMA,
         "tool": tool_versions(),
         "sampler": {"spec": spec, "library": library, **({"configured": configured} if configured else {})},
         "n": n,

@@ -103,7 +103,7 @@ def delta_test(
     neighbours: Sequence[tuple[int, int]],
 ) -> dict[str, Any]:
     """The test of the module docstring on the (selection, test) histograms; a JSON-ready dict
-    (``mechlib.blackbox/7``'s ``delta_test``)."""
+    (``mechlib.blackbox/8``'s ``delta_test``)."""
     selection, test = phases
     _, t = exp_bounds(epsilon)
     level = alpha_fa / 2

@@ -16,42 +16,50 @@ without StatDP's random thinning. (With a fixed sample size the conditional law 
 and the test is not valid: with N = 1, P_i(E) = 1 and P_j(E) = 1/2 — a ratio of exactly e^ε = 2 —
 given m = 1 the count k_i is 1 with probability 1, not θ₀ = 2/3. Poisson sizes make it exact.)
 
-**Pooled neighbours.** For a count i with d ≥ 2 neighbours J, ε-DP gives P_i(E) ≤ e^ε·P_j(E) for
-each j ∈ J, hence P_i(E) ≤ e^ε·Σ_J P_j(E)/d; the pooled hits Σ_J k_j(E) are Poisson(λ·Σ_J P_j(E)),
-so given m = k_i(E) + Σ_J k_j(E), k_i(E) ~ Bin(m, θ) with θ ≤ θ₀ = t/(t + d) under the null — the
-same exact test. It is what finds an output one count produces and its neighbours never do (or a
-count that stands out from both sides): each hit counts ln((t + 2)/t) ≈ 0.55 towards rejection at
-ε = 1 instead of ln((t + 1)/t) ≈ 0.31 (a 10⁻⁴ output under one count: 30 of 30 runs flagged at 3·10⁵
-samples per count against 24 with pairs alone).
-
-**The family.** Every ordered neighbour pair and every pooled count × every event (single outputs,
-and both tails at every output seen inside the range — at its ends a tail is a single output),
-each at α_FA/H (Bonferroni over the H hypotheses): "violation" iff one rejects, which for an ε-DP
-mechanism has probability ≤ α_FA. (A two-phase variant — one (pair, event) chosen
-by z-score on the selection phase and tested alone on the test phase at α_FA/2, beside this family
-at α_FA/(2H) — was measured on ``benchmarks/test_power.py``'s planted bugs, 100 seeds each: ε off
-by 10% at 3,000 samples per count flagged 75 times against 85 for this test alone, and T and
-randomized response at their own ε drew 21 false alarms in 600 runs against 4. It is not used.)
+**Pooled counts (group privacy).** ε-DP between neighbours chains along paths: P_i(E) ≤
+e^(ε·d(i, j))·P_j(E) for every count j of i's component, d the distance in the neighbour graph. So
+for a count i with at least two other counts J in its component, Σ_J P_j(E) ≥ P_i(E)·Σ_J e^(−ε·d(i, j));
+the pooled hits Σ_J k_j(E) are Poisson(λ·Σ_J P_j(E)), and given m = k_i(E) + Σ_J k_j(E), k_i(E) ~
+Bin(m, θ) with θ ≤ θ₀ = 1/(1 + Σ_J t^(−d(i, j))) under the null — the same exact test. (For every
+pair of counts as neighbours, ``complete``, that is t/(t + |J|).) It is what finds an output one count
+produces and the others never do, or a count that stands out from both sides: on the path at ε = 1
+each such hit counts ln(1/θ₀) ≈ 0.72 towards rejection at an inner count, against ≈ 0.31 for one
+neighbour and ≈ 0.55 for both neighbours alone (``mechlib.blackbox/7``'s pools). Far counts add
+little to the bound (t^(−d)) and their hits count against a violation, so a flat mechanism on a long
+path dilutes the pool; the pairs are still tested.
 
 **Summed hypotheses** (count queries: inputs 0..n, path neighbours). A bug that touches several
 pairs a little — ε miscalibrated everywhere, both ends of the range clamped — leaves each pair's
-evidence below α_FA/H. Hypotheses on *disjoint* counts can be added exactly: their hits are then
-independent, given each m_h, k_h ~ Bin(m_h, θ_h) with θ_h ≤ θ₀ under the null, and a sum of
-independent binomials with θ_h ≤ θ₀ is stochastically at most Bin(Σm_h, θ₀) — so
-P(Bin(Σm_h, θ₀) ≥ Σk_h) is a valid p-value, and a rejection says some part is violated. Fixed in
-advance, up to five such sums join the family (each at α_FA/H, H counting them): the ends outward, (0, 1)
-on s ≤ 0 with (n, n − 1) on s ≥ n (n ≥ 3); and the adjacent pairs from even and from odd counts, each
-on the tail between them, (i, i + 1) on s ≤ i and (i + 1, i) on s ≥ i + 1 (i = 0, 2, 4, … resp.
-1, 3, …; at least two pairs). They are T's tightest events (its ratio is e^ε on each), where a
-clamping or a miscalibrated ε shows first. On ``benchmarks/test_power.py``'s transition cells
-(300 seeds) they took ε off by 10 % at 10³ samples per count from 22 % to 42 % detected and
-clamping by resampling from 29 % to 58 %; the largest P_i(E_h)/P_j(E_h) of a sum is at least
-Σ P_i/Σ P_j (the mediant), so a sum also gives an ε lower bound.
+evidence below its level. Hypotheses on *disjoint cells* can be added exactly: when no (count,
+output) is in two parts' events, their hits are independent Poisson variables (Poisson splitting
+again), given each m_h, k_h ~ Bin(m_h, θ_h) with θ_h ≤ θ₀ under the null, and a sum of independent
+binomials with θ_h ≤ θ₀ is stochastically at most Bin(Σm_h, θ₀) — so P(Bin(Σm_h, θ₀) ≥ Σk_h) is a
+valid p-value, and a rejection says some part is violated. Fixed in advance, up to three sums: the
+ends outward, (0, 1) on s ≤ 0 with (n, n − 1) on s ≥ n (n ≥ 3); and the pairs from even counts, then
+from odd counts, each on both of its tails, (i, i + 1) on s ≤ i and (i + 1, i) on s ≥ i + 1 (i = 0, 2,
+4, … resp. 1, 3, …): count i gives s ≤ i to the first part and s ≥ i + 1 to the second, so the cells
+are disjoint, and the even sum holds every sample of every count when n is odd. These are T's
+tightest events (its ratio is e^ε on each), where a clamping or a miscalibrated ε shows first. The
+largest P_i(E_h)/P_j(E_h) of a sum is at least Σ P_i/Σ P_j (the mediant), so a sum also gives an ε
+lower bound.
 
-**Certified ε lower bound** (what DP-Sniper reports). A Clopper–Pearson lower bound θ_L on θ at
-α_FA/H gives P_i(E)/P_j(E) ≥ θ_L/(1 − θ_L) — pooled, P_i(E) over the mean of the P_j(E) is at least
-d·θ_L/(1 − θ_L), and so is the largest P_i(E)/P_j(E). With probability ≥ 1 − α_FA all H bounds hold
-at once, so the largest ln of these is a lower bound on the true ε, whatever the claim.
+**The family and its levels.** Every ordered neighbour pair and every pooled count × every event
+(single outputs, and both tails at every output seen inside the range — at its ends a tail is a
+single output), and the sums. A weighted Bonferroni split, fixed in advance: with sums, they share
+α_FA/4 and the H single hypotheses share 3α_FA/4; without, the H share α_FA. "Violation" iff one
+rejects at its level, which for an ε-DP mechanism has probability ≤ the sum of the levels = α_FA.
+(Chosen on scratch runs of ``benchmarks/test_power.py``'s transition cells, 300 seeds, α_FA = 0.01:
+giving the sums ½ instead took ε off by 10 % at 10³ samples per count from 78 % to 85 % detected but
+a rare output at 10⁵ from 12 % to 6 %.) (A two-phase
+variant — one (pair, event) chosen by z-score on the selection phase and tested alone on the test
+phase at α_FA/2, beside this family at α_FA/(2H) — was measured too, and drew five times the false
+alarms for less power; it is not used.)
+
+**Certified ε lower bound** (what DP-Sniper reports). A Clopper–Pearson lower bound θ_L on θ at the
+hypothesis's level gives P_i(E)/Σ_J P_j(E) ≥ θ_L/(1 − θ_L); under ε′-DP the left side is at most
+1/Σ_J e^(−ε′·d(i, j)), so ε′ is at least the ε with Σ_J e^(−ε·d(i, j)) = (1 − θ_L)/θ_L — for a pair,
+ln(θ_L/(1 − θ_L)). With probability ≥ 1 − α_FA every bound holds at once (their levels add up to
+α_FA), so the largest of these is a lower bound on the true ε, whatever the claim.
 
 **Exactness.** Every rejection is decided by ``tail_at_most`` with arb balls: the median bound
 (k ≤ ⌊mθ⌋ ⇒ the tail is ≥ 1/2), then the pmf at k (arb log-gamma) times rigorous geometric
@@ -139,37 +147,72 @@ def exhaustive_events(counts: list[dict[int, int]]) -> list[dict[str, Any]]:
 
 
 #: A hypothesis's inputs: count i and the counts it is compared with — one (an ordered neighbour pair)
-#: or its d ≥ 2 neighbours, pooled.
+#: or every other count of its component, pooled.
 Inputs = tuple[int, tuple[int, ...]]
 
 
-def hypothesis_inputs(neighbours: Sequence[tuple[int, int]]) -> list[Inputs]:
-    """The family's inputs: every ordered neighbour pair, then each count with at least two
-    neighbours against all of them (sorted)."""
+def graph_distances(neighbours: Sequence[tuple[int, int]]) -> dict[int, dict[int, int]]:
+    """For each count in a pair, the distance d(i, j) to every other count of its component in the
+    neighbour graph (breadth first)."""
     around: dict[int, set[int]] = {}
     for i, j in neighbours:
         around.setdefault(i, set()).add(j)
         around.setdefault(j, set()).add(i)
-    pooled = [(i, tuple(sorted(js))) for i, js in sorted(around.items()) if len(js) >= 2]
+    found = {}
+    for start in around:
+        seen, frontier, d = {start: 0}, [start], 0
+        while frontier:
+            d += 1
+            frontier = [j for i in frontier for j in sorted(around[i]) if j not in seen]
+            seen |= {j: d for j in frontier}
+        found[start] = {j: dist for j, dist in seen.items() if j != start}
+    return found
+
+
+def hypothesis_inputs(neighbours: Sequence[tuple[int, int]]) -> list[Inputs]:
+    """The family's inputs: every ordered neighbour pair, then each count with at least two other
+    counts in its component against all of them (sorted)."""
+    pooled = [(i, tuple(sorted(js))) for i, js in sorted(graph_distances(neighbours).items()) if len(js) >= 2]
     return [(i, (j,)) for i, j in ordered_pairs(neighbours)] + pooled
 
 
-#: A summed hypothesis: (i, j, event) parts on pairwise disjoint counts.
+def null_theta(t: Fraction, steps: Sequence[int]) -> Fraction:
+    """θ₀ = 1/(1 + Σ_j t^(−d_j)) for the compared counts at distances d_j (t ≥ e^ε): under ε-DP,
+    P_j(E) ≥ e^(−ε·d_j)·P_i(E) (group privacy along a shortest path), so θ = P_i(E)/(P_i(E) + Σ_j P_j(E))
+    is at most θ₀. A pair is d = (1,): θ₀ = t/(1 + t)."""
+    return 1 / (1 + sum((t**-d for d in steps), Fraction(0)))
+
+
+#: A summed hypothesis: (i, j, event) parts whose (count, output) cells are pairwise disjoint.
 Sum = list[tuple[int, int, dict[str, Any]]]
+
+#: The share of α_FA the summed hypotheses split among them when there are any (the rest split the other
+#: 3/4): they hold the most evidence a count query gives, a few hypotheses against hundreds.
+SUMMED_SHARE = Fraction(1, 4)
 
 
 def summed_hypotheses(neighbours: Sequence[tuple[int, int]], n: int) -> list[Sum]:
     """The sums of the module docstring when the neighbours are exactly the path on the counts
-    0..n, else none."""
+    0..n, else none: the ends outward (n ≥ 3), then the pairs (i, i + 1) from even and from odd i,
+    each on both tails."""
     if {frozenset(p) for p in neighbours} != {frozenset((i, i + 1)) for i in range(n)} or len(neighbours) != n:
         return []
     sums: list[Sum] = [[(0, 1, {"at_most": 0}), (n, n - 1, {"at_least": n})]] if n >= 3 else []
     for start in (0, 1):
-        lows = range(start, n, 2)  # pairs (i, i + 1): disjoint, as i steps by 2
-        if len(lows) >= 2:
-            sums.append([(i, i + 1, {"at_most": i}) for i in lows])
-            sums.append([(i + 1, i, {"at_least": i + 1}) for i in lows])
+        lows = range(start, n, 2)  # pairs (i, i + 1): disjoint counts, as i steps by 2
+        if lows:
+            sums.append([part for i in lows for part in ((i, i + 1, {"at_most": i}), (i + 1, i, {"at_least": i + 1}))])
     return sums
+
+
+def levels(alpha_fa: float, single: int, summed: int) -> tuple[Fraction, Fraction | None]:
+    """The weighted Bonferroni levels (single, summed): with sums, the single hypotheses split
+    (1 − SUMMED_SHARE)·α_FA and the sums SUMMED_SHARE·α_FA; without, the single ones split α_FA.
+    They add up to α_FA (α_FA at its float's exact value)."""
+    alpha = Fraction(alpha_fa)
+    if not summed:
+        return alpha / max(single, 1), None  # H = 0: nothing seen, nothing to test
+    return alpha * (1 - SUMMED_SHARE) / max(single, 1), alpha * SUMMED_SHARE / summed
 
 
 def _summed(parts: Sum, counts: list[dict[int, int]]) -> dict[str, Any]:
@@ -187,10 +230,10 @@ def _hypothesis(inputs: Inputs, event: dict[str, Any], k: int, other: int) -> di
 
 def inputs_in_words(recorded: list[Any]) -> tuple[str, str]:
     """A recorded hypothesis's inputs and its null θ₀ in words: ("inputs 0 vs 1", "e^ε/(1 + e^ε)") or,
-    pooled, ("input 2 vs its neighbours 1, 3 pooled", "e^ε/(e^ε + 2)")."""
+    pooled, ("input 2 vs counts 0, 1, 3, 4 pooled", "1/(1 + Σ_j e^(−ε·d(2, j)))")."""
     i, other = recorded
     if isinstance(other, list):
-        return f"input {i} vs its neighbours {', '.join(map(str, other))} pooled", f"e^ε/(e^ε + {len(other)})"
+        return f"input {i} vs counts {', '.join(map(str, other))} pooled", f"1/(1 + Σ_j e^(−ε·d({i}, j)))"
     return f"inputs {i} vs {other}", "e^ε/(1 + e^ε)"
 
 
@@ -204,24 +247,37 @@ def hypothesis_in_words(recorded: dict[str, Any]) -> tuple[str, str]:
     return f"{who}, event {event_name(recorded['event'])}", null
 
 
-def _epsilon_bound(found: dict[str, Any], d: int, level: Fraction) -> dict[str, Any] | None:
-    """The hypothesis with its verified θ_L, the ratio d·θ_L/(1 − θ_L) (a lower bound on P_i(E) over
-    the mean of its d neighbours' P_j(E), so on the largest P_i(E)/P_j(E)) and ln of it rounded down to
-    6 decimals (proved by arb); None when the ratio is below 1, i.e. θ_L < 1/(1 + d) (no privacy loss
-    shown)."""
+def _epsilon_at(target: float, steps: Sequence[int]) -> float:
+    """The ε with Σ_j e^(−ε·d_j) = target (a float estimate, by bisection; the sum decreases in ε)."""
+    low, high = 0.0, 1.0
+    while sum(math.exp(-high * d) for d in steps) > target and high < 1e6:
+        high *= 2
+    for _ in range(100):
+        mid = (low + high) / 2
+        low, high = (mid, high) if sum(math.exp(-mid * d) for d in steps) > target else (low, mid)
+    return low
+
+
+def _epsilon_bound(found: dict[str, Any], steps: Sequence[int], level: Fraction) -> dict[str, Any] | None:
+    """The hypothesis with its verified θ_L, the ratio |J|·θ_L/(1 − θ_L) (a lower bound on P_i(E) over
+    the mean of the compared counts' P_j(E)) and the certified ε rounded down to 6 decimals: the
+    largest with Σ_j e^(−ε·d_j) ≥ (1 − θ_L)/θ_L, proved by arb — under ε′-DP, Σ_j P_j(E) ≥ P_i(E)·
+    Σ_j e^(−ε′·d_j) and the sum decreases in ε′, so ε′ ≥ it (for a pair: ε′ ≥ ln(θ_L/(1 − θ_L))).
+    None when θ_L < 1/(1 + |J|) (no privacy loss shown)."""
     k, other = found["counts"]
-    low = theta_lower(k, k + other, level, Fraction(1, 1 + d))
-    if low < Fraction(1, 1 + d):
+    floor = Fraction(1, 1 + len(steps))
+    low = theta_lower(k, k + other, level, floor)
+    if low < floor:
         return None
-    ratio = d * low / (1 - low)
+    target = (1 - low) / low
+    shown = Fraction(math.floor(_epsilon_at(float(target), steps) * 10**6) - 1, 10**6)
     with arb_precision(128):
-        shown = Fraction(math.floor(math.log(float(ratio)) * 10**6) - 1, 10**6) if ratio > 1 else Fraction(0)
-        while not to_arb(shown) <= to_arb(ratio).log():
+        while shown > 0 and not sum(((-to_arb(shown) * d).exp() for d in steps), flint.arb(0)) >= to_arb(target):
             shown -= Fraction(1, 10**6)
     return {
         **found,
         "theta_lower_bound": format_fraction(low),
-        "ratio_lower_bound": format_fraction(ratio),
+        "ratio_lower_bound": format_fraction(len(steps) * low / (1 - low)),
         "epsilon": format_decimal(max(shown, Fraction(0)), 6, up=False),
     }
 
@@ -233,58 +289,52 @@ def dp_test(
     neighbours: Sequence[tuple[int, int]],
 ) -> dict[str, Any]:
     """The ε test of the module docstring on the (selection, test) histograms, added; a JSON-ready
-    dict (``mechlib.blackbox/7``'s ``dp``)."""
+    dict (``mechlib.blackbox/8``'s ``dp``)."""
     from scipy.stats import beta
 
     counts = add_histograms(*phases)
     family = hypothesis_inputs(neighbours)
+    distance = graph_distances(neighbours)
     _, t = exp_bounds(epsilon)
     events = exhaustive_events(counts)
     sums = summed_hypotheses(neighbours, len(counts) - 1) if events else []
-    hypotheses = len(family) * len(events) + len(sums)
-    level = Fraction(alpha_fa) / max(hypotheses, 1)  # H = 0: nothing seen, nothing to test
+    single_level, summed_level = levels(alpha_fa, len(family) * len(events), len(sums))
     hits = [[event_hits(h, event) for h in counts] for event in events]
-    # (d, hypothesis as recorded): every (inputs, event), then the sums — d = 1, the mediant bounding
-    # the largest part's ratio
+    # (distances of the compared counts, level, hypothesis as recorded): every (inputs, event), then the sums
+    # — each part a pair, the mediant bounding the largest part's ratio
+    steps = {inputs: tuple(distance[inputs[0]][j] for j in inputs[1]) for inputs in family}
+    nulls = {d: null_theta(t, d) for d in set(steps.values()) | {(1,)}}
     tested = chain(
         (
-            (len(js), _hypothesis((i, js), event, hits[e][i], sum(hits[e][j] for j in js)))
+            (steps[i, js], single_level, _hypothesis((i, js), event, hits[e][i], sum(hits[e][j] for j in js)))
             for e, event in enumerate(events)
             for i, js in family
         ),
-        ((1, _summed(parts, counts)) for parts in sums),
+        (((1,), summed_level, _summed(parts, counts)) for parts in sums),
     )
     rejected: dict[str, Any] | None = None
-    # (float lower bound on the ratio, d, hypothesis): the ε bound's candidates
-    candidates: list[tuple[float, int, dict[str, Any]]] = []
-    for d, found in tested:
+    # (float ratio θ_L/(1 − θ_L) vs the compared counts' mean, distances, level, hypothesis): the ε bound's candidates
+    candidates: list[tuple[float, tuple[int, ...], Fraction, dict[str, Any]]] = []
+    for d, level, found in tested:
         k, other = found["counts"]
         if k == 0:
             continue
+        assert level is not None
         low = float(beta.ppf(float(level), k, other + 1))
-        candidates.append((d * low / (1 - low) if low < 1 else math.inf, d, found))
-        if rejected is None and tail_at_most(k, k + other, t / (t + d), level):  # θ₀ = t/(t + d)
+        candidates.append((len(d) * low / (1 - low) if low < 1 else math.inf, d, level, found))
+        if rejected is None and tail_at_most(k, k + other, nulls[d], level):
             rejected = found
-    # the certified lower bound on ε: the best candidate by its float ratio, verified exactly
-    best = max(candidates, key=lambda c: c[0]) if candidates else None
-    bound = None if best is None else _epsilon_bound(best[2], best[1], level)
-    if bound is None:  # the float ranking can miss a hypothesis showing a ratio ≥ 1: null must mean none does
-        shown = next(
-            (
-                (d, f)
-                for _, d, f in candidates
-                if tail_at_most(f["counts"][0], sum(f["counts"]), Fraction(1, 1 + d), level)
-            ),
-            None,
-        )
-        bound = None if shown is None else _epsilon_bound(shown[1], shown[0], level)
-    excess = [float(epsilon) - math.log(r) for r, _, _ in candidates if 0 < r < math.inf]
+    bound = _best_bound(candidates)
+    excess = [float(epsilon) - math.log(r) for r, d, _, _ in candidates if 0 < r < math.inf and set(d) == {1}]
     return {
         "epsilon": format_fraction(epsilon),
         "e_epsilon_upper": format_fraction(t),
         "alpha_fa": alpha_fa,
-        "hypotheses": hypotheses,
-        "per_bound_level": format_fraction(level),
+        "hypotheses": {"single": len(family) * len(events), "summed": len(sums)},
+        "per_bound_level": {
+            "single": format_fraction(single_level),
+            "summed": None if summed_level is None else format_fraction(summed_level),
+        },
         "verdict": "violation" if rejected is not None else "no violation found",
         "violation": rejected,
         "epsilon_lower_bound": bound,
@@ -293,3 +343,27 @@ def dp_test(
         # event that this sample would have flagged (display only; floats never decide the verdict)
         "smallest_detectable_excess_epsilon": round(max(min(excess), 0.0), 6) if excess else None,
     }
+
+
+def _best_bound(candidates: list[tuple[float, tuple[int, ...], Fraction, dict[str, Any]]]) -> dict[str, Any] | None:
+    """The certified lower bound on ε: for each distance profile the candidate with the largest float
+    ratio (ε grows with it), the best of those by its float ε, verified exactly; null only if no
+    hypothesis shows a ratio ≥ 1 exactly (the float ranking may miss one)."""
+    best: dict[tuple[int, ...], tuple[float, tuple[int, ...], Fraction, dict[str, Any]]] = {}
+    for c in candidates:
+        if c[1] not in best or c[0] > best[c[1]][0]:
+            best[c[1]] = c
+
+    def estimate(c: tuple[float, tuple[int, ...], Fraction, dict[str, Any]]) -> float:
+        ratio, d = c[0], c[1]
+        return math.inf if ratio == math.inf else _epsilon_at(len(d) / ratio, d) if ratio > 1 else -1.0
+
+    if best:
+        _, d, level, found = max(best.values(), key=estimate)
+        bound = _epsilon_bound(found, d, level)
+        if bound is not None:
+            return bound
+    for _, d, level, found in candidates:  # null must mean no hypothesis shows a ratio ≥ 1
+        if tail_at_most(found["counts"][0], sum(found["counts"]), Fraction(1, 1 + len(d)), level):
+            return _epsilon_bound(found, d, level)
+    return None

@@ -140,6 +140,12 @@ def render_html(report: dict[str, Any]) -> str:
     )
 
 
+#: The glossary terms a black-box page explains.
+BLACKBOX_TERMS = [
+    "ε and α", "neighbours", "pooled counts", "summed hypotheses", "false alarm", "ε lower bound", "one-sided output",
+]  # fmt: skip
+
+
 def _blackbox_context(result: dict[str, Any]) -> dict[str, Any]:
     """The result, and its tests' events in words (``s ≥ 7``, ``s ∈ {…}``), not as JSON."""
     from mechlib.audit.blackbox_delta import event_name
@@ -149,10 +155,13 @@ def _blackbox_context(result: dict[str, Any]) -> dict[str, Any]:
     event = test.get("event") if isinstance(test, dict) else None
     keys = ("violation", "epsilon_lower_bound")
     worded = {key: hypothesis_in_words(dp[key]) if dp.get(key) else None for key in keys}
+    violation = dp["violation"]
+    level = violation and dp["per_bound_level"]["summed" if "parts" in violation else "single"]
     return {
         **result,
         "delta_event": event_name(event["set"]) if event else None,
-        "dp_violation": worded["violation"],  # (inputs and event(s) in words, θ₀ in words)
+        # (inputs and event(s) in words, θ₀ in words, the level it was rejected at)
+        "dp_violation": worded["violation"] and (*worded["violation"], level),
         "dp_bound": worded["epsilon_lower_bound"] and worded["epsilon_lower_bound"][0],
         "without_headline": False,  # the HTML page shows the headline on its own, above the verdicts
     }
@@ -182,5 +191,5 @@ def render_blackbox_html(result: dict[str, Any], pmf: list[dict[int, Fraction]] 
         claimed=pmf is not None,
         recheck="mechlib check RESULT.json",
         created=_today(),
-        glossary=["ε and α", "neighbours", "pooled neighbours", "false alarm", "ε lower bound", "one-sided output"],
+        glossary=BLACKBOX_TERMS,
     )

@@ -1,4 +1,4 @@
-"""Independent re-check of a black-box audit result (schema ``mechlib.blackbox/7``).
+"""Independent re-check of a black-box audit result (schema ``mechlib.blackbox/8``; /7 and /6 too).
 
 Everything is recomputed from the recorded phases alone, with arb's rigorous regularised
 incomplete beta (scipy's Beta quantile only suggests a candidate bound, which arb then proves):
@@ -30,12 +30,24 @@ import flint
 
 from mechlib.checkers.blackbox_delta import check_delta_test, histograms
 from mechlib.checkers.numbers import exact
-from mechlib.checkers.ratio_test import Histograms, exhaustive_events, family, hits, lower_bound_holds, rejects, sums
+from mechlib.checkers.ratio_test import (
+    Histograms,
+    exhaustive_events,
+    family,
+    hits,
+    lower_bound_holds,
+    null,
+    one_tailed_sums,
+    rejects,
+    sums,
+)
 from mechlib.schemas import precheck
 
-SCHEMA = "mechlib.blackbox/7"
-#: Results written before the summed hypotheses joined the ε test: checked against their own family.
-EARLIER = "mechlib.blackbox/6"
+SCHEMA = "mechlib.blackbox/8"
+#: Results handed out earlier, checked against their own families: /7 (neighbours pooled, five one-tailed
+#: sums, one level α_FA/H) and /6 (no sums).
+V7, V6 = "mechlib.blackbox/7", "mechlib.blackbox/6"
+EARLIER = (V7, V6)
 
 #: Recorded, not re-checkable from the counts.
 PROVENANCE = (
@@ -140,20 +152,21 @@ def _bound(k: int, n: int, delta: Fraction, lower: bool) -> Fraction:
 
 def check_result(result: Any) -> list[str]:
     """The failed checks (empty: every recorded finding holds, or is listed provenance)."""
-    version = EARLIER if isinstance(result, dict) and result.get("schema") == EARLIER else SCHEMA
+    label = result.get("schema") if isinstance(result, dict) else None
+    version = label if label in EARLIER else SCHEMA
     wrong = precheck(result, version, "result")
     if wrong:
         return wrong
     flint.ctx.prec = 256
     try:
-        return _check(result, summed=version == SCHEMA)
+        return _check(result, version)
     except Malformed as err:
         return [f"malformed result: {err}"]
     except (KeyError, TypeError, IndexError, ValueError, ZeroDivisionError, AttributeError) as err:
         return [f"malformed result: {type(err).__name__}: {err}"]
 
 
-def _check(result: dict[str, Any], summed: bool) -> list[str]:
+def _check(result: dict[str, Any], version: str) -> list[str]:
     _keys(result, "result", TOP)
     n = _int(result["n"], "n", 1)
     _int(result["samples_per_count"], "samples_per_count", 1)
@@ -166,7 +179,7 @@ def _check(result: dict[str, Any], summed: bool) -> list[str]:
         failures.append("counts are not the selection and test phases added")
     neighbours = _neighbours(result["neighbours"], n)
     pairs = [pair for i, j in neighbours for pair in ((i, j), (j, i))]
-    failures += _check_dp(_keys(result["dp"], "dp", DP), counts, pairs, summed)
+    failures += _check_dp(_keys(result["dp"], "dp", DP), counts, pairs, version)
     if result["conformance"] is not None:
         failures += _check_conformance(result["conformance"], counts)
     if result["delta_test"] is not None:
@@ -192,7 +205,36 @@ def _neighbours(raw: Any, n: int) -> list[tuple[int, int]]:
     return [(i, j) for i, j in pairs]
 
 
-def _check_dp(dp: dict[str, Any], counts: Histograms, pairs: list[tuple[int, int]], summed: bool) -> list[str]:
+#: A hypothesis as the checker tabulates it: (as recorded, k, m, θ₀, level, distances of the compared counts).
+Row = tuple[dict[str, Any], int, int, Fraction, Fraction, list[int]]
+
+
+def _levels(
+    dp: dict[str, Any], alpha_fa: float, single: int, summed: int, version: str
+) -> tuple[list[str], Fraction, Fraction]:
+    """The recorded H and levels against the checker's own: /8 gives the sums α_FA/4 and the single
+    hypotheses 3α_FA/4 (α_FA without sums); /7 and /6 one level α_FA/H for all."""
+    alpha = Fraction(alpha_fa)
+    if version != SCHEMA:
+        level = alpha / max(single + summed, 1)
+        if dp["hypotheses"] != single + summed or _exact(dp["per_bound_level"], "dp.per_bound_level") != level:
+            return [f"dp.hypotheses/per_bound_level are not {single + summed} and α_FA/H = {level}"], level, level
+        return [], level, level
+    one = alpha * Fraction(3, 4) / max(single, 1) if summed else alpha / max(single, 1)
+    each = alpha / 4 / summed if summed else None
+    recorded = _keys(dp["per_bound_level"], "dp.per_bound_level", {"single", "summed"})
+    summed_level = None if recorded["summed"] is None else _exact(recorded["summed"], "dp.per_bound_level.summed")
+    if (
+        dp["hypotheses"] != {"single": single, "summed": summed}
+        or _exact(recorded["single"], "dp.per_bound_level.single") != one
+        or summed_level != each
+    ):
+        want = f"{single} single at {one}, {summed} summed" + (f" at {each}" if each is not None else "")
+        return [f"dp.hypotheses/per_bound_level are not {want}"], one, each or one
+    return [], one, each or one
+
+
+def _check_dp(dp: dict[str, Any], counts: Histograms, pairs: list[tuple[int, int]], version: str) -> list[str]:
     eps = _exact(dp["epsilon"], "dp.epsilon")
     alpha_fa = _number(dp["alpha_fa"], "dp.alpha_fa")
     if not 0 < alpha_fa < 1 or eps < 0:
@@ -205,35 +247,35 @@ def _check_dp(dp: dict[str, Any], counts: Histograms, pairs: list[tuple[int, int
     if not (gap > 0 and gap < flint.arb(10) ** -10):
         failures.append("dp.e_epsilon_upper is not an upper bound on e^ε within 10⁻¹⁰")
     events = exhaustive_events(counts)
-    tested = family(pairs)
-    added = sums(pairs, len(counts) - 1) if events and summed else []
-    hypotheses = len(tested) * len(events) + len(added)
-    level = Fraction(alpha_fa) / max(hypotheses, 1)
-    if dp["hypotheses"] != hypotheses or _exact(dp["per_bound_level"], "dp.per_bound_level") != level:
-        failures.append(f"dp.hypotheses/per_bound_level are not {hypotheses} and α_FA/H = {level}")
-    # every (inputs, event): (hypothesis as recorded, k, m, d); a pair's inputs are [i, j], a pooled one's [i, J]
-    table: list[tuple[dict[str, Any], int, int, int]] = [
+    tested = family(pairs, grouped=version == SCHEMA)
+    n = len(counts) - 1
+    added = [] if not events or version == V6 else sums(pairs, n) if version == SCHEMA else one_tailed_sums(pairs, n)
+    wrong, single_level, summed_level = _levels(dp, alpha_fa, len(tested) * len(events), len(added), version)
+    failures += wrong
+    nulls = {tuple(d): null(t, d) for _, _, d in tested} | {(1,): null(t, [1])}
+    # every (inputs, event); a pair's inputs are [i, j], a pooled one's [i, J]
+    table: list[Row] = [
         ({"inputs": [i, js[0] if len(js) == 1 else js], "event": event, "counts": [k, other]},
-         k, k + other, len(js))
+         k, k + other, nulls[tuple(d)], single_level, d)
         for event in events
-        for i, js in tested
+        for i, js, d in tested
         for k, other in [(hits(counts[i], event), sum(hits(counts[j], event) for j in js))]
     ]  # fmt: skip
-    for parts in added:  # a sum of disjoint pairs' hits: d = 1
+    for parts in added:  # a sum of pairs' hits on disjoint cells: θ₀ = t/(1 + t)
         k = sum(hits(counts[i], event) for i, _, event in parts)
         other = sum(hits(counts[j], event) for _, j, event in parts)
         recorded = {"parts": [{"inputs": [i, j], "event": event} for i, j, event in parts], "counts": [k, other]}
-        table.append((recorded, k, k + other, 1))
+        table.append((recorded, k, k + other, nulls[1,], summed_level, [1]))
     violation = dp["violation"]
     if (dp["verdict"] == "violation") != (violation is not None):
         failures.append(f"dp.verdict {dp['verdict']!r} does not match the violation recorded")
     elif violation is not None:
         row = next((r for r in table if r[0] == _keys(violation, "dp.violation", _named(violation))), None)
-        if row is None or not rejects(row[1], row[2], t / (t + row[3]), level):
-            failures.append("dp.violation is not a hypothesis of the test that rejects at α_FA/H")
-    elif any(rejects(k, m, t / (t + d), level) for _, k, m, d in table):
+        if row is None or not rejects(row[1], row[2], row[3], row[4]):
+            failures.append("dp.violation is not a hypothesis of the test that rejects at its level")
+    elif any(rejects(k, m, theta, level) for _, k, m, theta, level, _ in table):
         failures.append("dp.verdict says no violation, but a hypothesis of the test rejects")
-    failures += _check_epsilon_bound(dp["epsilon_lower_bound"], table, level)
+    failures += _check_epsilon_bound(dp["epsilon_lower_bound"], table)
     if dp["one_sided"] != one_sided(counts, pairs):
         failures.append("dp.one_sided is not the counts' outputs seen under one count and never under a neighbour")
     return failures
@@ -244,27 +286,34 @@ def _named(h: Any) -> set[str]:
     return SUMMED if isinstance(h, dict) and "parts" in h else HYPOTHESIS
 
 
-def _check_epsilon_bound(b: Any, table: list[tuple[dict[str, Any], int, int, int]], level: Fraction) -> list[str]:
+def _check_epsilon_bound(b: Any, table: list[Row]) -> list[str]:
     where = "dp.epsilon_lower_bound"
-    if b is None:  # no privacy loss shown: no hypothesis rejects a ratio of 1, θ = 1/(1 + d)
-        shown = any(rejects(k, m, Fraction(1, 1 + d), level) for _, k, m, d in table)
+    if b is None:  # no privacy loss shown: no hypothesis rejects a ratio of 1, θ = 1/(1 + |J|)
+        shown = any(rejects(k, m, Fraction(1, 1 + len(d)), level) for _, k, m, _, level, d in table)
         return [f"{where} is null, but a hypothesis shows a ratio of at least 1"] if shown else []
     named = _named(b)
     _keys(b, where, named | {"theta_lower_bound", "ratio_lower_bound", "epsilon"})
     row = next((r for r in table if r[0] == {key: b[key] for key in named}), None)
     if row is None:
-        return [f"{where} is not a (pair, event) of the test"]
+        return [f"{where} is not a hypothesis of the test"]
     low = _exact(b["theta_lower_bound"], f"{where}.theta_lower_bound")
     ratio = _exact(b["ratio_lower_bound"], f"{where}.ratio_lower_bound")
     shown = b["epsilon"]
     if not isinstance(shown, str) or not _DECIMAL6.fullmatch(shown):
         raise Malformed(f"{where}.epsilon: expected a decimal with 6 digits, got {shown!r}")
-    out, d = [], row[3]
-    if not (Fraction(1, 1 + d) <= low < 1 and lower_bound_holds(row[1], row[2], low, level)):
-        out.append(f"{where}: θ_L is not a verified Clopper–Pearson lower bound of at least 1/(1 + d) at α_FA/H")
-    elif ratio != d * low / (1 - low) or not _arb(Fraction(shown)) <= _arb(ratio).log():
-        out.append(f"{where}: ε ≥ {shown} does not follow from d·θ_L/(1 − θ_L)")
+    _, k, m, _, level, steps = row
+    out, size = [], len(steps)
+    if not (Fraction(1, 1 + size) <= low < 1 and lower_bound_holds(k, m, low, level)):
+        out.append(f"{where}: θ_L is not a verified Clopper–Pearson lower bound of at least 1/(1 + |J|) at its level")
+    elif ratio != size * low / (1 - low) or not _loss_at_least(Fraction(shown), steps, (1 - low) / low):
+        out.append(f"{where}: ε ≥ {shown} does not follow from θ_L (Σ_J e^(−ε·d(i, j)) ≥ (1 − θ_L)/θ_L)")
     return out
+
+
+def _loss_at_least(epsilon: Fraction, steps: list[int], target: Fraction) -> bool:
+    """Σ_j e^(−ε·d_j) ≥ target, proved with arb: then every ε′ with Σ_j e^(−ε′·d_j) ≤ target is ≥ ε."""
+    total = sum(((-_arb(epsilon) * d).exp() for d in steps), flint.arb(0))
+    return bool(total >= _arb(target))
 
 
 def one_sided(counts: list[dict[int, int]], pairs: list[tuple[int, int]], shown: int = 20) -> dict[str, Any]:

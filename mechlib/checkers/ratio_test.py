@@ -1,20 +1,23 @@
-"""Independent re-check of a black-box result's ε test (``dp``, ``mechlib.blackbox/7``).
+"""Independent re-check of a black-box result's ε test (``dp``, ``mechlib.blackbox/8``, /7 and /6).
 
 The test (``mechlib.audit.ratio_test`` states it and why it is valid): for each ordered neighbour
-pair (i, j) — and each count i with d ≥ 2 neighbours J, pooled — and event E with k = k_i(E),
-m = k + Σ_J k_j(E) hits over both phases, reject when P(Bin(m, θ₀) ≥ k) ≤ α_FA/H, θ₀ = t/(t + d)
-(d = 1 for a pair), t the recorded rational upper bound on e^ε.
-Recomputed here from the recorded counts alone:
+pair (i, j) — and each count i against the other counts J of its component, pooled (/7 and /6: its
+neighbours) — and event E with k = k_i(E), m = k + Σ_J k_j(E) hits over both phases, reject when
+P(Bin(m, θ₀) ≥ k) ≤ the level, θ₀ = 1/(1 + Σ_J t^(−d(i, j))) (t/(1 + t) for a pair), t the recorded
+rational upper bound on e^ε. Recomputed here from the recorded counts alone:
 
-* t ≥ e^ε within 10⁻¹⁰ (arb); H = (ordered pairs + pooled counts) × events (single outputs, both
-  tails at the outputs seen inside their range), plus the summed hypotheses of a count query on
-  the path (``sums``: disjoint pairs, their hits added, d = 1); the level α_FA/H, exactly;
+* t ≥ e^ε within 10⁻¹⁰ (arb); the H single hypotheses = (ordered pairs + pooled counts) × events
+  (single outputs, both tails at the outputs seen inside their range), and the summed hypotheses
+  of a count query on the path (``sums``: pairs on disjoint cells, their hits added, θ₀ = t/(1 + t));
+  the levels exactly: /8 gives the sums α_FA/4 and the single ones 3α_FA/4 (all of α_FA without
+  sums), /7 and /6 one level α_FA/H;
 * the verdict: "violation" iff some (pair, event) rejects, the recorded violation being one that
   does; "no violation found" only if none does (every hypothesis redone);
-* the certified ε lower bound: its θ_L a verified Clopper–Pearson bound at α_FA/H,
-  1/(1 + d) ≤ θ_L < 1, the ratio d·θ_L/(1 − θ_L), ε ≤ ln of it (arb); null only if no hypothesis
-  rejects θ = 1/(1 + d) (a ratio of 1). That no other hypothesis gives a larger bound is
-  not re-checked (any valid one is a valid bound);
+* the certified ε lower bound: its θ_L a verified Clopper–Pearson bound at the hypothesis's level,
+  1/(1 + |J|) ≤ θ_L < 1, the ratio |J|·θ_L/(1 − θ_L), and Σ_J e^(−ε·d(i, j)) ≥ (1 − θ_L)/θ_L at the
+  recorded ε (arb; for a pair, ε ≤ ln(θ_L/(1 − θ_L))); null only if no hypothesis rejects
+  θ = 1/(1 + |J|) (a ratio of 1). That no other hypothesis gives a larger bound is not re-checked
+  (any valid one is a valid bound);
 * the one-sided outputs, from the counts.
 
 Tails are decided with arb: k ≤ mθ (the binomial median is ≥ ⌊mθ⌋: tail ≥ 1/2); else the point
@@ -89,25 +92,72 @@ def exhaustive_events(counts: Histograms) -> list[dict[str, Any]]:
     return [{"outputs": [s]} for s in seen] + [{"at_most": s} for s in inner] + [{"at_least": s} for s in inner]
 
 
-def family(pairs: list[tuple[int, int]]) -> list[tuple[int, list[int]]]:
-    """(i, J): each ordered neighbour pair (i, j) as (i, [j]), then each count with two or more
-    neighbours against all of them pooled. An ε-DP mechanism has P_i(E) ≤ e^ε·P_j(E) for each j ∈ J,
-    so P_i(E) ≤ e^ε·Σ_J P_j(E)/|J| and θ = P_i(E)/(P_i(E) + Σ_J P_j(E)) ≤ t/(t + |J|)."""
-    around: dict[int, set[int]] = {}
+def distances(pairs: list[tuple[int, int]]) -> dict[int, dict[int, int]]:
+    """d(i, j) in the neighbour graph for every count i of a pair and every other count j it reaches."""
+    links: dict[int, set[int]] = {}
     for i, j in pairs:
-        around.setdefault(i, set()).add(j)
-    pooled = [(i, sorted(js)) for i, js in sorted(around.items()) if len(js) > 1]
-    return [(i, [j]) for i, j in pairs] + pooled
+        links.setdefault(i, set()).add(j)
+        links.setdefault(j, set()).add(i)
+    out: dict[int, dict[int, int]] = {}
+    for source in links:
+        reached, layer, step = {source: 0}, {source}, 0
+        while layer:
+            step += 1
+            layer = {j for i in layer for j in links[i]} - reached.keys()
+            reached.update(dict.fromkeys(layer, step))
+        del reached[source]
+        out[source] = reached
+    return out
+
+
+def family(pairs: list[tuple[int, int]], grouped: bool) -> list[tuple[int, list[int], list[int]]]:
+    """(i, J, distances): each ordered neighbour pair (i, j) as (i, [j], [1]), then pooled counts —
+    ``grouped`` (``mechlib.blackbox/8``): each count against every other count of its component, when
+    there are two or more; else (/6, /7) each count against its neighbours, when two or more. An
+    ε-DP mechanism has P_i(E) ≤ e^(ε·d(i, j))·P_j(E) (group privacy), so θ = P_i(E)/(P_i(E) +
+    Σ_J P_j(E)) ≤ 1/(1 + Σ_J t^(−d(i, j)))."""
+    reach = distances(pairs)
+    pooled = []
+    for i in sorted(reach):
+        js = sorted(j for j, d in reach[i].items() if grouped or d == 1)
+        if len(js) > 1:
+            pooled.append((i, js, [reach[i][j] for j in js]))
+    return [(i, [j], [1]) for i, j in pairs] + pooled
+
+
+def null(t: Fraction, steps: list[int]) -> Fraction:
+    """θ₀ = 1/(1 + Σ_j t^(−d_j))."""
+    return 1 / (1 + sum((Fraction(1) / t**d for d in steps), Fraction(0)))
+
+
+def _is_path(pairs: list[tuple[int, int]], n: int) -> bool:
+    path = {(i, i + 1) for i in range(n)} | {(i + 1, i) for i in range(n)}
+    return set(pairs) == path and len(pairs) == len(path)
 
 
 def sums(pairs: list[tuple[int, int]], n: int) -> list[list[tuple[int, int, dict[str, Any]]]]:
-    """The summed hypotheses when the pairs are exactly the path 0–1–…–n (both orders), else none:
-    the ends outward [(0, 1, s ≤ 0), (n, n − 1, s ≥ n)] when n ≥ 3; then for the first pair at 0
+    """``mechlib.blackbox/8``'s summed hypotheses when the pairs are exactly the path 0–1–…–n (both
+    orders), else none: the ends outward [(0, 1, s ≤ 0), (n, n − 1, s ≥ n)] when n ≥ 3; then for the
+    first pair at 0 and at 1, the pairs (i, i + 1), i stepping by 2, each as (i, i + 1, s ≤ i) and
+    (i + 1, i, s ≥ i + 1). No (count, output) lies in two parts' events, so their hits are
+    independent and k = Σk_h given m = Σm_h is at most Bin(m, t/(1 + t)) under ε-DP."""
+    if not _is_path(pairs, n):
+        return []
+    found = [[(0, 1, {"at_most": 0}), (n, n - 1, {"at_least": n})]] if n >= 3 else []
+    for first in (0, 1):
+        parts = []
+        for i in range(first, n, 2):
+            parts += [(i, i + 1, {"at_most": i}), (i + 1, i, {"at_least": i + 1})]
+        if parts:
+            found.append(parts)
+    return found
+
+
+def one_tailed_sums(pairs: list[tuple[int, int]], n: int) -> list[list[tuple[int, int, dict[str, Any]]]]:
+    """``mechlib.blackbox/7``'s sums on the path: the ends outward (n ≥ 3), then for the first pair at 0
     and at 1, the pairs (i, i + 1), i stepping by 2, each on s ≤ i, and their reverses on s ≥ i + 1,
-    when there are two or more. Parts never share a count, so their hits are independent and
-    k = Σk_h given m = Σm_h is at most Bin(m, t/(1 + t)) under ε-DP."""
-    path = {(i, i + 1) for i in range(n)} | {(i + 1, i) for i in range(n)}
-    if set(pairs) != path or len(pairs) != len(path):
+    when there are two or more."""
+    if not _is_path(pairs, n):
         return []
     found = [[(0, 1, {"at_most": 0}), (n, n - 1, {"at_least": n})]] if n >= 3 else []
     for first in (0, 1):
