@@ -6,14 +6,16 @@ count's histogram as one multinomial vector (the same law as that many independe
 cost of one call), so budgets up to 10⁶ samples per count fit:
 
 * **mechlib**: ``mechlib.audit.ratio_test.dp_test`` on two phases of Poisson sizes, mean λ/4 and
-  3λ/4 per count (λ = the budget), as ``mechlib blackbox`` draws them;
+  3λ/4 per count (λ = the budget), as ``mechlib blackbox`` draws them — at its default α_FA = 0.01,
+  and beside it at the baselines' 0.05;
 * **baselines**: exactly λ samples per count; for every ordered pair and event (single outputs and
   both tails at the outputs seen) StatDP's test statistic — thin k_i to Bin(k_i, e^−ε), Fisher's
   exact one-sided p-value against k_j, averaged over 200 thinnings as StatDP does — and the same
-  with a single thinning, each at α_FA/H (Bonferroni over H hypotheses).
+  with a single thinning, each at α_FA/H (Bonferroni over H hypotheses), α_FA = 0.05 (StatDP's
+  customary level).
 
-α_FA = 0.05 for both. A "detected" run is a violation verdict; on a correct mechanism it is a false
-alarm.
+A "detected" run is a violation verdict; on a correct mechanism it is a false alarm. Every run draws
+from its own seed (budget index × 1000 + k, offset per study), so no two runs share a random stream.
 """
 
 from __future__ import annotations
@@ -26,11 +28,13 @@ import numpy as np
 import pytest
 
 from benchmarks.conftest import QUICK, Measure, size
+from mechlib.audit import DEFAULT_ALPHA_FA
 from mechlib.audit.blackbox import add_histograms, complete_neighbours, ordered_pairs, path_neighbours, poisson_sizes
 from mechlib.audit.ratio_test import dp_test
 
 N = 5
 EPSILON = Fraction(1)
+#: The baselines' level (and mechlib's in its second column); mechlib's own default is DEFAULT_ALPHA_FA.
 ALPHA_FA = 0.05
 BUDGETS = [10**3, 10**4, 10**5] if QUICK else [10**3, 3 * 10**3, 10**4, 3 * 10**4, 10**5, 3 * 10**5, 10**6]
 SEEDS = size(30, 2)
@@ -132,11 +136,19 @@ def _histograms(rows: list[dict[int, float]], sizes: list[int], rng: Any) -> lis
     return out
 
 
-def mechlib_flags(rows: list[dict[int, float]], pairs: list[tuple[int, int]], budget: int, seed: int) -> bool:
-    """``mechlib blackbox``'s ε test: Poisson phase sizes of mean budget/4 and 3·budget/4 per count."""
-    sizes = poisson_sizes(budget, N, seed)
-    selection, test = (_histograms(rows, s, np.random.default_rng([seed, k])) for k, s in zip((1, 2), sizes))
-    return bool(dp_test((selection, test), EPSILON, ALPHA_FA, pairs)["verdict"] == "violation")
+def _mechlib(alpha_fa: float) -> Any:
+    """``mechlib blackbox``'s ε test at ``alpha_fa``: Poisson phase sizes of mean budget/4 and 3·budget/4
+    per count."""
+
+    def flags(rows: list[dict[int, float]], pairs: list[tuple[int, int]], budget: int, seed: int) -> bool:
+        sizes = poisson_sizes(budget, N, seed)
+        selection, test = (_histograms(rows, s, np.random.default_rng([seed, k])) for k, s in zip((1, 2), sizes))
+        return bool(dp_test((selection, test), EPSILON, alpha_fa, pairs)["verdict"] == "violation")
+
+    return flags
+
+
+mechlib_flags = _mechlib(DEFAULT_ALPHA_FA)
 
 
 #: StatDP averages the thinned Fisher p-value over this many thinnings (``test_statistics`` in
@@ -185,10 +197,20 @@ def _fisher_bonferroni(thinnings: int) -> Any:
 #: data give it several chances where the counts are small).
 METHODS = {
     "mechlib": mechlib_flags,
-    "StatDP (p averaged over 200 thinnings)": _fisher_bonferroni(THINNINGS),
-    "Fisher, one thinning": _fisher_bonferroni(1),
+    f"mechlib at α_FA = {ALPHA_FA:g}": _mechlib(ALPHA_FA),
+    f"StatDP (p averaged over 200 thinnings), α_FA = {ALPHA_FA:g}": _fisher_bonferroni(THINNINGS),
+    f"Fisher, one thinning, α_FA = {ALPHA_FA:g}": _fisher_bonferroni(1),
 }
-BASELINES = [name for name in METHODS if name != "mechlib"]
+BASELINES = [name for name in METHODS if not name.startswith("mechlib")]
+#: Every method but mechlib at its default, which is timed.
+OTHERS = [name for name in METHODS if name != "mechlib"]
+
+
+def _seed(budget: int, k: int, offset: int = 0) -> int:
+    """Run k at ``budget``'s own seed: no two runs of a study (nor of two studies with other offsets)
+    share a random stream — a seed reused across budgets gave correlated runs (its multinomial draws
+    move together)."""
+    return offset + 1000 * BUDGETS.index(budget) + k
 
 
 @pytest.mark.benchmark(
@@ -199,13 +221,13 @@ def test_planted_bug_detection(measure: Measure) -> None:
 
     def study(method: Any) -> dict[tuple[str, int], int]:
         return {
-            (bug, budget): sum(method(rows, path_neighbours(N), budget, seed) for seed in range(SEEDS))
+            (bug, budget): sum(method(rows, path_neighbours(N), budget, _seed(budget, k)) for k in range(SEEDS))
             for bug, rows in BUGS.items()
             for budget in BUDGETS
         }
 
     found = {"mechlib": measure(lambda: study(mechlib_flags), role="mechlib", n=SEEDS, rounds=1)}
-    found |= {name: study(METHODS[name]) for name in BASELINES}
+    found |= {name: study(METHODS[name]) for name in OTHERS}
     rows = []
     for bug in BUGS:
         for budget in BUDGETS:
@@ -214,9 +236,9 @@ def test_planted_bug_detection(measure: Measure) -> None:
             shown = [f"{found[name][bug, budget]}/{SEEDS}" for name in METHODS]
             rows.append([bug, f"{budget:,}", *shown, "yes" if ours >= best else f"**NO** ({ours - best:+d})"])
     measure.table(
-        "Planted bugs flagged (claimed ε = 1, n = 5, α_FA = 0.05, Bonferroni over every (pair, event); "
-        "samples per count)",
-        ["planted bug", "samples per count", *METHODS, "mechlib ≥ both"],
+        f"Planted bugs flagged (claimed ε = 1, n = 5; mechlib at its default α_FA = {DEFAULT_ALPHA_FA:g}, the "
+        f"baselines at {ALPHA_FA:g}; samples per count)",
+        ["planted bug", "samples per count", *METHODS, "mechlib ≥ both baselines"],
         rows,
     )
     behind = [f"{bug} @ {budget} {ok.removeprefix('**NO** ')}" for bug, budget, *_, ok in rows if ok != "yes"]
@@ -230,28 +252,57 @@ def test_false_alarms(measure: Measure) -> None:
     def alarms(method: Any) -> dict[str, int]:
         return {
             name: sum(
-                method(rows, pairs, budget, 1000 + seed) for budget in BUDGETS for seed in range(FALSE_ALARM_SEEDS)
+                method(rows, pairs, budget, _seed(budget, k, 10**6))
+                for budget in BUDGETS
+                for k in range(FALSE_ALARM_SEEDS)
             )
             for name, (rows, pairs) in CORRECT.items()
         }
 
     raised = {"mechlib": measure(lambda: alarms(mechlib_flags), role="mechlib", n=FALSE_ALARM_SEEDS, rounds=1)}
-    raised |= {name: alarms(METHODS[name]) for name in BASELINES}
+    raised |= {name: alarms(METHODS[name]) for name in OTHERS}
     runs = len(BUDGETS) * FALSE_ALARM_SEEDS
     budgets = ", ".join(f"{b:,}" for b in BUDGETS)
     totals = {name: sum(raised[name].values()) for name in METHODS}
     measure.table(
-        f"False alarms on correct mechanisms (claimed ε = 1, α_FA = 0.05; {runs} runs each: budgets {budgets} "
-        f"× {FALSE_ALARM_SEEDS} seeds)",
+        f"False alarms on correct mechanisms (claimed ε = 1; mechlib at its default α_FA = {DEFAULT_ALPHA_FA:g}; "
+        f"{runs} runs each: budgets {budgets} × {FALSE_ALARM_SEEDS} seeds)",
         ["mechanism", *METHODS],
         [[name, *(f"{raised[m][name]}/{runs}" for m in METHODS)] for name in CORRECT]
         + [["all", *(f"{totals[m]}/{runs * len(CORRECT)}" for m in METHODS)]],
     )
     measure.note(
-        f"false alarms: mechlib {_rate(totals['mechlib'], runs * len(CORRECT))}; "
-        + "; ".join(f"{name}: {_rate(totals[name], runs * len(CORRECT))}" for name in BASELINES)
-        + f" — each bounded by α_FA = {ALPHA_FA:g} per run"
+        "false alarms: "
+        + "; ".join(f"{name}: {_rate(totals[name], runs * len(CORRECT))}" for name in METHODS)
+        + " — each bounded by its α_FA per run"
     )
+
+
+#: Runs of T at its own ε per method in the false-alarm rate study (T is tight on every adjacent tail:
+#: the correct mechanism that draws the most false alarms).
+RATE_RUNS = size(2100, 14)
+
+
+@pytest.mark.benchmark(group=f"black-box ε test: false-alarm rate on T at its own ε, {RATE_RUNS} runs per method")
+def test_false_alarm_rate_at_the_boundary(measure: Measure) -> None:
+    """Where 315 runs cannot tell a rate of 0.3 % from 2 %: every method on T at ε = 1, each run with
+    its own seed (the budgets in turn), the rate with its exact 95 % interval."""
+    rows, pairs = CORRECT["T at ε = 1 (every ratio at the boundary e^ε)"]
+
+    def alarms(method: Any) -> int:
+        budgets = [BUDGETS[r % len(BUDGETS)] for r in range(RATE_RUNS)]
+        return sum(method(rows, pairs, budget, _seed(budget, r, 2 * 10**6)) for r, budget in enumerate(budgets))
+
+    raised = {"mechlib": measure(lambda: alarms(mechlib_flags), role="mechlib", n=RATE_RUNS, rounds=1)}
+    raised |= {name: alarms(METHODS[name]) for name in OTHERS}
+    measure.table(
+        f"False-alarm rate on T at ε = 1, the claim exactly ({RATE_RUNS} runs per method, budgets "
+        f"{', '.join(f'{b:,}' for b in BUDGETS)} in turn)",
+        ["method", "false alarms", "bounded by"],
+        [[name, _rate(raised[name], RATE_RUNS), f"{DEFAULT_ALPHA_FA if name == 'mechlib' else ALPHA_FA:g}"]
+         for name in METHODS],
+    )  # fmt: skip
+    measure.note("; ".join(f"{name}: {_rate(raised[name], RATE_RUNS)}" for name in METHODS))
 
 
 #: The (bug, budget) cells of the planted-bug table where a 30-seed count cannot rank the methods —
@@ -267,7 +318,7 @@ TRANSITION_CELLS = [
 ]
 FOLLOW_UP_SEEDS = size(300, 4)
 #: The baseline compared in the follow-up: the stronger one in every transition cell of the table.
-FOLLOW_UP_BASELINE = "Fisher, one thinning"
+FOLLOW_UP_BASELINE = f"Fisher, one thinning, α_FA = {ALPHA_FA:g}"
 
 
 def _rate(hits: int, runs: int) -> str:
@@ -308,8 +359,14 @@ def test_transition_cells_with_more_seeds(measure: Measure) -> None:
         if a < b:
             behind.append(f"{cell[0]} @ {cell[1]:,}: {a} vs {b} (p = {p:.3g})")
     measure.table(
-        f"Transition cells on {runs} fresh seeds (claimed ε = 1, n = 5, α_FA = 0.05; samples per count)",
-        ["planted bug", "samples per count", "mechlib", FOLLOW_UP_BASELINE, "equal rates: Fisher exact p"],
+        f"Transition cells on {runs} fresh seeds (claimed ε = 1, n = 5; samples per count)",
+        [
+            "planted bug",
+            "samples per count",
+            f"mechlib, α_FA = {DEFAULT_ALPHA_FA:g}",
+            FOLLOW_UP_BASELINE,
+            "equal rates: Fisher exact p",
+        ],
         rows,
     )
     measure.note("mechlib at or above the baseline in every cell" if not behind else f"behind at: {'; '.join(behind)}")
