@@ -290,6 +290,7 @@ def dp_test(
 ) -> dict[str, Any]:
     """The ε test of the module docstring on the (selection, test) histograms, added; a JSON-ready
     dict (``mechlib.blackbox/8``'s ``dp``)."""
+    import numpy as np
     from scipy.stats import beta
 
     counts = add_histograms(*phases)
@@ -299,6 +300,7 @@ def dp_test(
     events = exhaustive_events(counts)
     sums = summed_hypotheses(neighbours, len(counts) - 1) if events else []
     single_level, summed_level = levels(alpha_fa, len(family) * len(events), len(sums))
+    summed_at = single_level if summed_level is None else summed_level  # never used without sums
     hits = [[event_hits(h, event) for h in counts] for event in events]
     # (distances of the compared counts, level, hypothesis as recorded): every (inputs, event), then the sums
     # — each part a pair, the mediant bounding the largest part's ratio
@@ -310,20 +312,22 @@ def dp_test(
             for e, event in enumerate(events)
             for i, js in family
         ),
-        (((1,), summed_level, _summed(parts, counts)) for parts in sums),
+        (((1,), summed_at, _summed(parts, counts)) for parts in sums),
     )
-    rejected: dict[str, Any] | None = None
-    # (float ratio θ_L/(1 − θ_L) vs the compared counts' mean, distances, level, hypothesis): the ε bound's candidates
-    candidates: list[tuple[float, tuple[int, ...], Fraction, dict[str, Any]]] = []
-    for d, level, found in tested:
-        k, other = found["counts"]
-        if k == 0:
-            continue
-        assert level is not None
-        low = float(beta.ppf(float(level), k, other + 1))
-        candidates.append((len(d) * low / (1 - low) if low < 1 else math.inf, d, level, found))
-        if rejected is None and tail_at_most(k, k + other, nulls[d], level):
-            rejected = found
+    seen = [(d, level, found) for d, level, found in tested if found["counts"][0] > 0]  # k = 0 rejects nothing
+    rejected = next(
+        (found for d, level, found in seen if tail_at_most(found["counts"][0], sum(found["counts"]), nulls[d], level)),
+        None,
+    )
+    # (float ratio θ_L/(1 − θ_L) vs the compared counts' mean, distances, level, hypothesis): the ε bound's
+    # candidates, their float θ_L from one vectorised call
+    ks = np.array([found["counts"][0] for _, _, found in seen], dtype=float)
+    others = np.array([found["counts"][1] for _, _, found in seen], dtype=float)
+    lows = beta.ppf(np.array([float(level) for _, level, _ in seen]), ks, others + 1) if seen else []
+    candidates = [
+        (len(d) * low / (1 - low) if low < 1 else math.inf, d, level, found)
+        for (d, level, found), low in zip(seen, map(float, lows), strict=True)
+    ]
     bound = _best_bound(candidates)
     excess = [float(epsilon) - math.log(r) for r, d, _, _ in candidates if 0 < r < math.inf and set(d) == {1}]
     return {

@@ -252,15 +252,17 @@ def _check_dp(dp: dict[str, Any], counts: Histograms, pairs: list[tuple[int, int
     added = [] if not events or version == V6 else sums(pairs, n) if version == SCHEMA else one_tailed_sums(pairs, n)
     wrong, single_level, summed_level = _levels(dp, alpha_fa, len(tested) * len(events), len(added), version)
     failures += wrong
-    nulls = {tuple(d): null(t, d) for _, _, d in tested} | {(1,): null(t, [1])}
+    nulls = {profile: null(t, list(profile)) for profile in {tuple(d) for _, _, d in tested} | {(1,)}}
     # every (inputs, event); a pair's inputs are [i, j], a pooled one's [i, J]
-    table: list[Row] = [
-        ({"inputs": [i, js[0] if len(js) == 1 else js], "event": event, "counts": [k, other]},
-         k, k + other, nulls[tuple(d)], single_level, d)
-        for event in events
-        for i, js, d in tested
-        for k, other in [(hits(counts[i], event), sum(hits(counts[j], event) for j in js))]
-    ]  # fmt: skip
+    table: list[Row] = []
+    for event in events:
+        inside = [hits(h, event) for h in counts]  # each count's hits once, not once per hypothesis
+        table += [
+            ({"inputs": [i, js[0] if len(js) == 1 else js], "event": event, "counts": [k, other]},
+             k, k + other, nulls[tuple(d)], single_level, d)
+            for i, js, d in tested
+            for k, other in [(inside[i], sum(inside[j] for j in js))]
+        ]  # fmt: skip
     for parts in added:  # a sum of pairs' hits on disjoint cells: θ₀ = t/(1 + t)
         k = sum(hits(counts[i], event) for i, _, event in parts)
         other = sum(hits(counts[j], event) for _, j, event in parts)
