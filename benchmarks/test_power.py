@@ -318,6 +318,11 @@ TRANSITION_CELLS = [
     ("clamping by resampling", 3 * 10**3),
     ("a rare output (p = 10⁻⁴, ε = ∞)", 10**5),
     ("a rare output (p = 10⁻⁴, ε = ∞)", 3 * 10**5),
+    # added after the table on a13da45 (seeds per budget, mechlib at α_FA = 0.01) showed the baseline 1–2
+    # runs of 30 ahead here, where about 1–3 rare outputs are drawn and any flag is more likely an alarm on
+    # the T part of the rows (the baseline's rate on T: 1.2 %)
+    ("a rare output (p = 10⁻⁴, ε = ∞)", 10**4),
+    ("a rare output (p = 10⁻⁴, ε = ∞)", 3 * 10**4),
 ]
 FOLLOW_UP_SEEDS = size(300, 4)
 #: The baseline compared in the follow-up: the stronger one in every transition cell of the table.
