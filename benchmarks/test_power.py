@@ -279,7 +279,7 @@ def test_false_alarms(measure: Measure) -> None:
 
 
 #: Runs of T at its own ε per method in the false-alarm rate study (T is tight on every adjacent tail:
-#: the correct mechanism that draws the most false alarms).
+#: of the correct mechanisms benchmarked, the one that draws the most false alarms).
 RATE_RUNS = size(2100, 14)
 #: The methods of the rate study beside mechlib: not StatDP's 200 thinnings (about 0.8 s a run, half an
 #: hour for the study; 0 false alarms in the 315-run table, its averaged p-value being conservative).

@@ -52,8 +52,8 @@ rejects at its level, which for an ε-DP mechanism has probability ≤ the sum o
 giving the sums ½ instead took ε off by 10 % at 10³ samples per count from 78 % to 85 % detected but
 a rare output at 10⁵ from 12 % to 6 %.) (A two-phase
 variant — one (pair, event) chosen by z-score on the selection phase and tested alone on the test
-phase at α_FA/2, beside this family at α_FA/(2H) — was measured too, and drew five times the false
-alarms for less power; it is not used.)
+phase at α_FA/2, beside this family at α_FA/(2H) — was measured with an earlier family of this
+test, and drew five times the false alarms for less power; it is not used.)
 
 **Certified ε lower bound** (what DP-Sniper reports). A Clopper–Pearson lower bound θ_L on θ at the
 hypothesis's level gives P_i(E)/Σ_J P_j(E) ≥ θ_L/(1 − θ_L); under ε′-DP the left side is at most
