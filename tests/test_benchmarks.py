@@ -50,3 +50,38 @@ def test_a_merged_report_keeps_other_groups_and_names_each_rows_commit() -> None
     ]
     text = markdown(doc)
     assert "rows measured on 2 commits" in text and "| x | 1 | mechlib |" in text and "`aaaaaaa` |" in text
+
+
+def test_a_flag_counts_as_a_detection_only_when_its_witness_is_true_of_the_mechanism() -> None:
+    """The power benchmark scores each flag by its witness: T's tight events (ratio e^ε exactly, in
+    floats within rounding) are kept, a planted violation is not, and both methods' witnesses name the
+    hypothesis they rejected (an event index off by one would name a kept cell)."""
+    import numpy as np
+
+    from benchmarks.test_power import BUGS, CORRECT, METHODS, N, _thinned_fisher_rejects, mechlib_flags, witness_is_true
+    from mechlib.audit.blackbox import ordered_pairs, path_neighbours
+
+    path = path_neighbours(N)
+    t_rows, _ = CORRECT["T at ε = 1 (every ratio at the boundary e^ε)"]
+    events = [{"outputs": [s]} for s in range(N + 1)] + [{"at_most": s} for s in range(N + 1)]
+    events += [{"at_least": s} for s in range(N + 1)]
+    pooled = [(i, tuple(j for j in range(N + 1) if j != i)) for i in range(N + 1)]
+    inputs = [(i, (j,)) for i, j in ordered_pairs(path)] + pooled
+    assert not any(witness_is_true(t_rows, path, [(i, js, e)]) for i, js in inputs for e in events)
+    assert witness_is_true(BUGS["ε off by 10% (T at ε = 1.1)"], path, [(1, (0,), {"at_least": 1})])
+    rare = BUGS["a rare output (p = 10⁻⁴, ε = ∞)"]
+    assert witness_is_true(rare, path, [(3, (0, 1, 2, 4, 5), {"outputs": [99]})])
+    assert not witness_is_true(rare, path, [(2, (3,), {"outputs": [99]})])
+    kept, broken = (1, (0,), {"at_least": 1}), (3, (4,), {"outputs": [99]})
+    assert not witness_is_true(rare, path, [kept]) and witness_is_true(rare, path, [kept, broken])  # a sum
+    for method in (mechlib_flags, METHODS["Fisher, one thinning, α_FA = 0.05"]):
+        witness = method(rare, path, 10**6, 7)
+        assert witness is not None and witness_is_true(rare, path, witness)
+    # the baseline's witness is a cell where the samples themselves break the claim, whichever hypothesis
+    # its thinning makes the smallest p-value (an event's index off by one names another cell)
+    counts = [{0: 100, 1: 1000, 2: 100} if i == 3 else {0: 1000, 1: 100, 2: 1000} for i in range(N + 1)]
+    sizes = [sum(h.values()) for h in counts]
+    seen_as_rows = [{s: k / total for s, k in h.items()} for h, total in zip(counts, sizes, strict=True)]
+    for seed in range(20):
+        witness = _thinned_fisher_rejects(counts, sizes, path, 0.05, np.random.default_rng(seed), 1)
+        assert witness is not None and witness_is_true(seen_as_rows, path, witness), witness
