@@ -49,7 +49,9 @@ def main() -> int:
     raw: dict[str, Any] | None
     if args.from_json:
         runs = [json.loads(Path(path).read_text()) for path in args.from_json]
-        latest = {b["fullname"]: b for run in runs for b in run["benchmarks"]}
+        # each benchmark keeps the commit of the run it was measured in
+        latest = {b["fullname"]: {**b, "commit": run.get("commit_info", {}).get("id")} for run in runs
+                  for b in run["benchmarks"]}  # fmt: skip
         raw = {**runs[-1], "benchmarks": list(latest.values())}
     else:
         raw, failed = _run(args)

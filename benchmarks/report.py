@@ -11,7 +11,8 @@ BASELINE = "baseline"
 
 
 def summarise(raw: dict[str, Any], quick: bool) -> dict[str, Any]:
-    """One row per benchmark, judged against its target (not in a quick run: sizes are smaller)."""
+    """One row per benchmark, judged against its target (not in a quick run: sizes are smaller); its
+    commit is its own ``commit`` when a merge of saved runs set one, else the run's."""
     rows = []
     for bench in raw["benchmarks"]:
         info, stats = bench["extra_info"], bench["stats"]
@@ -20,7 +21,7 @@ def summarise(raw: dict[str, Any], quick: bool) -> dict[str, Any]:
             "rounds": stats["rounds"], "median": stats["median"], "min": stats["min"], "max": stats["max"],
             "target": info.get("target"), "min_speedup": info.get("min_speedup"),
             "relative_target": info.get("relative_target"), "note": info.get("note"), "table": info.get("table"),
-            "commit": raw.get("commit_info", {}).get("id"), "miss": info.get("miss"),
+            "commit": bench.get("commit") or raw.get("commit_info", {}).get("id"), "miss": info.get("miss"),
         })  # fmt: skip
     for row in rows:
         peers = [r for r in rows if r["group"] == row["group"]]

@@ -85,3 +85,25 @@ def test_a_flag_counts_as_a_detection_only_when_its_witness_is_true_of_the_mecha
     for seed in range(20):
         witness = _thinned_fisher_rejects(counts, sizes, path, 0.05, np.random.default_rng(seed), 1)
         assert witness is not None and witness_is_true(seen_as_rows, path, witness), witness
+
+
+def test_rendering_saved_runs_keeps_each_benchmarks_own_commit(tmp_path: Path) -> None:
+    """``--from-json A B``: a row from A names A's commit, not the last run's."""
+
+    def run(commit: str, name: str) -> dict[str, object]:
+        bench = {"fullname": name, "name": name, "group": name, "stats": {"rounds": 1, "median": 1.0, "min": 1.0,
+                 "max": 1.0}, "extra_info": {"role": "mechlib", "n": 1}}  # fmt: skip
+        machine = {"python_version": "3.11", "cpu": {"count": 2}}
+        return {"commit_info": {"id": commit}, "machine_info": machine, "datetime": "now", "benchmarks": [bench]}
+
+    paths = []
+    for commit, name in (("a" * 40, "x"), ("b" * 40, "y")):
+        paths.append(tmp_path / f"{name}.json")
+        paths[-1].write_text(json.dumps(run(commit, name)))
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--reports", str(tmp_path), "--from-json", *map(str, paths)],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = json.loads((tmp_path / "bench.json").read_text())["results"]
+    assert [(r["group"], r["commit"][0]) for r in rows] == [("x", "a"), ("y", "b")]
