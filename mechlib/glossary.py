@@ -117,7 +117,9 @@ TERMS: tuple[Term, ...] = (
          "Poisson, so the hits of an event under one input, given its hits under both, are exactly binomial) "
          "rejects P_i(E) ≤ e^ε·P_i′(E) at its level, a Bonferroni split of α_FA over the hypotheses tested: the "
          "chance that an ε-DP mechanism is reported violating is at most α_FA (default 0.01; T exactly at its ε, "
-         "the correct mechanism benchmarked that draws the most, 8 in 2100 runs: reports/bench.md)."),
+         "the correct mechanism benchmarked that draws the most, 8 in 2100 runs: reports/bench.md). The bound "
+         "holds for the hypothesis named too: whatever the mechanism, the chance of rejecting one that it "
+         "satisfies (a false alarm on a buggy mechanism) is at most the sum of their levels, ≤ α_FA."),
 )  # fmt: skip
 
 
