@@ -100,9 +100,16 @@ def _shifted_row() -> list[dict[int, float]]:
 
 
 def _rare_output() -> list[dict[int, float]]:
-    """T at ε = 1, plus output 99 with probability 10⁻⁴ under count 3 only (ε = ∞)."""
+    """T at ε = 1, except that count 3 answers 99 instead of 3 with probability 10⁻⁴ (ε = ∞ on every event
+    that holds 99; every other cell of T as it was).
+
+    The mass comes from count 3's own output, where T has slack (P_2(3) = P_4(3) = e^−1·P_3(3)): until
+    80da60b the row was scaled by 1 − 10⁻⁴ instead, which also broke each of T's tight cells against
+    count 3 (P_2(s ≤ 1) = e·P_3(s ≤ 1), …) by 10⁻⁴ — a second bug that no test can see at these budgets,
+    on whose cells the baseline's chance flags counted as detections of the rare output (1 of 30 runs
+    at 10⁴ and at 3·10⁴ samples per count, at losses 10⁻⁴ and 9·10⁻⁴ above the claim)."""
     rows = _table(_t(1.0))
-    rows[3] = {s: p * (1 - 1e-4) for s, p in rows[3].items()} | {99: 1e-4}
+    rows[3] = rows[3] | {3: rows[3][3] - 1e-4, 99: 1e-4}
     return rows
 
 

@@ -58,7 +58,16 @@ def test_a_flag_counts_as_a_detection_only_when_its_witness_is_true_of_the_mecha
     hypothesis they rejected (an event index off by one would name a kept cell)."""
     import numpy as np
 
-    from benchmarks.test_power import BUGS, CORRECT, METHODS, N, _thinned_fisher_rejects, mechlib_flags, witness_is_true
+    from benchmarks.test_power import (
+        BUGS,
+        CORRECT,
+        METHODS,
+        N,
+        _mass,
+        _thinned_fisher_rejects,
+        mechlib_flags,
+        witness_is_true,
+    )
     from mechlib.audit.blackbox import ordered_pairs, path_neighbours
 
     path = path_neighbours(N)
@@ -74,6 +83,10 @@ def test_a_flag_counts_as_a_detection_only_when_its_witness_is_true_of_the_mecha
     assert not witness_is_true(rare, path, [(2, (3,), {"outputs": [99]})])
     kept, broken = (1, (0,), {"at_least": 1}), (3, (4,), {"outputs": [99]})
     assert not witness_is_true(rare, path, [kept]) and witness_is_true(rare, path, [kept, broken])  # a sum
+    # the rare output is the whole bug: a hypothesis it breaks holds 99
+    seen = [*events, {"outputs": [99]}, {"at_least": 99}]
+    broken_by_it = [(i, js, e) for i, js in inputs for e in seen if witness_is_true(rare, path, [(i, js, e)])]
+    assert broken_by_it and all(_mass({99: 1.0}, e) == 1 for _, _, e in broken_by_it)
     for method in (mechlib_flags, METHODS["Fisher, one thinning, α_FA = 0.05"]):
         witness = method(rare, path, 10**6, 7)
         assert witness is not None and witness_is_true(rare, path, witness)
