@@ -164,6 +164,7 @@ ROUNDING_MARGIN = 1e-9
 
 
 def _mass(row: dict[int, float], event: dict[str, Any]) -> float:
+    """P(E) under one row of a mechanism (``event_hits`` for probabilities)."""
     if "outputs" in event:
         return sum(row.get(s, 0.0) for s in event["outputs"])
     if "at_least" in event:
@@ -293,7 +294,7 @@ def scored(method: Method, cells: list[tuple[str, int]], seeds: Callable[[int], 
 
 
 def _detected(score: tuple[int, int], runs: int) -> str:
-    """ "d/runs", and "+f false" when some flags named a witness the mechanism keeps."""
+    """A cell as "d/runs" detections, with "(+f false)" when f flags named a witness the mechanism keeps."""
     return f"{score[0]}/{runs}" + (f" (+{score[1]} false)" if score[1] else "")
 
 
