@@ -53,3 +53,21 @@ class Measure:
 @pytest.fixture
 def measure(benchmark: Any) -> Measure:
     return Measure(benchmark)
+
+
+#: pytest-benchmark's commit info, taken when the run starts.
+_COMMIT_AT_START = pytest.StashKey[dict[str, Any]]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Note the commit checked out when the run starts: its code is what the run imports and measures."""
+    from pytest_benchmark.utils import get_commit_info
+
+    project = config.getoption("benchmark_project_name", None)
+    config.stash[_COMMIT_AT_START] = get_commit_info(project)  # type: ignore[no-untyped-call]  # untyped library
+
+
+def pytest_benchmark_generate_commit_info(config: pytest.Config) -> dict[str, Any]:
+    """The rows' commit is the one at the start: pytest-benchmark asks at the end, so a commit made
+    during a long run used to label rows measured on the code before it."""
+    return config.stash[_COMMIT_AT_START]
