@@ -36,6 +36,7 @@ import pytest
 from benchmarks.conftest import QUICK, Measure, size
 from mechlib.audit import DEFAULT_ALPHA_FA
 from mechlib.audit.blackbox import add_histograms, complete_neighbours, ordered_pairs, path_neighbours, poisson_sizes
+from mechlib.audit.blackbox_delta import event_hits
 from mechlib.audit.ratio_test import dp_test, graph_distances
 
 N = 5
@@ -163,22 +164,13 @@ Method = Callable[[list[dict[int, float]], list[tuple[int, int]], int, int], Wit
 ROUNDING_MARGIN = 1e-9
 
 
-def _mass(row: dict[int, float], event: dict[str, Any]) -> float:
-    """P(E) under one row of a mechanism (``event_hits`` for probabilities)."""
-    if "outputs" in event:
-        return sum(row.get(s, 0.0) for s in event["outputs"])
-    if "at_least" in event:
-        return sum(p for s, p in row.items() if s >= event["at_least"])
-    return sum(p for s, p in row.items() if s <= event["at_most"])
-
-
 def witness_is_true(rows: list[dict[int, float]], pairs: list[tuple[int, int]], witness: Witness) -> bool:
     """Whether some part's null fails on the mechanism: P_i(E)·Σ_J e^(−ε·d(i, j)) > Σ_J P_j(E), with d
     the distance in the neighbour graph (``ROUNDING_MARGIN``)."""
     distance = graph_distances(pairs)
     for i, js, event in witness:
         weight = sum(math.exp(-float(EPSILON) * distance[i][j]) for j in js)
-        if _mass(rows[i], event) * weight > sum(_mass(rows[j], event) for j in js) * (1 + ROUNDING_MARGIN):
+        if event_hits(rows[i], event) * weight > sum(event_hits(rows[j], event) for j in js) * (1 + ROUNDING_MARGIN):
             return True
     return False
 

@@ -63,12 +63,12 @@ def test_a_flag_counts_as_a_detection_only_when_its_witness_is_true_of_the_mecha
         CORRECT,
         METHODS,
         N,
-        _mass,
         _thinned_fisher_rejects,
         mechlib_flags,
         witness_is_true,
     )
     from mechlib.audit.blackbox import ordered_pairs, path_neighbours
+    from mechlib.audit.blackbox_delta import event_hits
 
     path = path_neighbours(N)
     t_rows, _ = CORRECT["T at ε = 1 (every ratio at the boundary e^ε)"]
@@ -86,7 +86,7 @@ def test_a_flag_counts_as_a_detection_only_when_its_witness_is_true_of_the_mecha
     # the rare output is the whole bug: a hypothesis it breaks holds 99
     seen = [*events, {"outputs": [99]}, {"at_least": 99}]
     broken_by_it = [(i, js, e) for i, js in inputs for e in seen if witness_is_true(rare, path, [(i, js, e)])]
-    assert broken_by_it and all(_mass({99: 1.0}, e) == 1 for _, _, e in broken_by_it)
+    assert broken_by_it and all(event_hits({99: 1.0}, e) == 1 for _, _, e in broken_by_it)
     for method in (mechlib_flags, METHODS["Fisher, one thinning, α_FA = 0.05"]):
         witness = method(rare, path, 10**6, 7)
         assert witness is not None and witness_is_true(rare, path, witness)

@@ -27,15 +27,19 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 from mechlib.audit.blackbox import cp_lower, cp_upper, ordered_pairs
 from mechlib.core.exact import format_fraction
 from mechlib.infodesign.alpha import exp_bounds
 
+#: Hits of a histogram, or probabilities of a pmf's row.
+Weight = TypeVar("Weight", int, float)
 
-def event_hits(h: dict[int, int], event: dict[str, Any]) -> int:
-    """Samples of one histogram inside an event: {"outputs": [...]}, {"at_least": c} or {"at_most": c}."""
+
+def event_hits(h: dict[int, Weight], event: dict[str, Any]) -> Weight:
+    """Samples of one histogram inside an event: {"outputs": [...]}, {"at_least": c} or {"at_most": c}
+    (of one row of a pmf: the event's probability)."""
     if "outputs" in event:
         wanted = set(event["outputs"])
         return sum(k for s, k in h.items() if s in wanted)
