@@ -199,7 +199,8 @@ def test_a_claim_over_its_timeout_is_unknown_never_a_pass() -> None:
 
     (result,) = verify.run([REGISTRY["GS-T1b"]], jobs=1, timeout=0.01)
     assert result.outcome.verdict == Verdict.UNKNOWN
-    assert result.outcome.reason == "timed out after 0.01 s"
+    reason = result.outcome.reason or ""
+    assert reason.startswith("machine too slow") and "timed out after 0.01 s" in reason
 
 
 def test_parts_combine_refuted_first_then_unknown() -> None:

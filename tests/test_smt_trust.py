@@ -82,3 +82,30 @@ def test_unary_sums_are_rewritten_for_smt_lib() -> None:
     text = smt._without_unary_sums(query.to_smt2())
     assert "(+ x)" not in text and "(>= x 0.0)" in text
     assert smt._cvc5(query.to_smt2(), "QF_LRA")["answer"] == "unsat"
+
+
+def test_a_query_over_its_resource_limit_is_unknown_whatever_the_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Limits are resources, not seconds: a query needing more than ``Z3_RLIMIT`` is unknown with
+    z3's resource reason (the same on any machine), and the resources used are recorded."""
+    import z3
+
+    a, b = z3.Reals("a b")
+    query = smt.smt_query("QF_NRA")
+    query.add(a * a > 2, a * b < -3, b * b < z3.Q(1, 100000))
+    monkeypatch.setattr(smt, "Z3_RLIMIT", 50)
+    answer, evidence = smt.run(query)
+    assert answer == z3.unknown and "resource" in evidence["reason_unknown"]
+    monkeypatch.setattr(smt, "Z3_RLIMIT", 10**8)
+    answer, evidence = smt.run(query)
+    assert answer == z3.sat and 0 < evidence["z3"]["rlimit"] <= 10**8
+    assert evidence["cvc5"]["rlimit"] is not None
+
+
+def test_cvc5_runs_under_a_resource_limit() -> None:
+    import z3
+
+    x, y = z3.Reals("x y")
+    query = smt.smt_query("QF_NRA")
+    query.add(x * x + y * y * x < -1, x > 0)
+    assert "RESOURCEOUT" in smt._cvc5(query.to_smt2(), "QF_NRA", rlimit=1)["reason"]
+    assert smt._cvc5(query.to_smt2(), "QF_NRA")["answer"] == "unsat"

@@ -282,4 +282,11 @@ def outcome_of_task(result: Any) -> tuple[Outcome, float]:
     if result.ok:
         outcome, seconds = result.value
         return outcome, seconds
+    if result.timed_out:  # the per-claim wall clock is a safety net; the solvers' limits are resources
+        reason = (
+            f"machine too slow: the claim's wall-clock safety net ({result.reason}) fired before its checks "
+            "finished; every solver call runs under a resource limit, so a faster or less loaded machine "
+            "(or a larger --timeout) decides it the same way every time"
+        )
+        return Outcome(Verdict.UNKNOWN, reason=reason), result.seconds
     return Outcome(Verdict.UNKNOWN, reason=result.unknown_reason), result.seconds

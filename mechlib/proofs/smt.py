@@ -3,17 +3,24 @@
 A query is a z3 solver made by :func:`smt_query` (which records its SMT-LIB logic) whose **last
 assertion is the negated goal** and whose earlier assertions are the hypotheses. :func:`run`
 
-1. asks z3 (per-query limit ``QUERY_SECONDS``);
+1. asks z3 (per-query resource limit ``Z3_RLIMIT``);
 2. on UNSAT, checks the hypotheses alone are satisfiable (the goal dropped) and re-evaluates each
    hypothesis in z3's model with exact (rational or algebraic) arithmetic — unsatisfiable
    hypotheses would prove anything, so the answer becomes unknown "vacuous";
 3. exports the same query as SMT-LIB 2 and asks cvc5. An UNSAT counts only if cvc5 also
-   answers unsat: a different answer, a cvc5 timeout or error makes the query unknown (never a
-   pass). A SAT answer stands only if z3's model satisfies every assertion when evaluated exactly
+   answers unsat: a different answer, cvc5 running out of resources or an error makes the query
+   unknown (never a pass). A SAT answer stands only if z3's model satisfies every assertion when evaluated exactly
    (:func:`model_satisfies`) — or, where quantifiers keep it from evaluating, if the caller's
    exact re-check of the model holds or cvc5 answers sat too; cvc5 is always asked
-   (``SAT_CONFIRM_SECONDS``) and its unsat makes the query unknown. Both solvers' times are
-   recorded.
+   (with the smaller limit ``CVC5_SAT_CONFIRM_RLIMIT``) and its unsat makes the query unknown.
+   Both solvers' times and resource use are recorded.
+
+**Limits are resources, not seconds** (z3's ``rlimit``, cvc5's ``rlimit-per``): a solver's
+resource count depends only on the query and the solver's version, never on how busy the machine
+is, so the same query gets the same answer on a quiet laptop and on a loaded CI runner. A
+wall-clock limit (``SAFETY_SECONDS``) remains only as a safety net far above what any query needs
+within its resource limit; if it fires, the answer is unknown with the reason "machine too slow"
+— a statement about the machine, never a different verdict about the mathematics.
 
 The answer returned is the agreed one; evidence records each solver's answer and the vacuity
 check, so a reader can see what was shown by whom.
@@ -30,11 +37,19 @@ import z3
 
 from mechlib.proofs.registry import Outcome, Verdict
 
-#: Per-query limit for each solver (the claim's overall limit is ``mechlib verify --timeout``).
-QUERY_SECONDS = 60
+#: Per-query resource limits (deterministic): z3's ``rlimit`` and cvc5's ``rlimit-per``. Calibrated
+#: on every query of ``mechlib verify``: the most any query that answers needs is recorded in
+#: ``reports/verify.json`` (``rlimit`` under each query's z3 and cvc5 evidence); these are ≥ 10× it.
+Z3_RLIMIT = 200_000_000
+CVC5_RLIMIT = 50_000_000
 #: cvc5's limit when it is asked to confirm a SAT answer (a counterexample is confirmed by
 #: re-checking its model exactly, which the callers that rely on it do; cvc5 is a second look).
-SAT_CONFIRM_SECONDS = 10
+CVC5_SAT_CONFIRM_RLIMIT = 5_000_000
+#: The wall-clock safety net of each solver call: never reached within the resource limits on a
+#: working machine; reaching it says "machine too slow", not anything about the query.
+SAFETY_SECONDS = 900
+#: The reason given when the safety net fires.
+MACHINE_TOO_SLOW = "machine too slow: the wall-clock safety net"
 
 _LOGIC = "_mechlib_logic"
 
@@ -62,16 +77,10 @@ def run(
         raise ValueError(
             "SMT queries are built with mechlib.proofs.smt.smt_query(logic), which records the logic for cvc5"
         )
-    query.set("timeout", QUERY_SECONDS * 1000)
-    start = time.perf_counter()
-    answer = query.check()
-    stats = query.statistics()
-    wanted = ("conflicts", "decisions", "max memory", "rlimit count")
-    z3_evidence: dict[str, Any] = {k: stats.get_key_value(k) for k in stats if k in wanted}
-    z3_evidence.update(answer=str(answer), seconds=round(time.perf_counter() - start, 4))
+    answer, z3_evidence = _z3_check(query)
     evidence: dict[str, Any] = {"answer": str(answer), "z3": z3_evidence}
     if answer == z3.unknown:
-        evidence["reason_unknown"] = f"z3: {query.reason_unknown()}"
+        evidence["reason_unknown"] = f"z3: {z3_evidence['reason']}"
         return answer, evidence
     if answer == z3.sat:
         # z3's model stays readable by the caller: exporting the query does not touch the solver
@@ -81,7 +90,7 @@ def run(
             rechecked = problem is None
             evidence["caller_recheck"] = problem or "the counterexample holds, re-checked exactly"
         evidence["model_rechecked"] = rechecked
-        second = _cvc5(query.to_smt2(), logic, seconds=SAT_CONFIRM_SECONDS)
+        second = _cvc5(query.to_smt2(), logic, rlimit=CVC5_SAT_CONFIRM_RLIMIT)
         evidence["cvc5"] = second
         doubt = None
         if second["answer"] == "unsat":
@@ -117,15 +126,9 @@ def hypotheses_satisfiable(query: z3.Solver, logic: str) -> dict[str, Any]:
     if not hypotheses:
         return {"satisfiable": True, "answer": "sat", "hypotheses": 0, "note": "no hypotheses (a ground query)"}
     check = smt_query(logic)
-    check.set("timeout", QUERY_SECONDS * 1000)
     check.add(*hypotheses)
-    start = time.perf_counter()
-    answer = check.check()
-    result: dict[str, Any] = {
-        "hypotheses": len(hypotheses),
-        "answer": str(answer),
-        "seconds": round(time.perf_counter() - start, 4),
-    }
+    answer, z3_evidence = _z3_check(check)
+    result: dict[str, Any] = {"hypotheses": len(hypotheses), **z3_evidence}
     if answer != z3.sat:
         return {**result, "satisfiable": False}
     model = check.model()
@@ -133,15 +136,38 @@ def hypotheses_satisfiable(query: z3.Solver, logic: str) -> dict[str, Any]:
     return {**result, "satisfiable": holds, "model_rechecked": holds}
 
 
-def _cvc5(smt2: str, logic: str, seconds: int = QUERY_SECONDS) -> dict[str, Any]:
-    """cvc5's answer ("sat" / "unsat" / "unknown") to a z3-exported SMT-LIB 2 query."""
+def _z3_check(query: z3.Solver) -> tuple[z3.CheckSatResult, dict[str, Any]]:
+    """z3's answer under the resource limit (and the safety net), with the resources it used:
+    z3's ``rlimit count`` is cumulative over the process, so the query's own use is the
+    difference, and the limit is relative to the count at the call."""
+    query.set("rlimit", Z3_RLIMIT)
+    query.set("timeout", SAFETY_SECONDS * 1000)
+    before = query.statistics().get_key_value("rlimit count")
+    start = time.perf_counter()
+    answer = query.check()
+    seconds = _since(start)
+    stats = query.statistics()
+    found: dict[str, Any] = {k: stats.get_key_value(k) for k in stats if k in ("conflicts", "decisions")}
+    found.update(
+        answer=str(answer), seconds=seconds, rlimit=stats.get_key_value("rlimit count") - before, rlimit_max=Z3_RLIMIT
+    )
+    if answer == z3.unknown:
+        reason = query.reason_unknown()
+        found["reason"] = f"{MACHINE_TOO_SLOW} of {SAFETY_SECONDS} s fired" if reason in ("timeout", "canceled") else reason
+    return answer, found
+
+
+def _cvc5(smt2: str, logic: str, rlimit: int = CVC5_RLIMIT) -> dict[str, Any]:
+    """cvc5's answer ("sat" / "unsat" / "unknown") to a z3-exported SMT-LIB 2 query, within
+    ``rlimit`` resource units (and the wall-clock safety net), with the units it used."""
     import cvc5
 
     start = time.perf_counter()
     try:
         tm = cvc5.TermManager()
         slv = cvc5.Solver(tm)
-        slv.setOption("tlimit-per", str(seconds * 1000))
+        slv.setOption("rlimit-per", str(rlimit))
+        slv.setOption("tlimit-per", str(SAFETY_SECONDS * 1000))
         if logic == "LRA":
             slv.setOption("cegqi-all", "true")  # quantifier instantiation complete for linear reals
         symbols = cvc5.SymbolManager(tm)
@@ -157,9 +183,12 @@ def _cvc5(smt2: str, logic: str, seconds: int = QUERY_SECONDS) -> dict[str, Any]
     except Exception as err:  # a cvc5 failure is recorded and makes the query unknown, never a pass
         return {"answer": "error", "reason": f"{type(err).__name__}: {err}", "seconds": _since(start)}
     answer = "unsat" if result.isUnsat() else "sat" if result.isSat() else "unknown"
-    found: dict[str, Any] = {"answer": answer, "seconds": _since(start)}
+    used = slv.getStatistics().get(True, True).get("resource::resourceUnitsUsed", {}).get("value")
+    found: dict[str, Any] = {"answer": answer, "seconds": _since(start), "rlimit": used, "rlimit_max": rlimit}
     if answer == "unknown":
-        found["reason"] = str(result.getUnknownExplanation())
+        explanation = result.getUnknownExplanation()
+        timed_out = explanation == cvc5.UnknownExplanation.TIMEOUT
+        found["reason"] = f"{MACHINE_TOO_SLOW} of {SAFETY_SECONDS} s fired" if timed_out else str(explanation)
     return found
 
 
