@@ -12,8 +12,8 @@ from mechlib.proofs.mutants import KINDS, MUTANTS, pairs, run_mutant, score
 from mechlib.proofs.registry import REGISTRY
 
 #: The guard: a lost registration (or a mutant quietly dropped) changes these numbers.
-EXPECTED_MUTANTS = 48
-EXPECTED_PAIRS = 132
+EXPECTED_MUTANTS = 54
+EXPECTED_PAIRS = 141
 
 #: Fast (mutant, claim) pairs run on every CI run, among them the five survivors the "What PROVED
 #: means" review found: T's loss hard-coded in GRS-EA.1, GRS-LP's illegal losses, SY-F1's prior,
@@ -34,8 +34,7 @@ CI_PAIRS = [
     ("privacy sets without their inequality", "SY-P4"),
     ("G′ with α^(|i−j|+1) off the diagonal", "GS-L1"),
     ("T_{α,β} with α and β swapped", "GS-L3"),
-    ("exponent step between neighbouring rows → 2", "GRS-E2.2"),
-    ("corner of G′ → 1 − α³", "GS-L1"),
+    ("G′'s row operation: row m−1 minus α² × row m−2", "GS-L1"),
     ("T⁻¹'s interior diagonal → (1+α)/(1−α)²", "GS-T2"),
     ("Figure 6(b) → Figure 6(a)", "GRS-C"),
     ("the average over databases → the exact count", "GRS-P6.1"),
@@ -45,6 +44,10 @@ CI_PAIRS = [
     ("posteriors never leave K", "SY-E4"),
     ("φ → 1 (π̂ = π₀)", "SY-AA"),
     ("the symmetrisation → the mechanism itself", "SY-P5"),
+    # the proofs' own structure: a broken ALL-n proof must not read PROVED
+    ("GS-L1's induction without its base case", "GS-L1"),
+    ("the case split of an ALL-n proof with its last case dropped", "GRS-E2.1"),
+    ("exactly α: the witness moved to column 1, where T[1][1] = T[0][1]/α", "GRS-E2.2"),
 ]
 
 

@@ -163,11 +163,8 @@ register("signs at α flipped", "flipped inequality",
 register("geometric → geometric at (1+α)/2", "noisier mechanism in place of T", ("GRS-E2.3", "GRS-C3.3"),
          lambda: [(_REAL_GEOMETRIC, _noisier_geometric)])  # fmt: skip
 
-register("exponent step between neighbouring rows → 2", "changed statement", ("GRS-E2.2", "GRS-E2.1"),
-         module_constant("mechlib.proofs.grs.example_2_2", "STEP", lambda real: (real[0], 2)))  # fmt: skip
-
 register("T⁻¹'s interior diagonal → (1+α)/(1−α)²", "changed statement", ("GS-T2", "GS-L3", "GS-L2"),
-         module_constant("mechlib.proofs.shared.parametric", "INTERIOR",
+         module_constant("mechlib.proofs.shared.definitions", "INTERIOR",
                          lambda real: (real[0], lambda a: 1 + a)))  # fmt: skip
 
 

@@ -36,6 +36,15 @@ KINDS = (
     "illegal loss",
     "wrong α",
     "rejected certificate",
+    # the proofs' own structure (issue 32): a broken proof must not read PROVED
+    "dropped case",
+    "weakened case lemma",
+    "dropped base case",
+    "pattern not from the definition",
+    "wrong paper value",
+    "cell accepted without its certificate",
+    "dominance check skipping a tail",
+    "fuzz draw outside the hypothesis",
 )
 
 

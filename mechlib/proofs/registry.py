@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from fractions import Fraction
 from typing import Any
 
 from mechlib.proofs.catalogue import CATALOGUE, RANK, ClaimInfo, Strength
@@ -45,16 +46,66 @@ class Scope:
     method: str
     examples: int | None = None
     covers: str | None = None  # None: the whole statement; else the half this part checks
+    measured: bool = False  # computed from what the part ran (:func:`measured`), not written beside it
+    complete: bool = False  # the half is a finite statement (a printed figure) and every instance was checked
 
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {"strength": self.strength.value, "n": self.n, "alpha": self.alpha, "method": self.method}
         if self.covers is not None:
             doc["covers"] = self.covers
+        doc["source"] = "measured" if self.measured else "declared"
+        if self.complete:
+            doc["complete"] = True
         return doc if self.examples is None else {**doc, "examples": self.examples}
 
     def describe(self) -> str:
         count = f"{self.examples} examples, " if self.examples is not None else ""
         return f"{self.strength.value}: {count}n {self.n}; α {self.alpha}; {self.method}"
+
+
+def measured(
+    method: str,
+    *,
+    n: Iterable[int] | str,
+    alphas: Iterable[Any] | str,
+    every_object: bool,
+    covers: str | None = None,
+    examples: int | None = None,
+    complete: bool = False,
+) -> Scope:
+    """The scope of what a part actually ran, computed — never typed beside the check.
+
+    ``n``: the sizes it checked (integers), or a string naming a symbolic domain ("every n ≥ 1")
+    when it proved the statement with n a variable; ``alphas``: the α it used, or a string for a
+    symbolic α; ``every_object``: at each n it covered everything the statement quantifies over
+    (all mechanisms, all users …) rather than listed ones; ``examples``: a sample's size;
+    ``complete``: the half ``covers`` names is a finite statement (a printed figure at its n and
+    α) and every instance of it was checked — INSTANCES, but no weaker than the statement.
+    ALL-n needs a symbolic n and every object; BOUNDED every n from the least checked up to the
+    largest, every object; SAMPLED a sample; INSTANCES otherwise."""
+    from mechlib.core.exact import format_fraction
+
+    alpha_text = alphas if isinstance(alphas, str) else ", ".join(
+        format_fraction(a) if isinstance(a, Fraction) else str(a) for a in sorted(set(alphas))
+    )
+    if examples is not None:
+        return Scope(Strength.SAMPLED, n if isinstance(n, str) else _sizes(n), alpha_text, method, examples,
+                     covers, measured=True)  # fmt: skip
+    if isinstance(n, str):
+        strength = Strength.ALL_N if every_object else Strength.INSTANCES
+        return Scope(strength, n, alpha_text, method, covers=covers, measured=True)
+    sizes = sorted(set(n))
+    contiguous = bool(sizes) and sizes == list(range(sizes[0], sizes[-1] + 1))
+    if every_object and contiguous and len(sizes) > 1:
+        return Scope(Strength.BOUNDED, f"{sizes[0]} ≤ n ≤ {sizes[-1]} (every n)", alpha_text, method, covers=covers,
+                     measured=True)  # fmt: skip
+    return Scope(Strength.INSTANCES, _sizes(sizes), alpha_text, method, covers=covers, measured=True,
+                 complete=complete and covers is not None)  # fmt: skip
+
+
+def _sizes(n: Iterable[int]) -> str:
+    sizes = sorted(set(n))
+    return "n ∈ {" + ", ".join(map(str, sizes)) + "}"
 
 
 def instances(n: str, alpha: str, method: str) -> Scope:
@@ -176,14 +227,7 @@ class Result:
         (``Scope.covers``) — whichever is stronger; sampling parts add examples, not strength."""
         if self.outcome.verdict not in {Verdict.PROVED, Verdict.NO_COUNTEREXAMPLE}:
             return None
-        proofs = [s for s in self.scopes if s.strength != Strength.SAMPLED]
-        if not proofs:
-            return Strength.SAMPLED if self.scopes else None
-        halves = [s.strength for s in proofs if s.covers is not None]
-        candidates = [s.strength for s in proofs if s.covers is None]
-        if halves:
-            candidates.append(min(halves, key=RANK.__getitem__))
-        return max(candidates, key=RANK.__getitem__)
+        return claim_strength(self.scopes) if self.scopes else None
 
     @property
     def scopes(self) -> tuple[Scope, ...]:
@@ -223,6 +267,28 @@ class Result:
         }
 
 
+def claim_strength(scopes: Iterable[Scope]) -> Strength:
+    """What the parts' scopes establish together: the strongest part that checks the whole
+    statement, or — when parts check halves (``Scope.covers``) — the weakest half, each half at
+    the strongest of its parts; whichever is stronger. A finite half checked entirely
+    (``Scope.complete``) does not weaken it."""
+    whole, halves = [], {}
+    scopes = list(scopes)
+    finite = {s.covers for s in scopes if s.complete}
+    if finite and all(s.covers in finite for s in scopes if s.covers is not None):
+        finite = set()  # every half is finite: the weakest of them is the claim's strength
+    for s in scopes:
+        if s.covers in finite:
+            continue  # a finite half checked entirely does not weaken the claim
+        if s.covers is None:
+            whole.append(s.strength)
+        else:
+            best = halves.get(s.covers)
+            halves[s.covers] = s.strength if best is None or RANK[s.strength] > RANK[best] else best
+    candidates = [*whole, *([min(halves.values(), key=RANK.__getitem__)] if halves else [])]
+    return max(candidates, key=RANK.__getitem__)
+
+
 def run_part(fn: Check, kind: str = "EXACT", scope: Scope | None = None) -> Outcome:
     """Run one check; an exception or a non-Outcome answer becomes UNKNOWN with the reason. The
     outcome's scope: the one it reports, else the registered one, else its kind's default."""
@@ -236,8 +302,21 @@ def run_part(fn: Check, kind: str = "EXACT", scope: Scope | None = None) -> Outc
     if not isinstance(outcome, Outcome):
         return Outcome(Verdict.UNKNOWN, reason=f"check returned {type(outcome).__name__}, not an Outcome")
     if not outcome.scopes:
-        outcome = replace(outcome, scopes=(scope or DEFAULT_SCOPE[kind],))
+        return replace(outcome, scopes=(scope or DEFAULT_SCOPE[kind],))
+    disagree = [s for s in outcome.scopes if s.measured and scope is not None and _disagrees(scope, s)]
+    if disagree:
+        reason = (
+            f"the declared scope ({scope.describe() if scope else ''}) disagrees with what the part ran "
+            f"({disagree[0].describe()}): a scope is computed from the record, never typed beside the check"
+        )
+        return Outcome(Verdict.UNKNOWN, outcome.evidence, reason, outcome.scopes)
     return outcome
+
+
+def _disagrees(declared: Scope, ran: Scope) -> bool:
+    """A declared scope claims more than the record shows, or names other sizes."""
+    stronger = RANK[declared.strength] > RANK[ran.strength]
+    return stronger or (declared.n != ran.n and declared.strength != Strength.SAMPLED)
 
 
 def combine(parts: list[tuple[str, Outcome]]) -> Outcome:
@@ -249,8 +328,8 @@ def combine(parts: list[tuple[str, Outcome]]) -> Outcome:
         verdict = Verdict.REFUTED
     elif verdicts != {Verdict.PROVED}:
         verdict = Verdict.UNKNOWN
-    elif scopes and all(s.strength == Strength.SAMPLED for s in scopes):
-        verdict = Verdict.NO_COUNTEREXAMPLE
+    elif scopes and claim_strength(scopes) == Strength.SAMPLED:
+        verdict = Verdict.NO_COUNTEREXAMPLE  # every part sampled, or a half of the statement only is
     else:
         verdict = Verdict.PROVED
     reasons = [f"{kind}: {o.reason}" for kind, o in parts if o.reason]

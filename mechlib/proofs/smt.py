@@ -153,7 +153,8 @@ def _z3_check(query: z3.Solver) -> tuple[z3.CheckSatResult, dict[str, Any]]:
     )
     if answer == z3.unknown:
         reason = query.reason_unknown()
-        found["reason"] = f"{MACHINE_TOO_SLOW} of {SAFETY_SECONDS} s fired" if reason in ("timeout", "canceled") else reason
+        timed_out = reason in ("timeout", "canceled")
+        found["reason"] = f"{MACHINE_TOO_SLOW} of {SAFETY_SECONDS} s fired" if timed_out else reason
     return answer, found
 
 

@@ -7,6 +7,7 @@ that falsify it alone; those that falsify several claims are in :mod:`mechlib.pr
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import sympy as sp
@@ -14,7 +15,10 @@ import z3
 
 from mechlib.proofs.catalogue import SMT, SYM, Strength
 from mechlib.proofs.mutants import module_constant, register
-from mechlib.proofs.registry import Outcome, Scope, check, decide
+from mechlib.proofs.registry import Outcome, Scope, Verdict, check, decide, measured
+from mechlib.proofs.shared.definitions import I, R, geometric_entry
+from mechlib.proofs.shared.obligations import Region, mul, power_of_distance, prove_for_every_index
+from mechlib.proofs.shared.obligations import outcome as obligations_outcome
 from mechlib.proofs.shared.symbolic import ALPHA
 from mechlib.proofs.smt import TWO_SOLVERS, proved_if_unsat, run, smt_query
 
@@ -40,35 +44,31 @@ def geometric_window_is_dp(n: int, lo: int, hi: int, claimed: Any = None) -> tup
     return run(solver)
 
 
-@check(
-    "GRS-E2.1",
-    kind=SMT,
-    scope=Scope(
-        Strength.ALL_N,
-        "every n and every output r ∈ ℤ (patterns); windows −n..2n, n ∈ {1, 3, 10}, as cross-checks",
-        "symbolic, 0 < α < 1",
-        TWO_SOLVERS,
-        covers="is α-DP",
-    ),
-)
+@check("GRS-E2.1", kind=SMT)
 def smt_geometric_is_dp() -> Outcome:
-    """The α-geometric mechanism on ℤ is α-DP: the entries of rows i, i+1 in column r ∈ ℤ are
-    c·α^|i−r| and c·α^|i+1−r| with c = (1−α)/(1+α) > 0 and |i+1−r| − |i−r| = ±1 for all integers —
-    the same two patterns as T's (mechlib.proofs.shared.parametric) — cross-checked on lumped windows."""
-    from mechlib.proofs.grs.example_2_2 import (
-        column_factors_positive,
-        exponent_lemma,
-        neighbouring_entries_are_alpha_dp,
-    )
+    """The α-geometric mechanism on ℤ is α-DP: from its one definition
+    (``definitions.geometric_entry``), α·x[i][r] ≤ x[i+1][r] and α·x[i+1][r] ≤ x[i][r] for every
+    pair of integers (i, r) — the case split on the signs of i−r and i+1−r derived and proved
+    exhaustive over ℤ — cross-checked on lumped windows −n..2n, n ∈ {1, 3, 10}."""
+    from mechlib.proofs.grs.example_2_2 import _alpha_dp
 
-    parts = {
-        "integer lemma over ℤ": exponent_lemma(nonnegative=False),
-        "c = (1−α)/(1+α) > 0": column_factors_positive(),
-        "pattern r ≤ i": neighbouring_entries_are_alpha_dp(True),
-        "pattern r ≥ i+1": neighbouring_entries_are_alpha_dp(False),
-    }
-    parts |= {f"n={n}, window -{n}..{2 * n}": geometric_window_is_dp(n, -n, 2 * n) for n in (1, 3, 10)}
-    return proved_if_unsat(parts)
+    every = prove_for_every_index(
+        "the geometric mechanism is α-DP", z3.BoolVal(True),
+        {"u": geometric_entry(I, R), "v": geometric_entry(I + 1, R)}, [Region("every i, r ∈ ℤ", True, _alpha_dp)],
+    )  # fmt: skip
+    windows = {f"n={n}, window -{n}..{2 * n}": geometric_window_is_dp(n, -n, 2 * n) for n in (1, 3, 10)}
+    checked = proved_if_unsat(windows)
+    outcome = obligations_outcome([every], {"windows": checked.evidence})
+    if checked.verdict != Verdict.PROVED and outcome.verdict == Verdict.PROVED:
+        outcome = Outcome(checked.verdict, outcome.evidence, checked.reason)
+    scope = measured(
+        TWO_SOLVERS + "; obligations derived from the mechanism's definition",
+        n="every output r ∈ ℤ and input i ∈ ℤ (no n)" if outcome.verdict == Verdict.PROVED else [],
+        alphas="symbolic, 0 < α < 1",
+        every_object=True,
+        covers="is α-DP",
+    )
+    return replace(outcome, scopes=(scope,))
 
 
 #: GRS Example 2.1's normalising constant of the two-sided geometric noise, as data.
@@ -95,5 +95,8 @@ def sym_geometric_noise_sums_to_one() -> Outcome:
 # -- mutants: falsifications this claim's checks must refute ---------------------------------
 
 
+register("the geometric mechanism on ℤ defined with α^(2|i−r|)", "pattern not from the definition", ("GRS-E2.1",),
+         module_constant("mechlib.proofs.shared.definitions", "geometric_entry",
+                         lambda real: lambda i, r: mul(real(i, r), power_of_distance("alpha", i - r))))  # fmt: skip
 register("the geometric noise's normaliser → 1 − α", "changed statement", ("GRS-E2.1",),
          module_constant(__name__, "NORMALISER", lambda real: (real[0], lambda a: 1 - a)))  # fmt: skip

@@ -7,6 +7,7 @@ that falsify it alone; those that falsify several claims are in :mod:`mechlib.pr
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -16,11 +17,14 @@ import z3
 from mechlib.core.exact import format_fraction
 from mechlib.core.families import geometric, truncated_geometric
 from mechlib.core.privacy import dp_level
-from mechlib.proofs.catalogue import SMT, Strength
-from mechlib.proofs.registry import Outcome, Scope, Verdict, check, decide
+from mechlib.proofs.catalogue import SMT
+from mechlib.proofs.mutants import module_constant, register
+from mechlib.proofs.registry import Outcome, Verdict, check, decide, measured
+from mechlib.proofs.shared.definitions import ALL_N, SQUARE, I, N, R, agreement, t_entry
 from mechlib.proofs.shared.grs_instances import ALPHAS, _figure
-from mechlib.proofs.shared.parametric import ALL_N
-from mechlib.proofs.smt import TWO_SOLVERS, proved_if_unsat, run, smt_query
+from mechlib.proofs.shared.obligations import ALPHA, Obligations, Region, mul, power_of_distance, prove_for_every_index
+from mechlib.proofs.shared.obligations import outcome as obligations_outcome
+from mechlib.proofs.smt import TWO_SOLVERS
 
 # GRS Figure 1(a) (columns −1..6, as printed) and 1(b), α = 1/2, n = 5.
 FIGURE_1A = _figure(
@@ -47,17 +51,7 @@ FIGURE_1B = _figure(
 )
 
 
-@check(
-    "GRS-E2.2",
-    kind="EXACT",
-    scope=Scope(
-        Strength.ALL_N,
-        "Figure 1's own instance (n = 5), entrywise — all that half states; T's level also for n ≤ 40",
-        "1/2 (figure); 5 values (levels)",
-        "exact rationals",
-        covers="Figure 1(a), (b) entries exactly",
-    ),
-)
+@check("GRS-E2.2", kind="EXACT")
 def check_truncated_geometric() -> Outcome:
     failures: list[dict[str, Any]] = []
     sizes = (1, 2, 5, 12, 40)
@@ -66,65 +60,50 @@ def check_truncated_geometric() -> Outcome:
             level = dp_level(truncated_geometric(alpha, n)).alpha
             if level != alpha:
                 failures.append({"alpha": format_fraction(alpha), "n": n, "dp_level": format_fraction(level)})
-    wide = geometric(Fraction(1, 2), 5, margin=2)  # columns −2..7; −1..6 are exact point masses
+    wide = geometric(FIGURE_ALPHA, FIGURE_N, margin=2)  # columns −2..7; −1..6 are exact point masses
     printed = [list(row[1:-1]) for row in wide.rows]
     if printed != FIGURE_1A:
         failures.append({"figure": "1(a)", "computed": [[format_fraction(x) for x in r] for r in printed]})
-    table = truncated_geometric(Fraction(1, 2), 5)
+    table = truncated_geometric(FIGURE_ALPHA, FIGURE_N)
     if [list(r) for r in table.rows] != FIGURE_1B:
         failures.append({"figure": "1(b)", "computed": table.to_strings()})
-    return decide(
+    outcome = decide(
         failures,
         {"alphas": [format_fraction(a) for a in ALPHAS], "n": list(sizes), "figures": ["1(a)", "1(b)"]},
     )
+    scope = measured("exact rationals: every printed entry", n=[FIGURE_N], alphas=[FIGURE_ALPHA], every_object=True,
+                     covers="Figure 1(a), (b) entries exactly", complete=True)  # fmt: skip
+    return replace(outcome, scopes=(scope,))
 
 
-#: The local steps as data (so that a mutated identity goes through the same proof and fails):
-#: |i+1−r| − |i−r| = ±STEP[1] between neighbouring rows of T; the corner of G′ after the row
-#: operation is 1 − α^CORNER[1].
-STEP = ("exponent step between neighbouring rows", 1)
+#: Figure 1's instance.
+FIGURE_N, FIGURE_ALPHA = 5, Fraction(1, 2)
 
 
-def exponent_lemma(nonnegative: bool = True) -> tuple[Any, dict[str, Any]]:
-    """Integers i, r (≥ 0, or any when not ``nonnegative``): r ≤ i ⇒ |i+1−r| = |i−r| + 1, and
-    r ≥ i+1 ⇒ |i+1−r| = |i−r| − 1 (LIA)."""
-    i, r = z3.Ints("i r")
-
-    def dist(x: Any) -> Any:
-        return z3.If(x >= 0, x, -x)
-
-    query = smt_query("QF_LIA")
-    query.add(*([i >= 0, r >= 0] if nonnegative else [z3.BoolVal(True)]))  # over ℤ: no hypothesis
-    query.add(
-        z3.Not(
-            z3.And(
-                z3.Implies(r <= i, dist(i + 1 - r) == dist(i - r) + 1),
-                z3.Implies(r >= i + 1, dist(i + 1 - r) == dist(i - r) - 1),
-            )
-        )
-    )
-    return run(query)
+def t_is_exactly_alpha_dp() -> list[Obligations]:
+    """GRS Example 2.2 for every n, derived from T's one definition (``definitions.t_entry``):
+    α·T[i][r] ≤ T[i+1][r] and α·T[i+1][r] ≤ T[i][r] at every (n ≥ 1, 0 ≤ i < n, 0 ≤ r ≤ n),
+    every entry > 0, and the level is attained — an equality obligation at the witness
+    (rows 0, 1; column 0): T[1][0] = α·T[0][0] for every n ≥ 1."""
+    neighbours = z3.And(N >= 1, I >= 0, I < N, R >= 0, R <= N)
+    u, v = t_entry(I, R, N), t_entry(I + 1, R, N)
+    witness = z3.And(N >= 1, WITNESS[0] == I, WITNESS[1] == R)
+    positive = Region("every entry", True, lambda x: x["x"] > 0)
+    attained = Region("the witness", True, lambda x: x["v"] == ALPHA * x["u"])
+    return [
+        prove_for_every_index("T is α-DP", neighbours, {"u": u, "v": v}, [Region("every entry", True, _alpha_dp)]),
+        prove_for_every_index("T's entries are positive", SQUARE, {"x": t_entry(I, R, N)}, [positive]),
+        prove_for_every_index("exactly α: the ratio is attained", witness, {"u": u, "v": v}, [attained]),
+    ]
 
 
-def neighbouring_entries_are_alpha_dp(toward_row: bool) -> tuple[Any, dict[str, Any]]:
-    """For 0 < α < 1, c > 0, P > 0: entries u, v of rows i, i+1 in one column, with v = α·u
-    (r ≤ i, ``toward_row``) or u = α·v (r ≥ i+1), satisfy α·u ≤ v and α·v ≤ u (NRA)."""
-    a, c, p = z3.Reals("alpha c P")
-    step = a ** STEP[1]
-    u, v = (c * p, c * step * p) if toward_row else (c * step * p, c * p)
-    query = smt_query("QF_NRA")
-    query.add(a > 0, a < 1, c > 0, p > 0)
-    query.add(z3.Not(z3.And(a * u <= v, a * v <= u)))
-    return run(query)
+#: The witness of "exactly α": (row i, column r) with T[i+1][r] = α·T[i][r] for every n ≥ 1.
+WITNESS = (0, 0)
 
 
-def column_factors_positive() -> tuple[Any, dict[str, Any]]:
-    """Both column factors of T, 1/(1+α) (r ∈ {0, n}) and (1−α)/(1+α) (inside), are > 0 on (0, 1)."""
-    a = z3.Real("alpha")
-    query = smt_query("QF_NRA")
-    query.add(a > 0, a < 1)
-    query.add(z3.Or(1 / (1 + a) <= 0, (1 - a) / (1 + a) <= 0))
-    return run(query)
+def _alpha_dp(values: Any) -> Any:
+    u, v = values["u"], values["v"]
+    return z3.And(ALPHA * u <= v, ALPHA * v <= u)
 
 
 def t_row_sums() -> dict[str, bool]:
@@ -149,36 +128,47 @@ def t_row_sums() -> dict[str, bool]:
 
 def grs_e2_2_every_n() -> Outcome:
     """GRS Example 2.2 for every n and symbolic α: T is stochastic and α-DP with level exactly α."""
-    steps = {
-        "integer lemma |i+1−r| − |i−r| = ±1": exponent_lemma(),
-        "column factors > 0": column_factors_positive(),
-        "pattern r ≤ i (v = α·u)": neighbouring_entries_are_alpha_dp(True),
-        "pattern r ≥ i+1 (u = α·v)": neighbouring_entries_are_alpha_dp(False),
-    }
-    outcome = proved_if_unsat(steps)
+    agree = agreement()
     sums = t_row_sums()
-    evidence = {
-        **outcome.evidence,
-        "row sums (sympy, symbolic n, i)": sums,
-        "exactly α": "column 0 of rows 0 and 1: T[1][0] = α·T[0][0] with T[0][0] = 1/(1+α) > 0",
-        "facts used": "α^(k+1) = α·α^k",
-    }
-    if outcome.verdict != Verdict.PROVED:
-        return Outcome(outcome.verdict, evidence, outcome.reason, scopes=(SCOPE_E2_2,))
-    failed = [k for k, ok in sums.items() if not ok]
-    verdict = Verdict.PROVED if not failed else Verdict.REFUTED
-    return Outcome(verdict, evidence, f"row sums fail: {failed}" if failed else None, scopes=(SCOPE_E2_2,))
+    outcome = obligations_outcome(
+        t_is_exactly_alpha_dp(),
+        {
+            "the definition is the library's T (exact, every entry)": agree,
+            "row sums (sympy, symbolic n, i)": sums,
+            "exactly α: witness (rows i, i+1; column r)": {"i": WITNESS[0], "r": WITNESS[1]},
+        },
+    )
+    failed = [k for k, ok in {**agree, **sums}.items() if not ok]
+    if failed and outcome.verdict == Verdict.PROVED:
+        outcome = Outcome(Verdict.REFUTED, outcome.evidence, f"fails: {failed}")
+    scope = measured(
+        TWO_SOLVERS + "; obligations derived from T's definition + sympy sums",
+        n=ALL_N if outcome.verdict == Verdict.PROVED else [],
+        alphas="symbolic, 0 < α < 1",
+        every_object=True,
+        covers="T is stochastic and α-DP, exactly α",
+    )
+    return replace(outcome, scopes=(scope,))
 
 
-SCOPE_E2_2 = Scope(
-    Strength.ALL_N,
-    ALL_N,
-    "symbolic, 0 < α < 1",
-    TWO_SOLVERS + "; local patterns + sympy sums",
-    covers="T is stochastic and α-DP, exactly α",
-)
-
-
-@check("GRS-E2.2", kind=SMT, scope=SCOPE_E2_2)
+@check("GRS-E2.2", kind=SMT)
 def smt_every_n() -> Outcome:
     return grs_e2_2_every_n()
+
+
+# -- mutants: falsifications this claim's checks must refute ---------------------------------
+
+
+def _dropping_the_last_case(real: Any) -> Any:
+    return lambda cases: real(cases)[:-1]
+
+
+register("T defined with α^(2|i−r|)", "pattern not from the definition", ("GRS-E2.2",),
+         module_constant("mechlib.proofs.shared.definitions", "t_entry",
+                         lambda real: lambda i, r, n, base="alpha": mul(real(i, r, n, base),
+                                                                          power_of_distance(base, i - r))))  # fmt: skip
+register("the case split of an ALL-n proof with its last case dropped", "dropped case",
+         ("GRS-E2.2", "GRS-E2.1", "GS-L1", "GS-T2", "GS-L3"),
+         module_constant("mechlib.proofs.shared.obligations", "CASE_FILTER", _dropping_the_last_case))  # fmt: skip
+register("exactly α: the witness moved to column 1, where T[1][1] = T[0][1]/α", "wrong paper value",
+         ("GRS-E2.2",), module_constant(__name__, "WITNESS", lambda real: (0, 1)))  # fmt: skip

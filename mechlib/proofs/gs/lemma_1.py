@@ -6,6 +6,7 @@ that falsify it alone; those that falsify several claims are in :mod:`mechlib.pr
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import sympy as sp
@@ -13,35 +14,105 @@ import z3
 
 from mechlib.proofs.catalogue import SMT, SYM
 from mechlib.proofs.mutants import module_constant, register
-from mechlib.proofs.registry import Outcome, bounded, check, decide
-from mechlib.proofs.shared.parametric import SCOPE_L1
+from mechlib.proofs.registry import Outcome, Verdict, bounded, check, measured
+from mechlib.proofs.shared.definitions import ALL_N, J, M, R, kms_entry
+from mechlib.proofs.shared.obligations import ALPHA as A
+from mechlib.proofs.shared.obligations import (
+    Induction,
+    Obligations,
+    Region,
+    add,
+    mul,
+    prove_for_every_index,
+    scale,
+    to_z3,
+)
+from mechlib.proofs.shared.obligations import outcome as obligations_outcome
 from mechlib.proofs.shared.symbolic import ALPHA, identity_by_evaluation, kms
 from mechlib.proofs.smt import TWO_SOLVERS, proved_if_unsat, run, smt_query
 
 
-@check("GS-L1", kind=SYM, scope=SCOPE_L1)
-def sym_kms_determinant() -> Outcome:
-    """det G′_m = (1−α²)^(m−1) for every m by induction (mechlib.proofs.shared.parametric.kms_step: the base and
-    the step, with the row operation and Laplace expansion as the facts used), cross-checked by
-    sympy's determinant for m ≤ 6 and by exact evaluation at m(m−1)+1 points for m ≤ 21."""
-    from mechlib.proofs.shared.parametric import kms_step
+def claimed_determinant(m: Any) -> Any:
+    """The statement: det G′_m = (1 − α²)^(m−1) (m = n + 1)."""
+    return (1 - ALPHA**2) ** (m - 1)
 
-    step = kms_step()
-    failures: list[dict[str, Any]] = [{"induction": k} for k, ok in step.items() if not ok]
+
+def row_operation_multiplier(a: Any) -> Any:
+    """The step's row operation: row m−1 minus this multiple of row m−2 (GS Lemma 1's proof)."""
+    return a
+
+
+def kms_base() -> Obligations:
+    """Base m = 1: G′_1 = (G′[0][0]), read off the definition, equals the statement at m = 1."""
+    claimed = to_z3(claimed_determinant(sp.Integer(1)))
+    return prove_for_every_index(
+        "base: det G′_1", z3.And(R == 0, J == 0), {"x": kms_entry(R, J)},
+        [Region("m = 1", True, lambda x: x["x"] == claimed)],
+    )  # fmt: skip
+
+
+def step_regions(claimed_ratio: Any) -> list[Region]:
+    """The last row after the row operation: zero before the corner, the statement's ratio
+    det G′_m / det G′_{m−1} at the corner (so Laplace expansion along it gives the step)."""
+    return [
+        Region("0 ≤ j ≤ m−2: entry 0", J <= M - 2, lambda x: x["row"] == 0),
+        Region("j = m−1: entry det G′_m / det G′_{m−1}", J == M - 1, lambda x: x["row"] == claimed_ratio),
+    ]
+
+
+def kms_step() -> Obligations:
+    """Step m−1 → m (m ≥ 2): with G′'s definition (no dependence on the size, so G′_{m−1} is the
+    leading minor of G′_m), the entries of row m−1 − λ·row m−2, every j in 0..m−1, with the
+    case split on the signs of m−1−j and m−2−j derived from the definition."""
+    m = sp.Symbol("m", integer=True, positive=True)
+    ratio = sp.simplify(claimed_determinant(m) / claimed_determinant(m - 1))
+    if ratio.has(m):
+        raise ValueError(f"the statement's ratio det G′_m / det G′_(m−1) = {ratio} depends on m")
+    row = add(kms_entry(M - 1, J), scale(-row_operation_multiplier(A), kms_entry(M - 2, J)))
+    domain = z3.And(M >= 2, J >= 0, J <= M - 1)
+    return prove_for_every_index("step: the row operation", domain, {"row": row}, step_regions(to_z3(ratio)))
+
+
+def kms_positive() -> Obligations:
+    """(1 − α²)^(m−1) > 0: its base 1 − α² is positive on (0, 1)."""
+    base = to_z3(sp.simplify(claimed_determinant(sp.Integer(2))))
+    return prove_for_every_index(
+        "the statement is positive", z3.BoolVal(True), {}, [Region("0 < α < 1", True, lambda x: base > 0)]
+    )
+
+
+@check("GS-L1", kind=SYM)
+def sym_kms_determinant() -> Outcome:
+    """det G′_m = (1−α²)^(m−1) for every m by induction (:class:`Induction`: base and step both
+    derived from G′'s definition, ``definitions.kms_entry``), cross-checked by sympy's determinant
+    for m ≤ 6 and by exact evaluation at m(m−1)+1 points for m ≤ 21."""
+    induction = Induction("det G′_m = (1 − α²)^(m−1)", 1, kms_base, kms_step)
+    outcome = obligations_outcome(
+        [*induction.prove(), kms_positive()],
+        {
+            "facts used": "adding a multiple of a row keeps det; Laplace expansion along the last row; "
+            "G′[r][j] does not depend on the size, so G′_(m−1) is the leading minor of G′_m; "
+            "a power of a positive number is positive",
+            "cross-checks": "sympy m = 2..6; exact evaluation m = 2..21",
+        },
+    )
+    failures: list[dict[str, Any]] = []
     for m in range(2, 7):  # sympy, symbolic α
         det = sp.Matrix(kms(m, ALPHA)).det(method="berkowitz")
-        if sp.expand(det - (1 - ALPHA**2) ** (m - 1)) != 0:
+        if sp.expand(det - claimed_determinant(m)) != 0:
             failures.append({"m": m, "method": "sympy"})
     for m in range(2, 22):  # degree ≤ m(m−1): exact evaluation at m(m−1)+1 points
         if not identity_by_evaluation(m, lambda a, m=m: kms(m, a), lambda a, m=m: (1 - a * a) ** (m - 1), m * (m - 1)):
             failures.append({"m": m, "method": "evaluation"})
-    evidence = {
-        "induction": step,
-        "facts used": "adding a multiple of a row keeps det; Laplace expansion along the last row; "
-        "0 < α < 1 gives 1 − α² > 0, so every power (1 − α²)^(m−1) > 0",
-        "cross-checks": "sympy m = 2..6; exact evaluation m = 2..21",
-    }
-    return decide(failures, evidence)
+    if failures and outcome.verdict == Verdict.PROVED:
+        outcome = Outcome(Verdict.REFUTED, {**outcome.evidence, "failures": failures}, "cross-checks fail")
+    scope = measured(
+        "induction: base and step derived from G′'s definition, " + TWO_SOLVERS,
+        n=ALL_N + " (m = n + 1)" if outcome.verdict == Verdict.PROVED else [],
+        alphas="symbolic, 0 < α < 1",
+        every_object=True,
+    )
+    return replace(outcome, scopes=(scope,))
 
 
 def _laplace_det(rows: list[list[Any]]) -> Any:
@@ -71,5 +142,13 @@ def smt_kms_determinant() -> Outcome:
 # -- mutants: falsifications this claim's checks must refute ---------------------------------
 
 
-register("corner of G′ → 1 − α³", "changed statement", ("GS-L1",),
-         module_constant("mechlib.proofs.shared.parametric", "CORNER", lambda real: (real[0], 3)))  # fmt: skip
+register("G′'s row operation: row m−1 minus α² × row m−2", "changed statement", ("GS-L1",),
+         module_constant(__name__, "row_operation_multiplier", lambda real: lambda a: a * a))  # fmt: skip
+register("GS-L1's induction without its base case", "dropped base case", ("GS-L1",),
+         module_constant(__name__, "kms_base", lambda real: None))  # fmt: skip
+register("GS-L1's step split weakened to j ≤ m−3 before the corner", "weakened case lemma", ("GS-L1",),
+         module_constant(__name__, "step_regions", lambda real: lambda ratio: [
+             Region("0 ≤ j ≤ m−3", J <= M - 3, lambda x: x["row"] == 0), real(ratio)[1]]))  # fmt: skip
+register("G′ defined as α^(2|r−j|)", "pattern not from the definition", ("GS-L1",),
+         module_constant("mechlib.proofs.shared.definitions", "kms_entry",
+                         lambda real: lambda r, j: mul(real(r, j), real(r, j))))  # fmt: skip

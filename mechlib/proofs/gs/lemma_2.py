@@ -11,7 +11,7 @@ from typing import Any
 
 from mechlib.proofs.catalogue import SYM
 from mechlib.proofs.registry import Outcome, bounded, check, decide
-from mechlib.proofs.shared.parametric import INTERIOR
+from mechlib.proofs.shared.definitions import INTERIOR
 from mechlib.proofs.shared.symbolic import identity_by_evaluation, kms
 
 

@@ -6,14 +6,20 @@ that falsify it alone; those that falsify several claims are in :mod:`mechlib.pr
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import sympy as sp
 import z3
 
-from mechlib.proofs.catalogue import SMT, SYM, Strength
+from mechlib.proofs.catalogue import SMT, SYM
 from mechlib.proofs.mutants import module_constant, register
-from mechlib.proofs.registry import Outcome, Scope, Verdict, bounded, check, decide
+from mechlib.proofs.registry import Outcome, Verdict, bounded, check, decide, measured
+from mechlib.proofs.shared.definitions import ALL_N, C, N, R, agreement, inverse_band, t_alpha_beta_entry
+from mechlib.proofs.shared.obligations import ALPHA as A
+from mechlib.proofs.shared.obligations import BETA as B
+from mechlib.proofs.shared.obligations import Obligations, Region, prove_for_every_index
+from mechlib.proofs.shared.obligations import outcome as obligations_outcome
 from mechlib.proofs.shared.symbolic import ALPHA
 from mechlib.proofs.smt import TWO_SOLVERS, proved_if_unsat, run, smt_query
 
@@ -66,32 +72,48 @@ def sym_t_alpha_beta() -> Outcome:
     return decide(failures, {"n": "1..4", "alpha, beta": "symbolic"})
 
 
-@check(
-    "GS-L3",
-    kind=SMT,
-    scope=Scope(Strength.ALL_N, "every n ≥ 1 (patterns), cross-checked n ≤ 4", "symbolic 0 < α ≤ β < 1", TWO_SOLVERS),
-)
-def smt_t_alpha_beta_nonnegative() -> Outcome:
-    """For every n and 0 < α ≤ β < 1, T_{α,β} is stochastic: its entries are GS's conditions at α on
-    the columns of T_β over positive scales, nonnegative in each of four position patterns
-    (mechlib.proofs.shared.parametric.t_alpha_beta_patterns), and its rows sum to 1 (T_β·1 = 1 and T_α⁻¹·1 = 1).
-    Cross-checks: for n ≤ 4 no entry of the symbolic matrix is negative; the negative control
-    (β < α) must find one."""
-    from mechlib.proofs.gs.theorem_2 import inverse_identities
-    from mechlib.proofs.shared.parametric import t_alpha_beta_patterns
+def t_alpha_beta_nonnegative() -> list[Obligations]:
+    """Every entry of T_α⁻¹·T_β (``definitions.t_alpha_beta_entry``: T_α⁻¹'s band times T_β's
+    column) is ≥ 0 for every n ≥ 1 and 0 < α ≤ β < 1 — the entry patterns derived from the two
+    definitions, the case split proved exhaustive — and T_α⁻¹ vanishes off its band."""
+    square = z3.And(N >= 1, R >= 0, R <= N, C >= 0, C <= N)
+    ordered = {"alpha": z3.And(A > 0, A <= B), "beta": z3.And(B > 0, B < 1)}
+    entries = prove_for_every_index(
+        "T_α⁻¹·T_β ≥ 0", square, {"x": t_alpha_beta_entry(R, C, N)},
+        [Region("every entry", True, lambda x: x["x"] >= 0)], bases=ordered,
+    )  # fmt: skip
+    return [inverse_band(), entries]
 
-    closed_form = inverse_identities()  # the patterns read T_α⁻¹ in GS's closed form: it must be the inverse
-    if not all(closed_form.values()):
-        failed = [k for k, ok in closed_form.items() if not ok]
-        return Outcome(Verdict.REFUTED, {"T·T⁻¹ = I": closed_form}, f"the closed-form T⁻¹ is not T's inverse: {failed}")
-    parts = {f"pattern: {k}": v for k, v in t_alpha_beta_patterns().items()}
-    parts |= {f"n={n}": run(negative_entry_query(t_alpha_beta_symbolic(n), ordered=True)) for n in (1, 2, 3, 4)}
-    outcome = proved_if_unsat(parts)
+
+@check("GS-L3", kind=SMT)
+def smt_t_alpha_beta_nonnegative() -> Outcome:
+    """For every n and 0 < α ≤ β < 1, T_{α,β} is stochastic: its entries are nonnegative
+    (:func:`t_alpha_beta_nonnegative`, derived from the definitions of T_α⁻¹ and T_β, which
+    agree exactly with flint's T_α⁻¹·T_β for n ≤ 4), and its rows sum to 1 (T_β·1 = 1 and
+    T_α⁻¹·1 = 1). Cross-checks: for n ≤ 4 no entry of the symbolic matrix is negative; the
+    negative control (β < α) must find one."""
+    agree = {k: ok for k, ok in agreement().items() if k.startswith(("T⁻¹,", "T_α⁻¹·T_β,"))}
+    small = {f"n={n}": run(negative_entry_query(t_alpha_beta_symbolic(n), ordered=True)) for n in (1, 2, 3, 4)}
+    crossed = proved_if_unsat(small)
+    outcome = obligations_outcome(
+        t_alpha_beta_nonnegative(),
+        {"cross-checks n ≤ 4": crossed.evidence, "the definitions agree with flint's T_α⁻¹·T_β": agree,
+         "facts used": "T_β·1 = 1; T_α⁻¹·1 = 1; sums over k reduce to T_α⁻¹'s band"},
+    )  # fmt: skip
     answer, ev = run(negative_entry_query(t_alpha_beta_symbolic(2), ordered=False))
+    failed = [k for k, ok in agree.items() if not ok]
+    if outcome.verdict == Verdict.PROVED and (crossed.verdict != Verdict.PROVED or failed):
+        verdict = crossed.verdict if crossed.verdict != Verdict.PROVED else Verdict.REFUTED
+        outcome = Outcome(verdict, outcome.evidence, crossed.reason or f"fails: {failed}")
     if answer != z3.sat:
-        return Outcome(Verdict.UNKNOWN, outcome.evidence, "negative control (β < α) found no negative entry")
-    evidence = {**outcome.evidence, "negative control β < α": ev, "facts used": "T_β·1 = 1; T_α⁻¹·1 = 1"}
-    return Outcome(outcome.verdict, evidence, outcome.reason)
+        outcome = Outcome(Verdict.UNKNOWN, outcome.evidence, "negative control (β < α) found no negative entry")
+    scope = measured(
+        "obligations derived from the definitions of T_α⁻¹ and T_β; " + TWO_SOLVERS,
+        n=ALL_N if outcome.verdict == Verdict.PROVED else [],
+        alphas="symbolic 0 < α ≤ β < 1",
+        every_object=True,
+    )
+    return replace(replace(outcome, evidence={**outcome.evidence, "negative control β < α": ev}), scopes=(scope,))
 
 
 # -- mutants: falsifications this claim's checks must refute ---------------------------------

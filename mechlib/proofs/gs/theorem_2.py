@@ -7,11 +7,11 @@ that falsify it alone; those that falsify several claims are in :mod:`mechlib.pr
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
 import flint
-import sympy as sp
 import z3
 
 from mechlib.core.exact import format_fraction
@@ -22,11 +22,13 @@ from mechlib.core.remap import Remap
 from mechlib.core.stochastic import compose
 from mechlib.optimality.derivability import derivation_witness
 from mechlib.optimality.smt import q
-from mechlib.proofs.catalogue import EXACT, FUZZ, SMT, Strength
+from mechlib.proofs.catalogue import EXACT, FUZZ, SMT
 from mechlib.proofs.fuzz import fuzz
-from mechlib.proofs.registry import Outcome, Scope, Verdict, check, decide, instances
+from mechlib.proofs.registry import Outcome, Verdict, check, decide, instances, measured
+from mechlib.proofs.shared.definitions import ALL_N, I, J, N, agreement, inverse_band, t_times_inverse
 from mechlib.proofs.shared.encodings import HALF, THIRD
-from mechlib.proofs.shared.parametric import ALL_N, INTERIOR
+from mechlib.proofs.shared.obligations import Obligations, Region, prove_for_every_index
+from mechlib.proofs.shared.obligations import outcome as obligations_outcome
 from mechlib.proofs.shared.printed import GRS_FIGURE_5A, GS_APPENDIX_B
 from mechlib.proofs.smt import TWO_SOLVERS, proved_if_unsat, run, smt_query
 from mechlib.strategies import dp_mixtures
@@ -144,52 +146,15 @@ def exact_derivability_three_ways() -> Outcome:
     return decide(failures, {"derivable": seen})
 
 
-def _t_entry(a: Any, n: int, i: int, k: int) -> Any:
-    """T[i][k] = f_k·α^|i−k|/(1+α), f_k = 1 at k ∈ {0, n}, 1 − α inside (GRS Example 2.2)."""
-    return (1 if k in (0, n) else 1 - a) * a ** abs(i - k) / (1 + a)
-
-
-def _inverse_entry(a: Any, n: int, k: int, j: int) -> Any:
-    """T⁻¹[k][j] from GS's closed form: rows 0 and n are [1, −α]/(1−α) (mirrored), interior rows
-    [−α, 1+α², −α]/(1−α)²."""
-    if k in (0, n):
-        neighbour = 1 if k == 0 else n - 1
-        return 1 / (1 - a) if j == k else -a / (1 - a) if j == neighbour else 0
-    return INTERIOR[1](a) / (1 - a) ** 2 if j == k else -a / (1 - a) ** 2 if abs(j - k) == 1 else 0
-
-
-def inverse_identities() -> dict[str, bool]:
-    """(T·T⁻¹)[i][j] = [i = j] for every n. Column j of T⁻¹ is nonzero only in rows k = j−1, j, j+1,
-    so for i = j−1−d (d ≥ 0) the entry is Σ_k f_k·α^(d + k − j + 1)/(1+α)·T⁻¹[k][j], for
-    i = j+1+d it is Σ_k f_k·α^(d + j + 1 − k)/(1+α)·T⁻¹[k][j], and at i = j it is
-    Σ_k f_k·α^|j−k|/(1+α)·T⁻¹[k][j] — with d symbolic, and f_k, T⁻¹[k][j] depending only on which of
-    j−1, j, j+1 are boundary rows. For n ≥ 4 the column types are j = 0, 1, middle, n−1, n (their
-    entries read at n = 6, j = 0, 1, 3, 5, 6 — the same for every n ≥ 4); n = 1, 2, 3 are base cases,
-    multiplied out in full."""
-    a = sp.Symbol("alpha", positive=True)
-    d = sp.Symbol("d", integer=True, nonnegative=True)
-    results: dict[str, bool] = {}
-    for n in (1, 2, 3):
-
-        def cell(i: int, j: int, n: int = n) -> Any:
-            return sum(_t_entry(a, n, i, k) * _inverse_entry(a, n, k, j) for k in range(n + 1))
-
-        product = sp.Matrix(n + 1, n + 1, cell)
-        results[f"base n = {n}: T·T⁻¹ = I"] = sp.simplify(product - sp.eye(n + 1)) == sp.zeros(n + 1)
-    n = 6
-    for j, name in ((0, "j = 0"), (1, "j = 1"), (3, "2 ≤ j ≤ n−2"), (5, "j = n−1"), (6, "j = n")):
-        rows = [k for k in (j - 1, j, j + 1) if 0 <= k <= n]
-        f = {k: (1 if k in (0, n) else 1 - a) / (1 + a) for k in rows}
-        inv = {k: _inverse_entry(a, n, k, j) for k in rows}
-        on = sum(f[k] * a ** abs(j - k) * inv[k] for k in rows)
-        results[f"{name}: diagonal = 1"] = sp.simplify(on - 1) == 0
-        if j >= 1:  # rows i = j−1−d above the diagonal
-            above = sum(f[k] * a ** (d + k - j + 1) * inv[k] for k in rows)
-            results[f"{name}: above = 0 (every d)"] = sp.simplify(sp.powsimp(sp.expand(above))) == 0
-        if j <= n - 1:  # rows i = j+1+d below it
-            below = sum(f[k] * a ** (d + j + 1 - k) * inv[k] for k in rows)
-            results[f"{name}: below = 0 (every d)"] = sp.simplify(sp.powsimp(sp.expand(below))) == 0
-    return results
+def inverse_identities() -> list[Obligations]:
+    """GS's closed-form T⁻¹ (``definitions.inverse_entry``) is T's inverse for every n ≥ 1: it
+    vanishes off its band (|k − j| ≥ 2), so (T·T⁻¹)[i][j] is the sum over k = j−1, j, j+1 inside
+    0..n (``definitions.t_times_inverse``), which is 1 at i = j and 0 elsewhere — every case of
+    the split (the signs of i − k, which of k, j are 0 or n) derived from the two definitions and
+    the split proved exhaustive. No base cases: n is a variable from 1 up."""
+    square = z3.And(N >= 1, I >= 0, I <= N, J >= 0, J <= N)
+    regions = [Region("i = j", I == J, lambda x: x["x"] == 1), Region("i ≠ j", I != J, lambda x: x["x"] == 0)]
+    return [inverse_band(), prove_for_every_index("T·T⁻¹ = I", square, {"x": t_times_inverse(I, J, N)}, regions)]
 
 
 def dp_gives_the_boundary_conditions() -> tuple[Any, dict[str, Any]]:
@@ -211,27 +176,34 @@ def inverse_scales_positive() -> tuple[Any, dict[str, Any]]:
     return run(query)
 
 
-@check(
-    "GS-T2",
-    kind="SYM",
-    scope=Scope(Strength.ALL_N, ALL_N, "symbolic, 0 < α < 1", "sympy (T·T⁻¹ = I by column types) + " + TWO_SOLVERS),
-)
+@check("GS-T2", kind="SYM")
 def gs_theorem_2_every_n() -> Outcome:
     """GS Thm 2 for every n: the closed-form T⁻¹ is T's inverse (inverse_identities), so M = Y∘T
     has the unique solution Y = T⁻¹M, whose rows sum to 1 (T·1 = 1 gives T⁻¹·1 = 1); row r of T⁻¹M
     is GS's condition on each column divided by (1−α) (r ∈ {0, n}) or (1−α)² (inside), positive
     scales; and for an α-DP M the two boundary conditions hold (GS Lemma 2). So M is derivable iff
     the interior three-term conditions hold."""
-    identities = inverse_identities()
-    outcome = proved_if_unsat(
+    agree = {k: ok for k, ok in agreement().items() if k.startswith(("T,", "T⁻¹,", "T·T⁻¹,"))}
+    signs = proved_if_unsat(
         {"scales positive": inverse_scales_positive(), "DP ⇒ boundary rows": dp_gives_the_boundary_conditions()}
     )
-    evidence = {
-        **outcome.evidence,
-        "T·T⁻¹ = I (every n)": identities,
-        "facts used": "α^(d+1) = α·α^d; T·1 = 1 (GRS-E2.2, every n); Y = T⁻¹M is unique since T is invertible",
-    }
-    failed = [k for k, ok in identities.items() if not ok]
-    if outcome.verdict != Verdict.PROVED:
-        return Outcome(outcome.verdict, evidence, outcome.reason)
-    return Outcome(Verdict.REFUTED if failed else Verdict.PROVED, evidence, f"fails: {failed}" if failed else None)
+    outcome = obligations_outcome(
+        inverse_identities(),
+        {
+            **signs.evidence,
+            "the definitions are the library's T and T⁻¹ (exact, every entry)": agree,
+            "facts used": "T·1 = 1 (GRS-E2.2, every n); Y = T⁻¹M is unique since T is invertible; "
+            "a sum over k of terms that vanish off T⁻¹'s band is the sum over the band",
+        },
+    )
+    failed = [k for k, ok in agree.items() if not ok]
+    if outcome.verdict == Verdict.PROVED and (signs.verdict != Verdict.PROVED or failed):
+        verdict = signs.verdict if signs.verdict != Verdict.PROVED else Verdict.REFUTED
+        outcome = Outcome(verdict, outcome.evidence, signs.reason or f"fails: {failed}")
+    scope = measured(
+        "obligations derived from T's and T⁻¹'s definitions; " + TWO_SOLVERS,
+        n=ALL_N if outcome.verdict == Verdict.PROVED else [],
+        alphas="symbolic, 0 < α < 1",
+        every_object=True,
+    )
+    return replace(outcome, scopes=(scope,))
