@@ -16,14 +16,15 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, given, seed, settings
+from hypothesis import HealthCheck, given, reject, seed, settings
 from hypothesis import strategies as st
+from hypothesis.errors import Unsatisfiable
 
 from mechlib.audit.loading import write_atomic
 from mechlib.core.exact import format_fraction
 from mechlib.core.stochastic import StochasticMatrix
 from mechlib.core.users import BayesUser, Loss, MinimaxUser, Prior
-from mechlib.proofs.registry import Outcome, Verdict, sampled
+from mechlib.proofs.registry import Outcome, Verdict, measured
 
 
 def jsonable(value: Any) -> Any:
@@ -60,6 +61,10 @@ def examples(base: int) -> int:
     return max(1, int(base * float(os.environ.get("MECHLIB_FUZZ_SCALE", "1"))))
 
 
+#: A theorem's hypothesis on a drawn example: None when the example satisfies it, else why not.
+Hypothesis = Callable[[Any], str | None]
+
+
 def fuzz(
     claim_id: str,
     strategy: st.SearchStrategy[Any],
@@ -68,10 +73,19 @@ def fuzz(
     *,
     n: str = "as the strategy draws",
     alpha: str = "as drawn",
+    hypothesis: Hypothesis | None = None,
 ) -> Outcome:
-    """The property held on every generated example (scope SAMPLED, with the number of examples and
-    the generator's ranges ``n``, ``alpha``), or REFUTED with the shrunk counterexample (saved)."""
+    """The property held on every generated example (scope SAMPLED, measured: the number of
+    examples actually checked, with the generator's ranges ``n``, ``alpha``), or REFUTED with the
+    shrunk counterexample (saved).
+
+    ``hypothesis``: the theorem's hypothesis, checked exactly on every draw before the property;
+    a draw outside it (a non-supermodular payoff, an illegal loss, a mechanism that is not α-DP)
+    is rejected (Hypothesis's ``reject``) and counted, never checked — the property tested is the
+    theorem's. No example inside the hypothesis: UNKNOWN."""
     found: list[tuple[Any, dict[str, Any]]] = []
+    tally = {"checked": 0, "outside the hypothesis": 0}
+    reasons: list[str] = []
     count = examples(base)
     chosen = os.environ.get("MECHLIB_FUZZ_SEED")
     # the default seed is the claim's own (stable when this module or the check's source changes,
@@ -88,10 +102,17 @@ def fuzz(
     )
     @given(strategy)
     def check(example: Any) -> None:
+        outside = None if hypothesis is None else HYPOTHESIS_CHECK(hypothesis)(example)
+        if outside is not None:
+            tally["outside the hypothesis"] += 1
+            if len(reasons) < 3:
+                reasons.append(outside)
+            reject()
         problem = prop(example)
         if problem is not None:
             found.append((example, problem))
             raise AssertionError(problem)
+        tally["checked"] += 1
 
     check = seed(run_seed)(check)
     drawn = {"seed": run_seed, "seed_from": "the claim ID" if chosen is None else "MECHLIB_FUZZ_SEED"}
@@ -104,8 +125,30 @@ def fuzz(
         path = _save(claim_id, case)
         saved = {"saved": str(path)} if path is not None else {}
         return Outcome(Verdict.REFUTED, {"examples": count, "counterexample": case, **saved})
+    except Unsatisfiable:
+        tally["checked"] = 0
+    evidence = {"examples": tally["checked"], "max_examples": count, **drawn}
+    if hypothesis is not None:
+        evidence["rejected: outside the theorem's hypothesis"] = tally["outside the hypothesis"]
+        doc = (hypothesis.__doc__ or hypothesis.__name__).strip().splitlines()[0]
+        evidence["hypothesis"] = doc
+        if reasons:
+            evidence["rejected, e.g."] = reasons
+    if tally["checked"] == 0:
+        return Outcome(Verdict.UNKNOWN, evidence, "no drawn example satisfied the theorem's hypothesis")
     method = f"Hypothesis, seed {run_seed}" + (" (the claim's)" if chosen is None else "")
-    return Outcome(Verdict.PROVED, {"examples": count, **drawn}, scopes=(sampled(count, n, alpha, method),))
+    if hypothesis is not None:
+        method += "; the hypothesis checked exactly on every draw"
+    scope = measured(method, n=n, alphas=alpha, every_object=False, examples=tally["checked"])
+    return Outcome(Verdict.PROVED, evidence, scopes=(scope,))
+
+
+def _as_given(hypothesis: Hypothesis) -> Hypothesis:
+    return hypothesis
+
+
+#: How a fuzz part applies its hypothesis (a mutant lets every draw through unchecked).
+HYPOTHESIS_CHECK: Callable[[Hypothesis], Hypothesis] = _as_given
 
 
 def _save(claim_id: str, case: dict[str, Any]) -> Path | None:

@@ -18,7 +18,7 @@ from mechlib.proofs.catalogue import FUZZ, SMT
 from mechlib.proofs.fuzz import fuzz
 from mechlib.proofs.registry import Outcome, bounded, check
 from mechlib.proofs.shared.encodings import dominance_query
-from mechlib.proofs.shared.generators import USERS_AND_ALPHAS, best_remap_loss
+from mechlib.proofs.shared.generators import USERS_AND_ALPHAS, best_remap_loss, legal_user
 from mechlib.proofs.smt import proved_if_unsat, run
 
 
@@ -46,4 +46,4 @@ def geometric_is_optimal(case: tuple[BayesUser, Fraction]) -> dict[str, Any] | N
 
 @check("GRS-C3.3", kind=FUZZ)
 def fuzz_geometric() -> Outcome:
-    return fuzz("GRS-C3.3", USERS_AND_ALPHAS, geometric_is_optimal, 30)
+    return fuzz("GRS-C3.3", USERS_AND_ALPHAS, geometric_is_optimal, 30, hypothesis=legal_user)

@@ -27,6 +27,7 @@ from mechlib.proofs.fuzz import fuzz
 from mechlib.proofs.registry import Outcome, Verdict, check, decide, instances, measured
 from mechlib.proofs.shared.definitions import ALL_N, I, J, N, agreement, inverse_band, t_times_inverse
 from mechlib.proofs.shared.encodings import HALF, THIRD
+from mechlib.proofs.shared.generators import alpha_dp
 from mechlib.proofs.shared.obligations import Obligations, Region, prove_for_every_index
 from mechlib.proofs.shared.obligations import outcome as obligations_outcome
 from mechlib.proofs.shared.printed import GRS_FIGURE_5A, GS_APPENDIX_B
@@ -91,7 +92,7 @@ def derivability_agrees(case: tuple[Fraction, Mechanism]) -> dict[str, Any] | No
 
 @check("GS-T2", kind=FUZZ)
 def fuzz_derivability() -> Outcome:
-    return fuzz("GS-T2", dp_mixtures(max_n=6), derivability_agrees, 80)
+    return fuzz("GS-T2", dp_mixtures(max_n=6), derivability_agrees, 80, hypothesis=alpha_dp)
 
 
 def _exact_inverse_times(t: Mechanism, m: Mechanism) -> list[list[Fraction]]:

@@ -63,3 +63,24 @@ def on_optimal_vertex(
 
 
 STRICT_USERS_AND_ALPHAS = st.tuples(strict_users(), alphas(max_denominator=9))
+
+
+# -- the theorems' hypotheses, checked exactly on every draw (mechlib.proofs.fuzz.fuzz) ------------
+
+
+def legal_user(case: tuple[BayesUser, Fraction]) -> str | None:
+    """The user's loss is legal (GRS §2.2) and 0 < α < 1."""
+    user, alpha = case
+    bad = user.loss.legality_violation()
+    if bad is not None:
+        return f"illegal loss: {bad}"
+    return None if 0 < alpha < 1 else f"α = {alpha} is not in (0, 1)"
+
+
+def alpha_dp(case: tuple[Fraction, Mechanism]) -> str | None:
+    """The mechanism is α-DP (its exact DP level is at least α)."""
+    from mechlib.core.privacy import dp_level
+
+    alpha, mechanism = case
+    level = dp_level(mechanism).alpha
+    return None if level >= alpha else f"the mechanism's DP level {level} is below α = {alpha}"

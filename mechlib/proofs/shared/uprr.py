@@ -73,6 +73,11 @@ def _supermodular_case(supermodular: bool | None = True) -> st.SearchStrategy[An
     return oblivious_dp_cases(max_n=4).flatmap(lambda c: st.tuples(st.just(c), payoff(c[2].n + 1)))
 
 
+def supermodular_cases() -> st.SearchStrategy[Any]:
+    """What the FUZZ parts of SY-T3 and SY-T4 draw from (a mutant draws outside the hypothesis)."""
+    return _supermodular_case()
+
+
 def grs_appendix_b_case() -> Any:
     """A non-supermodular negative control both properties must flag: GRS Appendix B's user
     (uniform prior on ω = 0..3, Figure 5(b)'s illegal loss as the payoff u(a, ω) = −l(ω, a)), with
@@ -107,8 +112,16 @@ def _with_negative_control(
             "case": jsonable(found_case),
             **(prop(found_case) or {}),
         }
-    found = fuzz(claim, _supermodular_case(), prop, base, n="N ≤ 4", alpha="k/m, m ≤ 12")
+    found = fuzz(claim, supermodular_cases(), prop, base, n="N ≤ 4", alpha="k/m, m ≤ 12", hypothesis=supermodular)
     return replace(found, evidence={**found.evidence, "negative controls (flagged)": jsonable(flagged)})
+
+
+def supermodular(case: Any) -> str | None:
+    """The payoff is supermodular (SY §5): u(a+1, ω+1) − u(a, ω+1) ≥ u(a+1, ω) − u(a, ω)."""
+    from mechlib.infodesign.decision import DecisionProblem
+
+    where = DecisionProblem.of(case[1]).supermodularity_violation()
+    return None if where is None else f"u is not supermodular at (a, ω) = {where}"
 
 
 def _flagged_random_case(prop: Callable[[Any], dict[str, Any] | None]) -> Any:
