@@ -71,18 +71,18 @@ intersphinx_mapping = {
 }
 #: Top-level modules documented by each inventory: their names are not nitpicked when it is absent.
 EXTERNAL = {
-    "python": ["fractions", "collections", "typing", "pathlib", "argparse", "random", "enum", "dataclasses",
-               "abc", "collections.abc", "types", "decimal"],
-    "hypothesis": ["hypothesis"],
-    "numpy": ["numpy", "np"],
-    "dask": ["dask"],
-    "distributed": ["distributed"],
+    "python": "fractions collections typing pathlib argparse random enum dataclasses abc types decimal",
+    "hypothesis": "hypothesis",
+    "numpy": "numpy np",
+    "dask": "dask",
+    "distributed": "distributed",
 }
+#: Builtins and typing names, which resolve only through Python's inventory.
+BUILTINS = "int str bytes bool float dict list tuple set frozenset object None Any Callable Iterable Iterator "
+BUILTINS += "Sequence Mapping Fraction Path TypeVar Enum StrEnum Exception ValueError"
+offline = [name for name in EXTERNAL if name not in intersphinx_mapping]
 nitpick_ignore_regex = [
-    (r"py:.*", re.escape(module) + r"(\..*)?")
-    for name, modules in EXTERNAL.items() if name not in intersphinx_mapping for module in modules
+    (r"py:.*", re.escape(module) + r"(\..*)?") for name in offline for module in EXTERNAL[name].split()
 ]
-if "python" not in intersphinx_mapping:  # builtins (int, str, …) resolve only through Python's inventory
-    nitpick_ignore_regex.append((r"py:.*", r"(int|str|bytes|bool|float|dict|list|tuple|set|frozenset|object|None|"
-                                 r"Any|Callable|Iterable|Iterator|Sequence|Mapping|Fraction|Path|"
-                                 r"TypeVar|Enum|StrEnum|Exception|ValueError)"))
+if "python" in offline:
+    nitpick_ignore_regex.append((r"py:.*", "|".join(BUILTINS.split())))
