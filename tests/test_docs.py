@@ -46,9 +46,9 @@ def _load(path: Path) -> ModuleType:
     return module
 
 
-def blocks(page: str) -> list[tuple[str, str, dict[str, str], str, int]]:
+def blocks(page: str, root: Path = DOCS) -> list[tuple[str, str, dict[str, str], str, int]]:
     """The fenced blocks of a page in order: (kind, argument, options, body, line)."""
-    text = (DOCS / page).read_text()
+    text = (root / page).read_text()
     found = []
     for m in FENCE.finditer(text):
         options: dict[str, str] = {}
@@ -118,6 +118,14 @@ def test_the_pages_have_examples_of_every_kind() -> None:
     assert {"mechlib-file", "mechlib-run", "python", "pycon", "sh"} <= kinds
     for page in PAGES:
         assert (DOCS / page).read_text().count("```") == 2 * len(blocks(page)), page
+
+
+def test_the_readme_commands_are_real() -> None:
+    readme = blocks("README.md", ROOT)
+    assert sum(kind == "sh" for kind, *_ in readme) >= 3
+    for kind, _, _, body, line in readme:
+        for command in body.splitlines() if kind == "sh" else []:
+            _parse_shell_line(command, f"README.md:{line}")
 
 
 def test_every_public_name_is_in_the_api_reference() -> None:
