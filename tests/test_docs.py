@@ -207,6 +207,10 @@ def test_the_site_builds_renders_in_headless_chromium_and_has_no_broken_link(tmp
     site = ROOT / dev.DOCS_BUILD[1]
     assert broken_links(site) == []
     assert len(list(site.rglob("*.html"))) > 20
+    for generated in ("claims", "exit-codes", "formats"):  # reStructuredText rendered, not shown as text
+        page = (site / "reference" / f"{generated}.html").read_text()
+        assert "<table" in page and "list-table" not in page, generated
+    assert 'class="simple glossary"' in (site / "reference" / "glossary.html").read_text()
     for page, texts in [
         ("index.html", ["Exact proof-checking and audits", "Tutorials", "How-to guides", "Reference"]),
         ("tutorials/first-audit.html", ["Audit your first mechanism", "$ mechlib audit", "derivable", "[exit 0]"]),

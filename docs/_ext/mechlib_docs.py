@@ -1,6 +1,7 @@
 """Pages of mechlib's documentation generated from the code at build time, so that they cannot drift.
 
-Directives (used from the Markdown pages as ```{name} … ```):
+Directives (used from the Markdown pages as ```{name} … ```; those that generate reStructuredText from
+within an ``{eval-rst}`` block, since a directive's content is parsed in the language of its page):
 
 ``mechlib-run``
     Runs ``mechlib ARGS`` (``mechlib.cli.main``, in-process) in a scratch directory per page laid out
@@ -19,8 +20,6 @@ Directives (used from the Markdown pages as ```{name} … ```):
 ``mechlib-exit-codes``
     The ``EXIT_*`` constants of ``mechlib.cli``, each with its meaning; a constant without one is a
     warning, so a new exit code cannot go undocumented.
-``mechlib-fixtures``
-    The pytest fixtures of ``mechlib.pytest_plugin``, each with its docstring.
 ``mechlib-schemas``
     The JSON Schemas of ``mechlib.schemas.FILES``, with each schema's title.
 
@@ -193,14 +192,14 @@ class ClaimsTable(_Generated):
             ran = found.get(claim_id)
             verdict = ran["verdict"] if ran else "not in the report"
             strength = (ran["strength"] or "—") if ran else "—"
-            rows.append([f"``{claim_id}``", _escape(f"{info.paper}: {info.location}"), _escape(info.statement),
-                         " + ".join(info.kinds), str(info.target), verdict, strength])  # fmt: skip
+            rows.append([f"**{claim_id}**", _escape(f"{info.paper}: {info.location}"), _escape(info.statement),
+                         " + ".join(info.kinds), f"{verdict}, {strength} (target {info.target})"])  # fmt: skip
         missing = sorted(set(found) - set(CATALOGUE))
         if missing:
             LOG.warning("reports/verify.json has claims not in the catalogue: %s", ", ".join(missing),
                         location=self.get_location())  # fmt: skip
-        header = ["ID", "where", "statement", "checks", "target", "verdict", "strength"]
-        return [*intro, *_table(header, rows, "8 10 40 8 8 10 8")]
+        header = ["ID", "where", "statement", "checks", "verdict, strength"]
+        return [*intro, *_table(header, rows, "10 12 48 10 20")]
 
 
 class Glossary(_Generated):
@@ -243,18 +242,6 @@ class Schemas(_Generated):
         return _table(["schema", "file", "what it describes"], rows, "20 30 50")
 
 
-class Fixtures(_Generated):
-    def rst(self) -> list[str]:
-        import mechlib.pytest_plugin as plugin
-
-        lines = []
-        for name, value in vars(plugin).items():
-            if hasattr(value, "_fixture_function_marker"):  # a @pytest.fixture
-                doc = _escape(value.__doc__ or "")
-                lines += [f".. py:function:: {name}()", "   :module: mechlib.pytest_plugin", "", f"   {doc}", ""]
-        return lines
-
-
 def escape_bars(app: Sphinx, what: str, name: str, obj: Any, options: Any, lines: list[str]) -> None:
     """The docstrings write |i − j| for an absolute value, which reStructuredText would read as a
     substitution: escape each bar outside ``literals``."""
@@ -288,5 +275,4 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("mechlib-glossary", Glossary)
     app.add_directive("mechlib-exit-codes", ExitCodes)
     app.add_directive("mechlib-schemas", Schemas)
-    app.add_directive("mechlib-fixtures", Fixtures)
     return {"version": "1", "parallel_read_safe": False, "parallel_write_safe": True}
