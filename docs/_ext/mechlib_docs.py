@@ -35,6 +35,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any, ClassVar
@@ -64,13 +65,25 @@ EXIT_MEANINGS = {
 }
 
 
-def _scratch(app: Sphinx, docname: str) -> Path:
-    """The scratch directory of a page: fixtures and examples linked in, outputs kept for the page."""
-    dirs: dict[str, Path] = app.env.mechlib_scratch if hasattr(app.env, "mechlib_scratch") else {}
-    app.env.mechlib_scratch = dirs  # type: ignore[attr-defined]
-    if docname not in dirs or not dirs[docname].exists():
-        dirs[docname] = make_scratch(Path(tempfile.mkdtemp(prefix="mechlib-docs-")))
-    return dirs[docname]
+#: The scratch directory of each page read in this build: a page gets a fresh one each time it is read.
+SCRATCH: dict[str, Path] = {}
+
+
+def _scratch(docname: str) -> Path:
+    if docname not in SCRATCH:
+        SCRATCH[docname] = make_scratch(Path(tempfile.mkdtemp(prefix="mechlib-docs-")))
+    return SCRATCH[docname]
+
+
+def _fresh_scratch(app: Sphinx, docname: str, source: list[str]) -> None:
+    if docname in SCRATCH:
+        shutil.rmtree(SCRATCH.pop(docname))
+
+
+def _remove_scratch(app: Sphinx, exception: Exception | None) -> None:
+    for where in SCRATCH.values():
+        shutil.rmtree(where, ignore_errors=True)
+    SCRATCH.clear()
 
 
 def make_scratch(where: Path) -> Path:
@@ -109,7 +122,7 @@ class MechlibRun(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         argv = shlex.split(self.arguments[0])
-        status, output = run_mechlib(argv, _scratch(self.env.app, self.env.docname))
+        status, output = run_mechlib(argv, _scratch(self.env.docname))
         want = self.options.get("exit", 0)
         if status != want:
             LOG.warning("mechlib %s: exit %s, expected %s:\n%s", self.arguments[0], status, want, output,
@@ -130,7 +143,7 @@ class MechlibFile(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         name = self.arguments[0]
         text = "\n".join(self.content) + "\n"
-        (_scratch(self.env.app, self.env.docname) / name).write_text(text)
+        (_scratch(self.env.docname) / name).write_text(text)
         language = {".py": "python", ".json": "json", ".toml": "toml", ".csv": "text"}.get(Path(name).suffix, "text")
         block = nodes.literal_block(text, text, language=language)
         caption = nodes.caption(name, name)
@@ -269,6 +282,8 @@ def _block_math(self: Any, node: nodes.Element) -> None:
 def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("autodoc-process-docstring", escape_bars, priority=100)
     app.add_html_math_renderer("mathml", (_inline_math, None), (_block_math, None))
+    app.connect("source-read", _fresh_scratch)
+    app.connect("build-finished", _remove_scratch)
     app.add_directive("mechlib-run", MechlibRun)
     app.add_directive("mechlib-file", MechlibFile)
     app.add_directive("mechlib-claims", ClaimsTable)
