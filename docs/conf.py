@@ -31,6 +31,10 @@ myst_enable_extensions = ["deflist", "colon_fence", "dollarmath"]
 html_math_renderer = "mathml"  # docs/_ext/mechlib_docs.py: MathML written at build time
 myst_heading_anchors = 3
 
+# No "smart" quotes and dashes: the command's help text (and docstrings) name options such as --from-float,
+# which would print as –from-float.
+smartquotes = False
+
 html_theme = "furo"
 html_title = f"mechlib {release}"
 html_static_path: list[str] = []
