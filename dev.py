@@ -7,6 +7,7 @@ python3 dev.py bench    # benchmarks, write reports/bench.{json,md}
 python3 dev.py fuzz     # verify with the deep fuzzing profile (20× the examples)
 python3 dev.py examples # regenerate the example audits in reports/examples/
 python3 dev.py lint     # ruff + import-linter (layering) + mypy
+python3 dev.py docs     # the documentation site, warnings as errors, into docs/_build/html
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 STAMP = VENV / ".mechlib-installed"
+DOCS_BUILD = ("docs", "docs/_build/html")
 
 
 def ensure_venv() -> None:
@@ -44,7 +46,7 @@ def run(*argv: str) -> int:
 
 
 def main(args: list[str]) -> int:
-    tasks = {"verify", "test", "bench", "lint", "fuzz", "examples"}
+    tasks = {"verify", "test", "bench", "lint", "fuzz", "examples", "docs"}
     if not args or args[0] not in tasks:
         print(__doc__)
         return 2
@@ -66,6 +68,8 @@ def main(args: list[str]) -> int:
         return run(py, "-m", "benchmarks", *rest)
     if task == "examples":
         return run(py, "-m", "mechlib.audit.examples", *rest)
+    if task == "docs":  # -n: every cross-reference must resolve; -W --keep-going: all warnings, then fail
+        return run(py, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-n", "-q", *rest, *DOCS_BUILD)
     status = run(py, "-m", "ruff", "check", ".")
     status = run(str(BIN / "lint-imports")) or status  # the layering contracts of pyproject.toml
     return run(py, "-m", "mypy") or status

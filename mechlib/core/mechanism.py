@@ -91,7 +91,7 @@ class Mechanism(StochasticMatrix):
 
     @property
     def n(self) -> int:
-        """For a count query on N = {0..n}: n = number of inputs − 1."""
+        """The number of inputs − 1 (for a count query on N = {0..n}, n itself)."""
         return len(self._inputs) - 1
 
     def is_count_query(self) -> bool:
