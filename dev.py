@@ -41,6 +41,21 @@ def ensure_venv() -> None:
     STAMP.write_text(want + "\n")
 
 
+def usual_verify_time() -> str:
+    """How long the last committed full run took (reports/verify.json), said before starting."""
+    import json
+
+    try:
+        doc = json.loads((ROOT / "reports" / "verify.json").read_text())
+        wall, created = doc["summary"]["wall_seconds"], doc["created"][:10]
+    except (OSError, ValueError, KeyError):
+        return "dev.py: verify runs every claim check of the three papers (a few minutes on 2 cores)"
+    return (
+        f"dev.py: verify runs every claim check; it usually takes about {wall:.0f} s on 2 cores "
+        f"(reports/verify.json, {created}); Ctrl-C writes a partial report of what was decided"
+    )
+
+
 def run(*argv: str) -> int:
     return subprocess.run(argv, cwd=ROOT, check=False).returncode
 
@@ -57,6 +72,8 @@ def main(args: list[str]) -> int:
         # reports/latest/ is not committed: running the quick start leaves a fresh clone clean
         # (the committed reports/verify.* are refreshed on purpose: mechlib verify --reports reports)
         where = [] if "--reports" in rest else ["--reports", "reports/latest"]
+        if task == "verify":
+            print(usual_verify_time(), flush=True)
         return run(str(BIN / "mechlib"), "verify", *(["--deep"] if task == "fuzz" else []), *where, *rest)
     if task == "test":
         if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:

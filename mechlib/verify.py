@@ -38,6 +38,14 @@ def select(only: Iterable[str] = (), paper: str | None = None) -> list[Any]:
     return claims
 
 
+class Interrupted(Exception):
+    """``verify`` was stopped (Ctrl-C, SIGTERM) after deciding ``results``; the rest did not run."""
+
+    def __init__(self, results: list[Any], not_run: list[str]) -> None:
+        super().__init__(f"interrupted after {len(results)} claims ({len(not_run)} not run)")
+        self.results, self.not_run = results, not_run
+
+
 def run(
     claims: list[Any],
     *,
@@ -51,16 +59,21 @@ def run(
     ``timeout`` seconds (UNKNOWN, "timed out"). Results in input order.
 
     With ``jobs == 1``, no timeout and no scheduler the claims run in this process, one after
-    another (the single-process reference run).
+    another (the single-process reference run). A ``KeyboardInterrupt`` (Ctrl-C; the command
+    turns SIGTERM into one) raises :class:`Interrupted` with what was decided so far.
     """
     from mechlib.proofs.registry import run_claim
 
     with _Reporter(len(claims), progress) as reporter:
-        if jobs == 1 and timeout is None and scheduler is None:
-            for c in claims:
-                reporter.done(run_claim(c))
-        else:
-            _on_engine(claims, jobs, timeout, scheduler, reporter.done)
+        try:
+            if jobs == 1 and timeout is None and scheduler is None:
+                for c in claims:
+                    reporter.done(run_claim(c))
+            else:
+                _on_engine(claims, jobs, timeout, scheduler, reporter.done)
+        except KeyboardInterrupt:
+            done = [reporter.results[c.id] for c in claims if c.id in reporter.results]
+            raise Interrupted(done, [c.id for c in claims if c.id not in reporter.results]) from None
     return [reporter.results[c.id] for c in claims]
 
 
@@ -195,7 +208,9 @@ VERDICTS = ("PROVED", "NO COUNTEREXAMPLE", "REFUTED", "UNKNOWN")
 STRENGTHS = ("ALL-n", "BOUNDED", "INSTANCES", "SAMPLED")
 
 
-def report(results: list[Any], wall_seconds: float | None = None) -> dict[str, Any]:
+def report(
+    results: list[Any], wall_seconds: float | None = None, not_run: list[str] | None = None
+) -> dict[str, Any]:
     """The verify report; ``seconds`` is the sum of the claims' own times, ``wall_seconds`` the
     run's wall time (engine start and every claim's process included)."""
     import mechlib.proofs.falsifications  # noqa: F401  (registers the mutants)
@@ -224,6 +239,7 @@ def report(results: list[Any], wall_seconds: float | None = None) -> dict[str, A
         },
         # each claim: its checks (module:function per kind) and the mutants that must kill it
         "claims": [{**r.to_json(), "mutants": mutants.get(r.claim.id, [])} for r in results],
+        **({} if not_run is None else {"interrupted": {"not_run": not_run}}),
     }
 
 

@@ -7,6 +7,7 @@ that falsify it alone; those that falsify several claims are in :mod:`mechlib.pr
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 from functools import partial
 from typing import Any
@@ -23,15 +24,20 @@ from mechlib.proofs.catalogue import FUZZ, SYM, Strength
 from mechlib.proofs.fuzz import fuzz
 from mechlib.proofs.mutants import module_constant, register
 from mechlib.proofs.registry import Outcome, Scope, check, decide
-from mechlib.proofs.shared.generators import best_remap_loss
+from mechlib.proofs.shared.generators import best_remap_loss, legal_user
 from mechlib.proofs.smt import TWO_SOLVERS, run, smt_query
 from mechlib.strategies import legal_losses, priors
+
+#: The claim's two halves: the pointwise noise lemma (symbolic, every i) and Laplace's
+#: approximate optimality for every user (sampled: n ≤ 4, √α rational so Laplace is exact).
+NOISE = "rounded Laplace's noise is (1+α)/(2√α) × the geometric's off 0, less at 0"
+APPROXIMATE = "Laplace is (1+α)/(2√α)-approximately optimal for every legal user"
 
 
 @check(
     "GRS-TA.2",
     kind=SYM,
-    scope=Scope(Strength.ALL_N, "every integer i ≥ 1", "symbolic ε > 0", "sympy; " + TWO_SOLVERS),
+    scope=Scope(Strength.ALL_N, "every integer i ≥ 1", "symbolic ε > 0", "sympy; " + TWO_SOLVERS, covers=NOISE),
 )
 def sym_rounded_laplace() -> Outcome:
     """P[Δ'=i] = ∫_{i−1/2}^{i+1/2} ε/2·e^(−ε|t|) dt = (1+α)/(2√α)·P[Δ=i] for integers i ≥ 1
@@ -80,9 +86,16 @@ def laplace_within_factor(case: tuple[Fraction, BayesUser], factor: bool = True)
     return None if optimum <= mine <= bound * optimum else {"laplace": mine, "optimum": optimum, "factor": bound}
 
 
+def _legal(case: tuple[Fraction, BayesUser]) -> str | None:
+    """The user's loss is legal (GRS §2.2) and 0 < √α < 1."""
+    return legal_user((case[1], case[0]))
+
+
 @check("GRS-TA.2", kind=FUZZ)
 def fuzz_rounded_laplace() -> Outcome:
-    return fuzz("GRS-TA.2", laplace_cases(), laplace_within_factor, 30)
+    found = fuzz("GRS-TA.2", laplace_cases(), laplace_within_factor, 30, n="n ≤ 4", alpha="√α = p/q, q ≤ 6",
+                 hypothesis=_legal)  # fmt: skip
+    return replace(found, scopes=tuple(replace(s, covers=APPROXIMATE) for s in found.scopes))
 
 
 # -- mutants: falsifications this claim's checks must refute ---------------------------------
