@@ -20,7 +20,7 @@ from mechlib.proofs.grs.example_2_3 import check_post_processing_example
 from mechlib.proofs.grs.figure_3 import check_figure_3
 from mechlib.proofs.grs.figure_4 import check_signature_of_t
 from mechlib.proofs.gs.appendix_b import check_gs_appendix_b
-from mechlib.proofs.registry import Claim, Outcome, run_claim
+from mechlib.proofs.registry import Claim, Outcome, claim_strength, run_claim
 from tests.conftest import patch_everywhere
 
 INFO = ClaimInfo("X-1", "GRS", "nowhere", "a test claim", ("EXACT",), "nobody", Strength.INSTANCES)
@@ -104,10 +104,10 @@ def test_claim_has_its_expected_verdict(claim_id: str) -> None:
     result = run_claim(claim)
     assert result.as_expected, (result.outcome.verdict, result.outcome.reason)
     assert result.outcome.evidence
-    assert len(result.scopes) == len(claim.parts)  # every part states what it established
-    sampled_only = all(s.strength == Strength.SAMPLED for s in result.scopes)
-    if result.outcome.verdict != Verdict.REFUTED:  # a claim only sampled never reads PROVED
-        assert (result.outcome.verdict == Verdict.NO_COUNTEREXAMPLE) == sampled_only
+    assert len(result.scopes) >= len(claim.parts)  # every part states what it established
+    sampled = claim_strength(result.scopes) == Strength.SAMPLED
+    if result.outcome.verdict != Verdict.REFUTED:  # a claim (or a half of it) only sampled never reads PROVED
+        assert (result.outcome.verdict == Verdict.NO_COUNTEREXAMPLE) == sampled
 
 
 def test_a_wrong_t_refutes_e2_2(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -214,3 +214,32 @@ def test_parts_combine_refuted_first_then_unknown() -> None:
     assert combine([("EXACT", proved), ("SMT", proved)]).verdict == Verdict.PROVED
     assert combine([("EXACT", proved), ("SMT", unknown)]).verdict == Verdict.UNKNOWN
     assert combine([("EXACT", unknown), ("SMT", refuted)]).verdict == Verdict.REFUTED
+
+
+def test_a_scope_is_measured_and_a_declared_one_that_claims_more_is_an_error() -> None:
+    """A part's scope is computed from what it ran; a scope typed beside the check that claims
+    more (ALL-n over a part that checked listed n) makes the part UNKNOWN, never PROVED."""
+    from mechlib.proofs.registry import Scope, measured, run_part
+
+    ran = measured("exact", n=[1, 2, 3], alphas=[Fraction(1, 2)], every_object=True)
+    assert ran.strength == Strength.BOUNDED and ran.measured and ran.n == "1 ≤ n ≤ 3 (every n)"
+    assert measured("exact", n=[1, 3], alphas="symbolic", every_object=True).strength == Strength.INSTANCES
+    assert measured("exact", n=[1, 2], alphas="symbolic", every_object=False).strength == Strength.INSTANCES
+    assert measured("z3", n="every n ≥ 1", alphas="symbolic", every_object=True).strength == Strength.ALL_N
+    declared = Scope(Strength.ALL_N, "every n ≥ 1", "symbolic", "typed by hand")
+    outcome = run_part(lambda: Outcome(Verdict.PROVED, scopes=(ran,)), "EXACT", declared)
+    assert outcome.verdict == Verdict.UNKNOWN and "disagrees with what the part ran" in (outcome.reason or "")
+    assert run_part(lambda: Outcome(Verdict.PROVED, scopes=(ran,)), "EXACT", None).verdict == Verdict.PROVED
+
+
+def test_a_half_only_sampled_makes_the_claim_no_counterexample() -> None:
+    from mechlib.proofs.registry import combine, measured
+
+    proof = measured("z3", n="every n ≥ 1", alphas="symbolic", every_object=True, covers="lemma")
+    sample = measured("Hypothesis", n="n ≤ 4", alphas="drawn", every_object=False, covers="theorem", examples=30)
+    figure = measured("exact", n=[5], alphas=[Fraction(1, 2)], every_object=True, covers="figure", complete=True)
+    lemma = ("SYM", Outcome(Verdict.PROVED, scopes=(proof,)))
+    both = combine([lemma, ("FUZZ", Outcome(Verdict.PROVED, scopes=(sample,)))])
+    assert both.verdict == Verdict.NO_COUNTEREXAMPLE
+    with_figure = combine([lemma, ("EXACT", Outcome(Verdict.PROVED, scopes=(figure,)))])
+    assert with_figure.verdict == Verdict.PROVED and claim_strength(with_figure.scopes) == Strength.ALL_N

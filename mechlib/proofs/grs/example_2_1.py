@@ -13,13 +13,12 @@ from typing import Any
 import sympy as sp
 import z3
 
-from mechlib.proofs.catalogue import SMT, SYM, Strength
+from mechlib.proofs.catalogue import SMT, SYM
 from mechlib.proofs.mutants import module_constant, register
-from mechlib.proofs.registry import Outcome, Scope, Verdict, check, decide, measured
+from mechlib.proofs.registry import Outcome, Verdict, check, decide, measured
 from mechlib.proofs.shared.definitions import I, R, geometric_entry
 from mechlib.proofs.shared.obligations import Region, mul, power_of_distance, prove_for_every_index
 from mechlib.proofs.shared.obligations import outcome as obligations_outcome
-from mechlib.proofs.shared.symbolic import ALPHA
 from mechlib.proofs.smt import TWO_SOLVERS, proved_if_unsat, run, smt_query
 
 
@@ -75,21 +74,21 @@ def smt_geometric_is_dp() -> Outcome:
 NORMALISER = ("(1−α)/(1+α)", lambda a: (1 - a) / (1 + a))
 
 
-@check(
-    "GRS-E2.1",
-    kind=SYM,
-    scope=Scope(Strength.ALL_N, "any (noise on ℤ)", "symbolic, |α| < 1", "sympy series", covers="sums to 1"),
-)
+@check("GRS-E2.1", kind=SYM)
 def sym_geometric_noise_sums_to_one() -> Outcome:
-    """Σ_{δ∈ℤ} c·α^|δ| = 1 for c = NORMALISER = (1−α)/(1+α), symbolic α (|α| < 1)."""
+    """Σ_{δ∈ℤ} c·α^|δ| = 1 for c = NORMALISER = (1−α)/(1+α), symbolic α ∈ (0, 1), written
+    α = 1/(1+t) with t > 0 so that sympy's infinite sum needs no convergence branch."""
     d = sp.Symbol("d", integer=True, positive=True)
-    tail = sp.summation(ALPHA**d, (d, 1, sp.oo))
-    if isinstance(tail, sp.Piecewise):  # α/(1−α) under |α| < 1
-        tail = tail.args[0][0]
-    total = sp.simplify(NORMALISER[1](ALPHA) * (1 + 2 * tail))
-    return decide(
+    t = sp.Symbol("t", positive=True)
+    alpha = 1 / (1 + t)
+    tail = sp.summation(alpha**d, (d, 1, sp.oo))
+    total = sp.simplify(NORMALISER[1](alpha) * (1 + 2 * tail))
+    outcome = decide(
         [] if total == 1 else [{"sum": str(total)}], {"sum over ℤ": str(total), "tail Σ_{d≥1} α^d": str(tail)}
     )
+    scope = measured("sympy: an infinite sum, α = 1/(1+t), t > 0", n="any (noise on ℤ)", alphas="symbolic, 0 < α < 1",
+                     every_object=outcome.verdict == Verdict.PROVED, covers="sums to 1")  # fmt: skip
+    return replace(outcome, scopes=(scope,))
 
 
 # -- mutants: falsifications this claim's checks must refute ---------------------------------
