@@ -138,9 +138,12 @@ def grs_e2_2_every_n() -> Outcome:
             "exactly α: witness (rows i, i+1; column r)": {"i": WITNESS[0], "r": WITNESS[1]},
         },
     )
-    failed = [k for k, ok in {**agree, **sums}.items() if not ok]
-    if failed and outcome.verdict == Verdict.PROVED:
-        outcome = Outcome(Verdict.REFUTED, outcome.evidence, f"fails: {failed}")
+    mismatched = [k for k, ok in agree.items() if not ok]
+    failed = [k for k, ok in sums.items() if not ok]
+    if outcome.verdict == Verdict.PROVED and (failed or mismatched):  # a proof about another T proves nothing
+        verdict = Verdict.REFUTED if failed else Verdict.UNKNOWN
+        outcome = Outcome(verdict, outcome.evidence, f"row sums fail: {failed}" if failed else
+                          f"the definition is not the library's T: {mismatched}")  # fmt: skip
     scope = measured(
         TWO_SOLVERS + "; obligations derived from T's definition + sympy sums",
         n=ALL_N if outcome.verdict == Verdict.PROVED else [],

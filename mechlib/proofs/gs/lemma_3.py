@@ -103,8 +103,9 @@ def smt_t_alpha_beta_nonnegative() -> Outcome:
     answer, ev = run(negative_entry_query(t_alpha_beta_symbolic(2), ordered=False))
     failed = [k for k, ok in agree.items() if not ok]
     if outcome.verdict == Verdict.PROVED and (crossed.verdict != Verdict.PROVED or failed):
-        verdict = crossed.verdict if crossed.verdict != Verdict.PROVED else Verdict.REFUTED
-        outcome = Outcome(verdict, outcome.evidence, crossed.reason or f"fails: {failed}")
+        verdict = crossed.verdict if crossed.verdict != Verdict.PROVED else Verdict.UNKNOWN
+        why = crossed.reason or f"the definitions are not the library's: {failed}"
+        outcome = Outcome(verdict, outcome.evidence, why)
     if answer != z3.sat:
         outcome = Outcome(Verdict.UNKNOWN, outcome.evidence, "negative control (β < α) found no negative entry")
     scope = measured(

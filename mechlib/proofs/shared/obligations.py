@@ -405,21 +405,20 @@ def _pow(base: Any, exponent: int) -> Any:
 
 
 def outcome(obligations: Sequence[Obligations], evidence: Mapping[str, Any] | None = None) -> Outcome:
-    """PROVED when every obligation is discharged (both solvers, non-vacuous); REFUTED when a
-    query is SAT (a case whose goal fails has a model, or the split misses a point); else UNKNOWN."""
+    """PROVED when every obligation is discharged (both solvers, non-vacuous); else UNKNOWN with
+    the obligations that fail. Never REFUTED: a SAT answer shows the *proof* does not go through
+    (a missed case, or a pattern whose relaxation — P any positive real — fails), which is not by
+    itself a counterexample to the claim; the claims' exact parts refute."""
     queries = {k: v for o in obligations for k, v in o.queries.items()}
     doc = {
         **(evidence or {}),
         "obligations": {o.name: o.summary() for o in obligations},
         "queries": {k: ev for k, (_, ev) in queries.items()},
     }
-    answers = {k: a for k, (a, _) in queries.items()}
-    if any(a == z3.sat for a in answers.values()):
-        failed = [k for k, a in answers.items() if a == z3.sat]
-        return Outcome(Verdict.REFUTED, doc, f"obligations fail (SAT): {failed[:3]}")
-    if any(a != z3.unsat for a in answers.values()) or any(o.problems for o in obligations):
-        problems = [p for o in obligations for p in o.problems]
-        return Outcome(Verdict.UNKNOWN, doc, f"obligations not discharged: {problems[:3]}")
+    failing = [k for k, (a, _) in queries.items() if a != z3.unsat]
+    if failing or any(o.problems for o in obligations):
+        sat = [k for k in failing if queries[k][0] == z3.sat]
+        return Outcome(Verdict.UNKNOWN, doc, f"obligations not discharged ({len(sat)} SAT): {failing[:3]}")
     return Outcome(Verdict.PROVED, doc)
 
 
