@@ -103,6 +103,11 @@ def measured(
                  complete=complete and covers is not None)  # fmt: skip
 
 
+def with_scope(outcome: Outcome, scope: Scope) -> Outcome:
+    """The outcome with the scope of what its part ran."""
+    return replace(outcome, scopes=(scope,))
+
+
 def _sizes(n: Iterable[int]) -> str:
     sizes = sorted(set(n))
     return "n ∈ {" + ", ".join(map(str, sizes)) + "}"

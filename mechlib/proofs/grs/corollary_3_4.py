@@ -19,26 +19,27 @@ from mechlib.core.privacy import dp_level
 from mechlib.core.remap import Remap
 from mechlib.core.stochastic import compose
 from mechlib.proofs.catalogue import EXACT, SMT
-from mechlib.proofs.registry import Outcome, bounded, check, decide, instances
+from mechlib.proofs.registry import Outcome, check, decide, instances, measured, with_scope
 from mechlib.proofs.shared.encodings import HALF, THIRD, lemma_5_12_user, unique_optimum
 from mechlib.proofs.smt import TWO_SOLVERS, proved_if_unsat
 
 
-@check("GRS-C3.4", kind=SMT, scope=bounded(3, "α ∈ {1/2, 1/3}", TWO_SOLVERS))
+@check("GRS-C3.4", kind=SMT)
 def smt_uniqueness_up_to_permutation() -> Outcome:
     """GRS §5.8, bounded, the step of the "only if": a universally optimal X with range N is
     optimal for Lemma 5.12's user, whose unique optimal direct mechanism is T (this part), so Y∘X = T
     for a deterministic Y: N → N; T being nonsingular, Y is a permutation (the EXACT part checks
     that, and the "if": every π∘T has every remap of T)."""
     gamma = Fraction(1, 100)
+    alphas, sizes = (Fraction(1, 2), Fraction(1, 3)), (1, 2, 3)
     parts = {
         f"T unique for Lemma 5.12's user, n={n}, α={format_fraction(a)}": unique_optimum(
             truncated_geometric(a, n), lemma_5_12_user(n, gamma), a
         )
-        for a in (Fraction(1, 2), Fraction(1, 3))
-        for n in (1, 2, 3)
+        for a in alphas
+        for n in sizes
     }
-    return proved_if_unsat(parts)
+    return with_scope(proved_if_unsat(parts), measured(TWO_SOLVERS, n=sizes, alphas=alphas, every_object=True))
 
 
 @check("GRS-C3.4", kind=EXACT, scope=instances("n ≤ 3, every permutation", "1/2, 1/3", "exact rationals"))

@@ -14,7 +14,7 @@ import z3
 
 from mechlib.proofs.catalogue import SMT, SYM
 from mechlib.proofs.mutants import module_constant, register
-from mechlib.proofs.registry import Outcome, Verdict, bounded, check, measured
+from mechlib.proofs.registry import Outcome, Verdict, check, measured, with_scope
 from mechlib.proofs.shared.definitions import ALL_N, J, M, R, kms_entry
 from mechlib.proofs.shared.obligations import ALPHA as A
 from mechlib.proofs.shared.obligations import (
@@ -124,7 +124,7 @@ def _laplace_det(rows: list[list[Any]]) -> Any:
     )
 
 
-@check("GS-L1", kind=SMT, scope=bounded(5, "symbolic, 0 < α < 1", TWO_SOLVERS + " (det by cofactors)", n_min=1))
+@check("GS-L1", kind=SMT)
 def smt_kms_determinant() -> Outcome:
     """For m = n + 1 ≤ 6: det G′_{n,α}, expanded by cofactors in z3 itself (not sympy's), equals
     (1 − α²)^(m−1), which is > 0 on (0, 1)."""
@@ -136,7 +136,9 @@ def smt_kms_determinant() -> Outcome:
         det = _laplace_det(kms(m, a))
         solver.add(z3.Or(det != (1 - a * a) ** (m - 1), det <= 0))
         parts[f"n={m - 1}"] = run(solver)
-    return proved_if_unsat(parts)
+    method = TWO_SOLVERS + " (det by cofactors)"
+    scope = measured(method, n=range(1, 6), alphas="symbolic, 0 < α < 1", every_object=True)
+    return with_scope(proved_if_unsat(parts), scope)
 
 
 # -- mutants: falsifications this claim's checks must refute ---------------------------------

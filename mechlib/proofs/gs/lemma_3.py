@@ -14,7 +14,7 @@ import z3
 
 from mechlib.proofs.catalogue import SMT, SYM
 from mechlib.proofs.mutants import module_constant, register
-from mechlib.proofs.registry import Outcome, Verdict, bounded, check, decide, measured
+from mechlib.proofs.registry import Outcome, Verdict, check, decide, measured, with_scope
 from mechlib.proofs.shared.definitions import ALL_N, C, N, R, agreement, inverse_band, t_alpha_beta_entry
 from mechlib.proofs.shared.obligations import ALPHA as A
 from mechlib.proofs.shared.obligations import BETA as B
@@ -60,7 +60,7 @@ def negative_entry_query(t: sp.Matrix, *, ordered: bool) -> z3.Solver:
     return solver
 
 
-@check("GS-L3", kind=SYM, scope=bounded(4, "symbolic α, β", "sympy: rows of T_{α,β} sum to 1"))
+@check("GS-L3", kind=SYM)
 def sym_t_alpha_beta() -> Outcome:
     """Rows of T_{α,β} = G_α⁻¹G_β sum to 1, symbolically (sympy)."""
     failures: list[dict[str, Any]] = []
@@ -69,7 +69,9 @@ def sym_t_alpha_beta() -> Outcome:
         for i in range(n + 1):
             if sp.simplify(sum(t[i, :]) - 1) != 0:
                 failures.append({"n": n, "row": i, "problem": "row sum"})
-    return decide(failures, {"n": "1..4", "alpha, beta": "symbolic"})
+    outcome = decide(failures, {"n": "1..4", "alpha, beta": "symbolic"})
+    return with_scope(outcome, measured("sympy: rows of T_{α,β} sum to 1", n=range(1, 5), alphas="symbolic α, β",
+                                        every_object=True))  # fmt: skip
 
 
 def t_alpha_beta_nonnegative() -> list[Obligations]:
