@@ -102,7 +102,7 @@ def fuzz(
     )
     @given(strategy)
     def check(example: Any) -> None:
-        outside = None if hypothesis is None else HYPOTHESIS_CHECK(hypothesis)(example)
+        outside = None if hypothesis is None else hypothesis(example)
         if outside is not None:
             tally["outside the hypothesis"] += 1
             if len(reasons) < 3:
@@ -141,14 +141,6 @@ def fuzz(
         method += "; the hypothesis checked exactly on every draw"
     scope = measured(method, n=n, alphas=alpha, every_object=False, examples=tally["checked"])
     return Outcome(Verdict.PROVED, evidence, scopes=(scope,))
-
-
-def _as_given(hypothesis: Hypothesis) -> Hypothesis:
-    return hypothesis
-
-
-#: How a fuzz part applies its hypothesis (a mutant lets every draw through unchecked).
-HYPOTHESIS_CHECK: Callable[[Hypothesis], Hypothesis] = _as_given
 
 
 def _save(claim_id: str, case: dict[str, Any]) -> Path | None:

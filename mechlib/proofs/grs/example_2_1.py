@@ -16,7 +16,7 @@ import z3
 from mechlib.proofs.catalogue import SMT, SYM
 from mechlib.proofs.mutants import module_constant, register
 from mechlib.proofs.registry import Outcome, Verdict, check, decide, measured
-from mechlib.proofs.shared.definitions import I, R, geometric_entry
+from mechlib.proofs.shared.definitions import I, R, agreement, geometric_entry
 from mechlib.proofs.shared.obligations import Region, mul, power_of_distance, prove_for_every_index
 from mechlib.proofs.shared.obligations import outcome as obligations_outcome
 from mechlib.proofs.smt import TWO_SOLVERS, proved_if_unsat, run, smt_query
@@ -57,9 +57,12 @@ def smt_geometric_is_dp() -> Outcome:
     )  # fmt: skip
     windows = {f"n={n}, window -{n}..{2 * n}": geometric_window_is_dp(n, -n, 2 * n) for n in (1, 3, 10)}
     checked = proved_if_unsat(windows)
-    outcome = obligations_outcome([every], {"windows": checked.evidence})
+    agree = agreement(("geometric on ℤ",))
+    outcome = obligations_outcome([every], {"windows": checked.evidence, "the definition is the library's": agree})
     if checked.verdict != Verdict.PROVED and outcome.verdict == Verdict.PROVED:
         outcome = Outcome(checked.verdict, outcome.evidence, checked.reason)
+    elif not all(agree.values()) and outcome.verdict == Verdict.PROVED:
+        outcome = Outcome(Verdict.UNKNOWN, outcome.evidence, "the definition is not the library's geometric mechanism")
     scope = measured(
         TWO_SOLVERS + "; obligations derived from the mechanism's definition",
         n="every output r ∈ ℤ and input i ∈ ℤ (no n)" if outcome.verdict == Verdict.PROVED else [],

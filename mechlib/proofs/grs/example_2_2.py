@@ -128,7 +128,7 @@ def t_row_sums() -> dict[str, bool]:
 
 def grs_e2_2_every_n() -> Outcome:
     """GRS Example 2.2 for every n and symbolic α: T is stochastic and α-DP with level exactly α."""
-    agree = agreement()
+    agree = agreement(("T",))
     sums = t_row_sums()
     outcome = obligations_outcome(
         t_is_exactly_alpha_dp(),
@@ -141,7 +141,7 @@ def grs_e2_2_every_n() -> Outcome:
     mismatched = [k for k, ok in agree.items() if not ok]
     failed = [k for k, ok in sums.items() if not ok]
     if outcome.verdict == Verdict.PROVED and (failed or mismatched):  # a proof about another T proves nothing
-        verdict = Verdict.REFUTED if failed else Verdict.UNKNOWN
+        verdict = Verdict.UNKNOWN  # sympy not showing a sum is 1 is no counterexample
         outcome = Outcome(verdict, outcome.evidence, f"row sums fail: {failed}" if failed else
                           f"the definition is not the library's T: {mismatched}")  # fmt: skip
     scope = measured(

@@ -42,8 +42,10 @@ def row_operation_multiplier(a: Any) -> Any:
     return a
 
 
-def kms_base() -> Obligations:
+def kms_base(start: int) -> Obligations:
     """Base m = 1: G′_1 = (G′[0][0]), read off the definition, equals the statement at m = 1."""
+    if start != 1:
+        raise ValueError(f"the base is proved at m = 1, not m = {start}")
     claimed = to_z3(claimed_determinant(sp.Integer(1)))
     return prove_for_every_index(
         "base: det G′_1", z3.And(R == 0, J == 0), {"x": kms_entry(R, J)},
@@ -60,7 +62,7 @@ def step_regions(claimed_ratio: Any) -> list[Region]:
     ]
 
 
-def kms_step() -> Obligations:
+def kms_step(start: int) -> Obligations:
     """Step m−1 → m (m ≥ 2): with G′'s definition (no dependence on the size, so G′_{m−1} is the
     leading minor of G′_m), the entries of row m−1 − λ·row m−2, every j in 0..m−1, with the
     case split on the signs of m−1−j and m−2−j derived from the definition."""
@@ -69,16 +71,20 @@ def kms_step() -> Obligations:
     if ratio.has(m):
         raise ValueError(f"the statement's ratio det G′_m / det G′_(m−1) = {ratio} depends on m")
     row = add(kms_entry(M - 1, J), scale(-row_operation_multiplier(A), kms_entry(M - 2, J)))
-    domain = z3.And(M >= 2, J >= 0, J <= M - 1)
+    domain = z3.And(start + 1 <= M, J >= 0, J <= M - 1)
     return prove_for_every_index("step: the row operation", domain, {"row": row}, step_regions(to_z3(ratio)))
 
 
 def kms_positive() -> Obligations:
-    """(1 − α²)^(m−1) > 0: its base 1 − α² is positive on (0, 1)."""
-    base = to_z3(sp.simplify(claimed_determinant(sp.Integer(2))))
+    """The statement is positive for every m ≥ 1: its value at m = 1 and its ratio from m−1 to m
+    (a constant in m) are positive on (0, 1)."""
+    m = sp.Symbol("m", integer=True, positive=True)
+    first = to_z3(claimed_determinant(sp.Integer(1)))
+    ratio = to_z3(sp.simplify(claimed_determinant(m) / claimed_determinant(m - 1)))
     return prove_for_every_index(
-        "the statement is positive", z3.BoolVal(True), {}, [Region("0 < α < 1", True, lambda x: base > 0)]
-    )
+        "the statement is positive", z3.BoolVal(True), {},
+        [Region("0 < α < 1", True, lambda x: z3.And(first > 0, ratio > 0))],
+    )  # fmt: skip
 
 
 @check("GS-L1", kind=SYM)

@@ -184,7 +184,7 @@ def gs_theorem_2_every_n() -> Outcome:
     is GS's condition on each column divided by (1−α) (r ∈ {0, n}) or (1−α)² (inside), positive
     scales; and for an α-DP M the two boundary conditions hold (GS Lemma 2). So M is derivable iff
     the interior three-term conditions hold."""
-    agree = {k: ok for k, ok in agreement().items() if k.startswith(("T,", "T⁻¹,", "T·T⁻¹,"))}
+    agree = agreement(("T", "T⁻¹", "T·T⁻¹"))
     signs = proved_if_unsat(
         {"scales positive": inverse_scales_positive(), "DP ⇒ boundary rows": dp_gives_the_boundary_conditions()}
     )

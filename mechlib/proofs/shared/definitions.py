@@ -104,9 +104,14 @@ def _is_zero(values: Any) -> Any:
 # -- the definitions agree with the library's matrices ----------------------------------------------
 
 
-def agreement(largest: int = 4, alphas: tuple[Fraction, ...] = (Fraction(1, 2), Fraction(1, 3))) -> dict[str, bool]:
-    """Each definition evaluated exactly at every index equals the library's matrix, n ≤ ``largest``:
-    T (``truncated_geometric``), T⁻¹ (flint's exact inverse of T), G′ (``kms``), and the banded
+def agreement(
+    only: tuple[str, ...] = ("geometric on ℤ", "T", "T⁻¹", "G′", "T·T⁻¹", "T_α⁻¹·T_β"),
+    largest: int = 4,
+    alphas: tuple[Fraction, ...] = (Fraction(1, 2), Fraction(1, 3)),
+) -> dict[str, bool]:
+    """Each definition named in ``only`` evaluated exactly at every index equals the library's
+    matrix, n ≤ ``largest``: the geometric mechanism (``geometric``'s exact columns), T
+    (``truncated_geometric``), T⁻¹ (flint's exact inverse of T), G′ (``kms``), and the banded
     products (T·T⁻¹ = I, T_α⁻¹·T_β by flint, β = (1 + α)/2)."""
     import flint
 
@@ -127,9 +132,19 @@ def agreement(largest: int = 4, alphas: tuple[Fraction, ...] = (Fraction(1, 2), 
         "T·T⁻¹": (t_times_inverse(I, J, N), I, J),
         "T_α⁻¹·T_β": (t_alpha_beta_entry(R, C, N), R, C),
     }
+    from mechlib.core.families import geometric
+
     found: dict[str, bool] = {}
     for a in alphas:
         b = (1 + a) / 2
+        wide = geometric(a, largest, margin=2)  # columns −2..n+2; −1..n+1 are exact point masses
+        columns = [c for c in wide.outputs if isinstance(c, int) and -1 <= c <= largest + 1]
+        if "geometric on ℤ" in only:
+            found[f"geometric on ℤ, α={a}"] = all(
+                evaluate(geometric_entry(I, R), {I: i, R: c}, {"alpha": a}) == wide.entry(i, c)
+                for i in range(largest + 1)
+                for c in columns
+            )
         for n in range(1, largest + 1):
             t = exact(truncated_geometric(a, n).rows)
             library = {
@@ -140,6 +155,8 @@ def agreement(largest: int = 4, alphas: tuple[Fraction, ...] = (Fraction(1, 2), 
                 "T_α⁻¹·T_β": entries(t.inv() * exact(truncated_geometric(b, n).rows)),
             }
             for name, (term, first, second) in definitions.items():
+                if name not in only:
+                    continue
                 want = library[name]
                 found[f"{name}, n={n}, α={a}"] = all(
                     evaluate(term, {first: x, second: y, N: n}, {"alpha": a, "beta": b}) == want[x][y]

@@ -10,10 +10,11 @@ every obligation is derived from it:
 
 1. **The case split** is the product of the pieces of every term in the property, cut by the
    caller's regions (e.g. j ≤ m−2 and j = m−1). Combinations one solver finds empty are
-   dropped and counted as unreachable; then **the split itself is an obligation**: the domain
-   implies the disjunction of the kept cases (UNSAT of its negation over the integers, z3 and
-   cvc5) — a dropped or weakened case fails here. Each term's pieces are shown disjoint too, so a
-   definition is single-valued.
+   dropped and counted as unreachable; then **the split itself is an obligation**, region by
+   region: the domain and the region imply the disjunction of that region's kept cases (UNSAT of
+   its negation over the integers, z3 and cvc5) — a dropped or weakened case fails here, even
+   where regions overlap. A definition is single-valued by construction (each branch point splits
+   on c and ¬c).
 2. **Patterns.** In each case every exponent is a linear term; the differences between the
    exponents of one base are shown constant in the case (LIA, both solvers), so the term is
    P·(a polynomial in α, β) with P = α^e₀ > 0 the smallest power — or α^c exactly when e₀ is
@@ -309,6 +310,7 @@ def prove_for_every_index(
     for region in regions:
         probe.push()
         probe.add(domain, region.condition)
+        in_region: list[Any] = []
         for conditions, polynomials in _cases([terms[t] for t in names], probe, skipped):
             if probe.check() != z3.sat:
                 skipped[0] += 1
@@ -316,6 +318,7 @@ def prove_for_every_index(
             model = probe.model()
             condition = z3.And(domain, region.condition, *conditions)
             kept.append(condition)
+            in_region.append(condition)
             case = f"{region.label} / case {len(kept)}"
             values = _patterns(case, condition, dict(zip(names, polynomials)), model, prove)
             if values is None:
@@ -325,9 +328,10 @@ def prove_for_every_index(
             if prove(case, "QF_NRA", hypotheses, z3.Not(region.goal(values))):
                 found.cases += 1
         probe.pop()
+        covered = CASE_FILTER(in_region)
+        prove(f"{region.label}: its cases cover it (the case split is exhaustive)", "QF_LIA",
+              [domain, region.condition], z3.Not(z3.Or(covered)))  # fmt: skip
     found.unreachable = skipped[0]
-    kept = CASE_FILTER(kept)
-    prove("the cases cover the domain (the case split is exhaustive)", "QF_LIA", [domain], z3.Not(z3.Or(kept)))
     return found
 
 
@@ -425,19 +429,20 @@ def outcome(obligations: Sequence[Obligations], evidence: Mapping[str, Any] | No
 @dataclass(frozen=True)
 class Induction:
     """A proof by induction on m ≥ ``start``: ``base`` and ``step`` are both mandatory, each a
-    function returning its discharged obligations (or an exact identity check by name)."""
+    function of ``start`` returning its discharged obligations — the base at m = start, the step
+    m−1 → m for every m ≥ start + 1 (so no m between them is left out)."""
 
     statement: str
     start: int
-    base: Callable[[], Obligations]
-    step: Callable[[], Obligations]
+    base: Callable[[int], Obligations]
+    step: Callable[[int], Obligations]
 
     def __post_init__(self) -> None:
         if not callable(self.base) or not callable(self.step):
             raise TypeError(f"induction for {self.statement!r} needs both a base and a step")
 
     def prove(self) -> list[Obligations]:
-        base, step = self.base(), self.step()
+        base, step = self.base(self.start), self.step(self.start)
         if not base.queries or not step.queries:
             raise ValueError(f"induction for {self.statement!r}: the base or the step discharged no obligation")
         return [base, step]
