@@ -25,10 +25,30 @@ from mechlib.optimality.smt import q
 from mechlib.proofs.catalogue import EXACT, FUZZ, SMT
 from mechlib.proofs.fuzz import fuzz
 from mechlib.proofs.registry import Outcome, Verdict, check, decide, instances, measured
-from mechlib.proofs.shared.definitions import ALL_N, I, J, N, agreement, inverse_band, t_times_inverse
+from mechlib.proofs.shared.definitions import (
+    ALL_N,
+    I,
+    J,
+    N,
+    R,
+    agreement,
+    inverse_band,
+    inverse_entry,
+    t_times_inverse,
+)
 from mechlib.proofs.shared.encodings import HALF, THIRD
 from mechlib.proofs.shared.generators import alpha_dp
-from mechlib.proofs.shared.obligations import Obligations, Region, prove_for_every_index
+from mechlib.proofs.shared.obligations import ALPHA as A
+from mechlib.proofs.shared.obligations import (
+    ZERO,
+    Obligations,
+    Region,
+    add,
+    constant,
+    mul,
+    prove_for_every_index,
+    where,
+)
 from mechlib.proofs.shared.obligations import outcome as obligations_outcome
 from mechlib.proofs.shared.printed import GRS_FIGURE_5A, GS_APPENDIX_B
 from mechlib.proofs.smt import TWO_SOLVERS, proved_if_unsat, run, smt_query
@@ -158,6 +178,27 @@ def inverse_identities() -> list[Obligations]:
     return [inverse_band(), prove_for_every_index("T·T⁻¹ = I", square, {"x": t_times_inverse(I, J, N)}, regions)]
 
 
+#: A column x of M around row r: x_(r−1), x_r, x_(r+1) (free reals: the obligations hold for all).
+COLUMN = z3.Reals("x_prev x_r x_next")
+
+
+def row_of_inverse_times_column() -> Obligations:
+    """(T⁻¹x)_r, summed over T⁻¹'s band in row r, is GS's condition on the column x over a
+    positive scale, for every n ≥ 1 and 0 ≤ r ≤ n: (x₀ − αx₁)/(1−α) at r = 0, (x_n − αx_{n−1})/(1−α)
+    at r = n, ((1+α²)x_r − α(x_{r−1} + x_{r+1}))/(1−α)² inside (GS Theorem 2's conditions)."""
+    prev, here, after = COLUMN
+    row = add(*(where(z3.And(R + d >= 0, R + d <= N), mul(inverse_entry(R, R + d, N), constant(x)), ZERO)
+                for d, x in ((-1, prev), (0, here), (1, after))))  # fmt: skip
+    domain = z3.And(N >= 1, R >= 0, R <= N)
+    inside = ((1 + A * A) * here - A * (prev + after)) / ((1 - A) * (1 - A))
+    regions = [
+        Region("r = 0", R == 0, lambda v: v["row"] == (here - A * after) / (1 - A)),
+        Region("r = n", R == N, lambda v: v["row"] == (here - A * prev) / (1 - A)),
+        Region("0 < r < n", z3.And(R > 0, R < N), lambda v: v["row"] == inside),
+    ]
+    return prove_for_every_index("row r of T⁻¹M is GS's condition over a scale", domain, {"row": row}, regions)
+
+
 def dp_gives_the_boundary_conditions() -> tuple[Any, dict[str, Any]]:
     """GS Lemma 2: for an α-DP column, x₀ − αx₁ ≥ 0 and x_n − αx_{n−1} ≥ 0 (LRA; the latter is the
     mirror image)."""
@@ -189,12 +230,14 @@ def gs_theorem_2_every_n() -> Outcome:
         {"scales positive": inverse_scales_positive(), "DP ⇒ boundary rows": dp_gives_the_boundary_conditions()}
     )
     outcome = obligations_outcome(
-        inverse_identities(),
+        [*inverse_identities(), row_of_inverse_times_column()],
         {
             **signs.evidence,
             "the definitions are the library's T and T⁻¹ (exact, every entry)": agree,
-            "facts used": "T·1 = 1 (GRS-E2.2, every n); Y = T⁻¹M is unique since T is invertible; "
-            "a sum over k of terms that vanish off T⁻¹'s band is the sum over the band",
+            "facts used": "T·1 = 1 (GRS-E2.2, every n), so the rows of Y = T⁻¹M sum to 1; Y = T⁻¹M is "
+            "unique since T is invertible; a sum over k of terms that vanish off T⁻¹'s band is the sum over "
+            "the band; the boundary rows' conditions hold for every α-DP column (GS Lemma 2, the query "
+            "'DP ⇒ boundary rows', and its mirror image i ↦ n − i)",
         },
     )
     failed = [k for k, ok in agree.items() if not ok]
