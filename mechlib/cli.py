@@ -253,7 +253,7 @@ def build_parser() -> argparse.ArgumentParser:
         "legal user (GRS Theorem 3.2's 'if' direction, CLAIMS.md DOM). The users split into C(2N+1, N) "
         "remap cells, each proved with Farkas certificates checked in exact rationals (`mechlib explain "
         "'remap cell'`); the cells run as tasks on a local Dask cluster of -j workers, or on --scheduler "
-        "ADDRESS, so that a cluster pushes N further. `mechlib verify` proves N ≤ 5. Exit 0: proved; "
+        "ADDRESS, so that a cluster pushes N further. `mechlib verify` proves N ≤ 6. Exit 0: proved; "
         "1: refuted or unknown; 2: bad input.",
     )
     universal.add_argument(

@@ -92,6 +92,26 @@ def check_dominance(
     return None
 
 
+def planted_violations(z: Mechanism) -> list[tuple[int, int, Mechanism]]:
+    """Negative controls for :func:`check_dominance`, one per error tail (i, k ≥ 1) that can be
+    lowered alone: Z with half its mass on an output at distance exactly k from input i moved one
+    step towards i. Only P(|j − i| ≥ k | i) changes (down), so any Y with Y∘T = Z violates
+    dominance over the planted mechanism at (i, k) and nowhere else — a check that skips a tail
+    misses it. Integer output labels 0..n."""
+    planted = []
+    for i, row in enumerate(z.rows):
+        for k in range(1, len(row)):
+            j = next((j for j in (i + k, i - k) if 0 <= j < len(row) and row[j] > 0), None)
+            if j is None:
+                continue
+            moved = [list(r) for r in z.rows]
+            half = row[j] / 2
+            moved[i][j] -= half
+            moved[i][j - 1 if j > i else j + 1] += half
+            planted.append((i, k, Mechanism(moved)))
+    return planted
+
+
 def dominance_certificate(
     mechanism: Mechanism,
     alpha: object | None = None,

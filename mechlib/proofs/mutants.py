@@ -36,6 +36,8 @@ KINDS = (
     "illegal loss",
     "wrong α",
     "rejected certificate",
+    "accepted without certificate",
+    "incomplete check",
 )
 
 

@@ -13,9 +13,12 @@ from typing import Any
 from mechlib.core.exact import format_fraction
 from mechlib.core.families import exponential, randomized_response
 from mechlib.core.mechanism import Mechanism
-from mechlib.optimality.dominance import check_dominance, dominance_certificate
+from mechlib.core.stochastic import compose
+from mechlib.optimality.derivability import TBasis
+from mechlib.optimality.dominance import check_dominance, dominance_certificate, planted_violations
 from mechlib.proofs.catalogue import EXACT, FUZZ, SMT
 from mechlib.proofs.fuzz import fuzz
+from mechlib.proofs.mutants import module_constant, register
 from mechlib.proofs.registry import Outcome, Verdict, bounded, check, decide
 from mechlib.proofs.shared.encodings import dominance_proofs
 from mechlib.proofs.shared.generators import dp_mechanisms
@@ -29,9 +32,10 @@ from mechlib.proofs.shared.remap_cells import ALPHA_TEXT, CELLS_METHOD, LARGEST_
     scope=bounded(LARGEST_N, ALPHA_TEXT, CELLS_METHOD + "; dominance certificates of 4 listed mechanisms"),
 )
 def exact_every_mechanism() -> Outcome:
-    """Every α-DP mechanism on 0..n, n ≤ 5, is dominated by a remap of T: T is optimal for every
-    legal Bayesian user, remap cell by remap cell (:mod:`mechlib.proofs.shared.remap_cells`);
-    and four listed mechanisms with their dominating remaps, found and re-checked exactly."""
+    """Every α-DP mechanism on 0..n, n ≤ 6, is dominated by a remap of T: T is optimal for every
+    legal Bayesian user, remap cell by remap cell (:mod:`mechlib.proofs.shared.remap_cells`), on a
+    certificate the independent checker accepts; and four listed mechanisms with their dominating
+    remaps, found and re-checked exactly."""
     proved = cell_proofs()
     if proved.verdict != Verdict.PROVED:
         return proved
@@ -58,15 +62,48 @@ def smt_dominance() -> Outcome:
 
 
 def dominated(case: tuple[Fraction, Mechanism]) -> dict[str, Any] | None:
-    """DOM: a remap of T whose error tails are nowhere above X's, found and re-checked exactly."""
-    from mechlib.optimality.dominance import check_dominance, dominance_certificate
-
+    """DOM: a remap Y of T whose error tails are nowhere above X's, found and re-checked exactly —
+    by a check shown, on the same example, to catch a violation planted in each error tail (i, k)
+    of Y∘T alone (:func:`planted_violations`): the verdict depends on every tail being compared."""
     alpha, x = case
-    certificate = dominance_certificate(x, alpha)
-    violation = check_dominance(x, alpha, certificate.remap)
-    return None if violation is None else {"violation": violation.to_json(), "mechanism": x}
+    basis = TBasis(alpha, x.n)
+    certificate = dominance_certificate(x, alpha, basis=basis)
+    violation = check_dominance(x, alpha, certificate.remap, basis=basis)
+    if violation is not None:
+        return {"violation": violation.to_json(), "mechanism": x}
+    z = Mechanism(compose(certificate.remap, basis.t).rows)
+    for i, k, planted in planted_violations(z):
+        caught = check_dominance(planted, alpha, certificate.remap, basis=basis)
+        if caught is None or (caught.input, caught.k) != (i, k):
+            return {"problem": f"the dominance check misses a violation planted in the error tail (i={i}, k={k})",
+                    "caught": None if caught is None else caught.to_json(), "mechanism": x}  # fmt: skip
+    return None
 
 
 @check("DOM", kind=FUZZ)
 def fuzz_dominance() -> Outcome:
     return fuzz("DOM", dp_mechanisms(max_n=5), dominated, 25)
+
+
+# -- mutants: falsifications this claim's checks must refute ---------------------------------
+
+
+def _skipping_tail_one(real: Any) -> Any:
+    """check_dominance that never compares the error tail k = 1 (issue 32's reviewer's mutant)."""
+    from mechlib.optimality.dominance import TailViolation, tail_profile
+
+    def check(mechanism: Mechanism, alpha: Fraction, remap: Any, *, basis: TBasis | None = None) -> Any:
+        basis = basis or TBasis(alpha, mechanism.n)
+        ours, theirs = tail_profile(compose(remap, basis.t)), tail_profile(mechanism)
+        for i, (a, b) in enumerate(zip(ours, theirs)):
+            for k in range(2, len(a)):
+                bound = b[k] if k < len(b) else Fraction(0)
+                if a[k] > bound:
+                    return TailViolation(i, k, a[k], bound)
+        return None
+
+    return check
+
+
+register("a dominance check that skips the tail k = 1", "incomplete check", ("DOM",),
+         module_constant("mechlib.optimality.dominance", "check_dominance", _skipping_tail_one))  # fmt: skip

@@ -74,6 +74,7 @@ def write(path: Path, doc: dict[str, Any]) -> None:
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data)
+        os.chmod(temporary, 0o644)  # readable like any other file of the package or cache
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
@@ -139,13 +140,14 @@ def certified_outcome(n: int, alpha: Fraction) -> Outcome:
     return Outcome(outcome.verdict, evidence, outcome.reason)
 
 
-def refresh_packaged(largest: int, alphas: tuple[Fraction, ...]) -> None:
-    """Search and write the packaged certificates for n = 1..``largest`` at each α (a maintainer's
-    step: ``python -m mechlib.proofs.shared.universal_cache 6``); each is checked before it is written."""
+def refresh_packaged(smallest: int, largest: int, alphas: tuple[Fraction, ...]) -> None:
+    """Search and write the packaged certificates for n = ``smallest``..``largest`` at each α (a
+    maintainer's step: ``python -m mechlib.proofs.shared.universal_cache 1 6``); each is checked
+    before it is written."""
     from mechlib.proofs.shared import remap_cells
 
     for alpha in alphas:
-        for n in range(1, largest + 1):
+        for n in range(smallest, largest + 1):
             start = time.perf_counter()
             counts = remap_cells.prove(n, alpha)
             seconds = round(time.perf_counter() - start, 2)
@@ -162,4 +164,4 @@ if __name__ == "__main__":
 
     from mechlib.proofs.shared.remap_cells import ALPHAS
 
-    refresh_packaged(int(sys.argv[1]) if len(sys.argv) > 1 else 6, ALPHAS)
+    refresh_packaged(int(sys.argv[1]), int(sys.argv[2]), ALPHAS)
