@@ -29,6 +29,7 @@ import json
 import os
 import tempfile
 import time
+from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -89,6 +90,38 @@ def _where(path: Path) -> str:
     return f"package: {path.name}" if path.parent == PACKAGED else f"cache: {path}"
 
 
+def stored(name: str, check: Callable[[Any], list[str]]) -> tuple[dict[str, Any] | None, dict[str, Any], list[str]]:
+    """The first stored certificate called ``name`` (cache, then package) that ``check`` (an
+    independent checker, bound to what must be proved) accepts: (document, evidence of the
+    re-check, notes on the files rejected). (None, {}, notes) when none does or the search is forced."""
+    if search_forced():
+        return None, {}, [f"search forced ({SEARCH_ENV} or a mutant of the search)"]
+    notes = []
+    for path in (cache_dir() / name, PACKAGED / name):
+        if not path.is_file():
+            continue
+        start = time.perf_counter()
+        try:
+            doc = read(path)
+        except (OSError, ValueError, EOFError) as err:  # gzip/JSON errors are ValueError/EOFError
+            failures = [f"unreadable: {err}"]
+        else:
+            failures = check(doc)
+        if not failures:
+            return doc, {"certificate": _where(path), "re-check seconds": round(time.perf_counter() - start, 2)}, []
+        notes.append(f"{_where(path)} rejected ({failures[0][:160]}): searched again")
+    return None, {}, notes or ["no stored certificate: searched"]
+
+
+def keep(name: str, doc: dict[str, Any]) -> str:
+    """Write a certificate the checker accepted to the cache; where it went (or why not)."""
+    try:
+        write(cache_dir() / name, doc)
+    except OSError as err:
+        return f"not written: {err}"
+    return str(cache_dir() / name)
+
+
 def certified_outcome(n: int, alpha: Fraction) -> Outcome:
     """T's remap-cell proof at (n, α): a stored certificate accepted by the independent checker
     (PROVED, evidence naming it), else the search (:func:`remap_cells.prove`) judged on the
@@ -98,45 +131,20 @@ def certified_outcome(n: int, alpha: Fraction) -> Outcome:
     from mechlib.proofs.shared import remap_cells
 
     name = universal_name(n, alpha)
-    notes: list[str] = []
-    if search_forced():
-        notes.append(f"search forced ({SEARCH_ENV} or a mutant of the search)")
-    elif [list(row) for row in families.truncated_geometric(alpha, n).rows] != t_matrix(n, alpha):
-        notes.append("the library's T is not T by definition: the certificates do not speak of it")
+    if [list(row) for row in families.truncated_geometric(alpha, n).rows] != t_matrix(n, alpha):
+        notes = ["the library's T is not T by definition: the certificates do not speak of it"]
     else:
-        for path in (cache_dir() / name, PACKAGED / name):
-            if not path.is_file():
-                continue
-            start = time.perf_counter()
-            try:
-                doc = read(path)
-            except (OSError, ValueError, EOFError) as err:  # gzip/JSON errors are ValueError/EOFError
-                doc = None
-                failures = [f"unreadable: {err}"]
-            else:
-                failures = check_certificate(doc, n=n, alpha=alpha)
-            if not failures:
-                evidence = {
-                    "certificate": _where(path),
-                    "re-checked by": "mechlib.checkers.universal_certificate",
-                    "re-check seconds": round(time.perf_counter() - start, 2),
-                    **remap_cells.certificate_summary(doc),
-                }
-                return Outcome(Verdict.PROVED, evidence)
-            notes.append(f"{_where(path)} rejected ({failures[0][:160]}): searched again")
-        if not notes:
-            notes.append("no stored certificate: searched")
+        doc, shown, notes = stored(name, lambda doc: check_certificate(doc, n=n, alpha=alpha))
+        if doc is not None:
+            shown["re-checked by"] = "mechlib.checkers.universal_certificate"
+            return Outcome(Verdict.PROVED, {**shown, **remap_cells.certificate_summary(doc)})
     start = time.perf_counter()
     counts = remap_cells.prove(n, alpha)
     seconds = round(time.perf_counter() - start, 2)
     outcome, doc = remap_cells.judged_document(n, alpha, counts, {"seconds": seconds})
     evidence = {**outcome.evidence, "certificate": "; ".join(notes), "search seconds": seconds}
     if doc is not None:
-        try:
-            write(cache_dir() / name, doc)
-            evidence["cached"] = str(cache_dir() / name)
-        except OSError as err:
-            evidence["cached"] = f"not written: {err}"
+        evidence["cached"] = keep(name, doc)
     return Outcome(outcome.verdict, evidence, outcome.reason)
 
 
