@@ -7,6 +7,7 @@ that falsify it alone; those that falsify several claims are in :mod:`mechlib.pr
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -18,8 +19,9 @@ from mechlib.optimality.derivability import TBasis
 from mechlib.optimality.dominance import check_dominance, dominance_certificate, planted_violations
 from mechlib.proofs.catalogue import EXACT, FUZZ, SMT
 from mechlib.proofs.fuzz import fuzz
-from mechlib.proofs.mutants import module_constant, register
+from mechlib.proofs.mutants import Attr, module_constant, register
 from mechlib.proofs.registry import Outcome, Verdict, bounded, check, decide
+from mechlib.proofs.shared import remap_cells, universal_cache
 from mechlib.proofs.shared.encodings import dominance_proofs
 from mechlib.proofs.shared.generators import dp_mechanisms
 from mechlib.proofs.shared.printed import GRS_FIGURE_5A, GS_APPENDIX_B
@@ -107,3 +109,48 @@ def _skipping_tail_one(real: Any) -> Any:
 
 register("a dominance check that skips the tail k = 1", "incomplete check", ("DOM",),
          module_constant("mechlib.optimality.dominance", "check_dominance", _skipping_tail_one))  # fmt: skip
+
+
+# The remap-cell proof's mutants falsify DOM and GRS-T3.2 alike. They are registered here, in a claim
+# module (loaded by mechlib.proofs after every GRS claim), not in mechlib.proofs.falsifications:
+# that module is imported by mechlib.verify, which must not reach a checker through remap_cells.
+
+_REAL_CELL_ROWS = remap_cells._Problem._cell_rows
+
+
+def _worst_remap_rows(self: Any, j: int, s: int) -> Any:
+    """The remap cells with their inequalities reversed: σ(j) the *worst* guess for output j."""
+    return [-row for row in _REAL_CELL_ROWS(self, j, s)]
+
+
+def _step_at_alpha_squared(self: Any, v_i: Any, f: Any, nonnegative: bool) -> Any:
+    """The cone test of the remap cells run at α²: T at α must then beat every α²-DP mechanism."""
+    a = self.p.alpha * self.p.alpha
+    return v_i.plus(a if nonnegative else 1 / a, f)
+
+
+def _searched(*swaps: Any) -> Callable[[], list[Any]]:
+    """Swaps of the remap-cell search, with the search forced: its verdict must come from the
+    mutated search, not from a stored certificate (which the mutant does not touch)."""
+    return lambda: [*swaps, (Attr(universal_cache, "FORCE_SEARCH"), True)]
+
+
+def _without_certificate(self: Any, rows: Any, form: Any) -> list[int]:
+    """A sign fact accepted with no Farkas multipliers at all ([L] = [1]: "form ≥ 0 as it stands")."""
+    return [1]
+
+
+def _rejecting_universal_checker(*_args: Any, **_kwargs: Any) -> list[str]:
+    return ["the universal certificate is rejected (mutant)"]
+
+
+BOTH = ("DOM", "GRS-T3.2")
+register("remap cells: the worst remap of T read as the best", "flipped inequality", BOTH,
+         _searched((Attr(remap_cells._Problem, "_cell_rows"), _worst_remap_rows)))  # fmt: skip
+register("remap cells: the α-DP cone at α²", "wrong α", BOTH,
+         _searched((Attr(remap_cells._Prover, "_step"), _step_at_alpha_squared)))  # fmt: skip
+register("remap cells: a cell accepted without its Farkas certificate", "accepted without certificate", BOTH,
+         _searched((Attr(remap_cells._Prover, "certified"), _without_certificate)))  # fmt: skip
+register("the universal certificate checker rejects every certificate", "rejected certificate", BOTH,
+         module_constant("mechlib.checkers.universal_certificate", "check_certificate",
+                         lambda _: _rejecting_universal_checker))  # fmt: skip

@@ -44,6 +44,15 @@ Floats only *find* (cells' interiors, λ, y, a minimiser, and points of a cell �
 that spare a certificate attempt bound to fail); every certificate is checked in exact rationals
 before it counts, and a certificate that cannot be made exact leaves the cell unproved (UNKNOWN),
 never proved. Measured: the cells with interior are the C(2n+1, n) monotone remaps.
+
+**The verdict is the checker's.** The search records everything it proved as a certificate
+(:func:`universal_certificate_document`, schema ``mechlib.universal/2``): per proved cell, per
+output, the chain of sign facts with their Farkas multipliers (splits as two sub-chains); the
+Gordan certificates of abandoned prefixes and of pairs of guesses; the mirrored leaves.
+:func:`judged_document` is PROVED only when :mod:`mechlib.checkers.universal_certificate` — which
+rebuilds T, the cells, the cone test and the search tree from the definitions and imports nothing
+of this module — accepts it; the claims re-check stored certificates the same way
+(:mod:`mechlib.proofs.shared.universal_cache`).
 """
 
 from __future__ import annotations
