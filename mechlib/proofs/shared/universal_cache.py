@@ -150,8 +150,8 @@ def certified_outcome(n: int, alpha: Fraction) -> Outcome:
 
 def refresh_packaged(smallest: int, largest: int, alphas: tuple[Fraction, ...]) -> None:
     """Search and write the packaged certificates for n = ``smallest``..``largest`` at each α (a
-    maintainer's step: ``python -m mechlib.proofs.shared.universal_cache 1 6``); each is checked
-    before it is written."""
+    maintainer's step, see ``mechlib/proofs/certificates/README.md``); each is checked before it
+    is written."""
     from mechlib.proofs.shared import remap_cells
 
     for alpha in alphas:
@@ -165,11 +165,3 @@ def refresh_packaged(smallest: int, largest: int, alphas: tuple[Fraction, ...]) 
             path = PACKAGED / universal_name(n, alpha)
             write(path, doc)
             print(f"n={n} α={alpha}: {seconds} s, {path.stat().st_size} bytes", flush=True)
-
-
-if __name__ == "__main__":
-    import sys
-
-    from mechlib.proofs.shared.remap_cells import ALPHAS
-
-    refresh_packaged(int(sys.argv[1]), int(sys.argv[2]), ALPHAS)
