@@ -156,7 +156,13 @@ def test_remap_cells_frontier(measure: Measure, alpha: str) -> None:
 
     largest = measure(frontier, role="mechlib", n=0, rounds=1)
     measure.benchmark.extra_info["n"] = largest
-    measure.note(f"α = {alpha}: proved up to n = {largest} within {budget:.0f} s; seconds by n {times} (each "
+    if largest >= 2:  # the next n, extrapolated by the last measured growth (not run: over the budget)
+        growth = times[largest] / max(times[largest - 1], 0.1)
+        measure.benchmark.extra_info["next_n_estimate_s"] = round(times[largest] * growth)
+        next_n = f"; n = {largest + 1} estimated at {times[largest] * growth / 60:.0f} min (growth ×{growth:.1f})"
+    else:
+        next_n = ""
+    measure.note(f"α = {alpha}: proved up to n = {largest} within {budget:.0f} s{next_n}; seconds by n {times} (each "
                  f"task a child process, stopped at the budget left); cells by n {cells}; the certificate re-checked "
                  f"by the independent checker in seconds by n {checks} (one run)")  # fmt: skip
 
