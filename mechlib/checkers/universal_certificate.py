@@ -200,7 +200,6 @@ class _Walk:
         for entry in cert["pairs"]:
             j, before, at, *y = entry
             self.pairs[j, before, at] = y
-        self.pair_holds: dict[tuple[int, int, int], bool] = {}
         self.empty = {tuple(prefix): y for prefix, y in cert["abandoned"]}
         self.cells = {tuple(sigma): chains for sigma, chains in cert["cells"]}
         self.mirrored = {tuple(sigma) for sigma in cert["mirrored"]}
