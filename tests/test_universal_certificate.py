@@ -304,3 +304,14 @@ def test_the_packaged_certificates_check() -> None:
         if doc["n"] <= 4:  # the larger ones are re-checked by verify (seconds each)
             assert universal_cache.universal_name(doc["n"], Fraction(doc["alpha"])) == path.name
             assert check_certificate(doc, n=doc["n"], alpha=Fraction(doc["alpha"])) == []
+
+
+def test_verify_search_forces_the_search(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``mechlib verify --search`` sets MECHLIB_SEARCH=1 (inherited by the engine's workers), which
+    the store reads."""
+    import os
+
+    monkeypatch.delenv("MECHLIB_SEARCH", raising=False)
+    assert not universal_cache.search_forced()
+    assert main(["verify", "--search", "--only", "GRS-F4", "-j", "1", "--no-progress", "--reports", str(tmp_path)]) == 0
+    assert os.environ["MECHLIB_SEARCH"] == "1" and universal_cache.search_forced()
