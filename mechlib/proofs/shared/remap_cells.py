@@ -337,10 +337,14 @@ def farkas(rows: Sequence[Form], form: Form, witnesses: list[np.ndarray] | None 
 
     system = [[Fraction(rows[k].nums[c]) for k in support] for c in tight]
     hint = [lam[k] * form.den / rows[k].den for k in support]
-    solved = first_accepted(system, [Fraction(form.nums[c]) for c in tight], hint, accept)
+    return _spread(len(rows), support, first_accepted(system, [Fraction(form.nums[c]) for c in tight], hint, accept))
+
+
+def _spread(size: int, support: Sequence[int], solved: list[Fraction] | None) -> list[Fraction] | None:
+    """The multipliers on ``support`` as a vector over all ``size`` rows (None stays None)."""
     if solved is None:
         return None
-    full = [Fraction(0)] * len(rows)
+    full = [Fraction(0)] * size
     for k, v in zip(support, solved):
         full[k] = v
     return full
@@ -386,13 +390,7 @@ def gordan(rows: Sequence[Form], m: int) -> list[Fraction] | None:
         _, *combined = _combination(rows, support, values)
         return all(c <= 0 for c in combined)
 
-    solved = first_accepted(system, rhs, list(hint / hint.sum()), accept)
-    if solved is None:
-        return None
-    full = [Fraction(0)] * len(rows)
-    for k, v in zip(support, solved):
-        full[k] = v
-    return full
+    return _spread(len(rows), support, first_accepted(system, rhs, list(hint / hint.sum()), accept))
 
 
 def _content(form: Form) -> int:
