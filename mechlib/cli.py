@@ -98,6 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     verify.add_argument("--no-progress", action="store_true", help="no progress bar")
     verify.add_argument("--deep", action="store_true", help="fuzz claims with 20× the examples (the deep profile)")
+    verify.add_argument("--search", action="store_true", help="search again where a stored certificate re-checks")
     verify.add_argument(
         "--mutants",
         action="store_true",
@@ -230,7 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
         "check",
         help="re-verify a certificate with the independent checker",
         description="Re-verify every witness of a certificate (schemas mechlib.audit/6, "
-        "mechlib.blackbox/8 and mechlib.bracket/1) without trusting the code that produced it; a "
+        "mechlib.blackbox/8, mechlib.bracket/1 and mechlib.universal/2) without trusting the code that produced it; a "
         "gzip-compressed certificate is read as is. "
         "Exit 0 if it holds, 1 if any check fails, 2 if the file is not a certificate.",
     )
@@ -252,7 +253,7 @@ def build_parser() -> argparse.ArgumentParser:
         "legal user (GRS Theorem 3.2's 'if' direction, CLAIMS.md DOM). The users split into C(2N+1, N) "
         "remap cells, each proved with Farkas certificates checked in exact rationals (`mechlib explain "
         "'remap cell'`); the cells run as tasks on a local Dask cluster of -j workers, or on --scheduler "
-        "ADDRESS, so that a cluster pushes N further. `mechlib verify` proves N ≤ 5. Exit 0: proved; "
+        "ADDRESS, so that a cluster pushes N further. `mechlib verify` proves N ≤ 6. Exit 0: proved; "
         "1: refuted or unknown; 2: bad input.",
     )
     universal.add_argument(
@@ -535,6 +536,8 @@ def _verify(args: argparse.Namespace) -> int:
     os.environ.setdefault("MECHLIB_COUNTEREXAMPLES", str(Path(args.reports) / "counterexamples"))
     if args.deep:
         os.environ["MECHLIB_FUZZ_SCALE"] = "20"
+    if args.search:
+        os.environ["MECHLIB_SEARCH"] = "1"  # read by mechlib.proofs.shared.universal_cache
     if args.jobs < 1 or args.timeout <= 0:
         raise InputError(f"-j {args.jobs} --timeout {args.timeout:g}", hint="expected -j ≥ 1 and --timeout > 0")
     if args.mutants:
@@ -893,7 +896,7 @@ def _certificate_source(spec: str | None, cert: dict[str, Any]) -> tuple[bytes |
 
 def _check(args: argparse.Namespace) -> int:
     from mechlib.audit.loading import read_json, uncompressed
-    from mechlib.checkers import audit_certificate, blackbox_result, bracket_certificate
+    from mechlib.checkers import audit_certificate, blackbox_result, bracket_certificate, universal_certificate
 
     try:
         cert = read_json(uncompressed(Path(args.certificate).read_bytes(), args.certificate))
@@ -902,7 +905,8 @@ def _check(args: argparse.Namespace) -> int:
     except InputError as err:
         raise err.at(args.certificate) from None
     found = cert.get("schema") if isinstance(cert, dict) else type(cert).__name__
-    known = (audit_certificate.SCHEMA, bracket_certificate.SCHEMA, blackbox_result.SCHEMA, *blackbox_result.EARLIER)
+    known = (audit_certificate.SCHEMA, bracket_certificate.SCHEMA, universal_certificate.SCHEMA, blackbox_result.SCHEMA,
+             *blackbox_result.EARLIER)  # fmt: skip
     if found not in known:
         raise InputError(
             f"schema {found!r}",
@@ -920,6 +924,8 @@ def _check(args: argparse.Namespace) -> int:
             raise InputError("SOURCE is only for audit certificates", field="SOURCE", hint=f"drop {args.source}")
         elif found in (blackbox_result.SCHEMA, *blackbox_result.EARLIER):
             failures, provenance = blackbox_result.check_result(cert), blackbox_result.PROVENANCE
+        elif found == universal_certificate.SCHEMA:
+            failures, provenance = universal_certificate.check_certificate(cert), universal_certificate.PROVENANCE
         else:
             failures = bracket_certificate.check_certificate(cert)
     except (KeyError, ValueError, TypeError, IndexError, ZeroDivisionError, AttributeError) as err:

@@ -53,7 +53,8 @@ TERMS: tuple[Term, ...] = (
          "cell. In each, the dual of GRS LP (3)–(7) is forced by complementary slackness, and its feasibility "
          "is proved for every user of the cell at once by Farkas certificates (checked in exact rationals); "
          "a branch of the search over σ is dropped only on an exact Gordan certificate that it has no "
-         "interior."),
+         "interior. The verdict is the independent checker's: the search writes every certificate into one "
+         "file (mechlib.universal/2) that `mechlib check` re-verifies, coverage of the search tree included."),
     Term("certified optimum", ("optimum", "optimal", "ratio"),
          "The least expected loss any ε-DP mechanism on counts 0..n achieves for the user (GRS LP (3)–(7)): "
          "T then the user's best remap (GRS Theorem 3.1), with an exact dual built from T's columns that "

@@ -94,3 +94,32 @@ def test_t_and_every_remap_of_t_is_certified_without_the_lp(alpha: str, n: int, 
     with mock.patch.object(dominance, "_highs_dominance", side_effect=AssertionError("the LP was called")):
         found = dominance_certificate(x, alpha)
     assert check_dominance(x, Fraction(alpha), found.remap) is None
+
+
+@pytest.mark.parametrize("alpha", ["1/2", "1/3"])
+@pytest.mark.parametrize("n", [1, 3, 5])
+def test_a_violation_planted_in_any_tail_is_caught_there(n: int, alpha: str) -> None:
+    """Every error tail (i, k) of Y∘T, lowered alone in a planted mechanism, is the violation found."""
+    t = truncated_geometric(alpha, n)
+    clamp = Remap.deterministic(lambda r: min(r, n - 1) if n > 1 else r, range(n + 1), range(n + 1))
+    for y in (Remap.deterministic(lambda r: r, range(n + 1), range(n + 1)), clamp):
+        z = Mechanism(compose(y, t).rows)
+        planted = dominance.planted_violations(z)
+        assert {k for _, k, _ in planted} == set(range(1, n + 1))
+        for i, k, x in planted:
+            found = check_dominance(x, Fraction(alpha), y)
+            assert found is not None and (found.input, found.k) == (i, k)
+
+
+def test_a_check_that_skips_the_tail_k_1_fails_the_dom_fuzz_property(monkeypatch: pytest.MonkeyPatch) -> None:
+    """DOM's fuzz property rests on the check comparing every tail: with k = 1 skipped it reports
+    the planted violation it missed, on the first mechanism tried."""
+    import mechlib.proofs.other.dominance as dom_claim
+
+    case = (Fraction(1, 3), randomized_response("1/3", 4))
+    assert dom_claim.dominated(case) is None
+    skipping = dom_claim._skipping_tail_one(check_dominance)
+    monkeypatch.setattr(dom_claim, "check_dominance", skipping)
+    monkeypatch.setattr(dominance, "check_dominance", skipping)
+    problem = dom_claim.dominated(case)
+    assert problem is not None and "k=1" in problem["problem"]

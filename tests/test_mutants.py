@@ -48,6 +48,8 @@ CI_PAIRS = [
     ("GS-L1's induction without its base case", "GS-L1"),
     ("the case split of an ALL-n proof with its last case dropped", "GRS-E2.1"),
     ("exactly α: the witness moved to column 1, where T[1][1] = T[0][1]/α", "GRS-E2.2"),
+    ("remap cells: a cell accepted without its Farkas certificate", "GRS-T3.2"),
+    ("a dominance check that skips the tail k = 1", "DOM"),
 ]
 
 

@@ -84,9 +84,9 @@ def test_farkas_certificates_are_exact_and_sound() -> None:
 
 
 def test_gordan_certificates_only_for_empty_interiors() -> None:
-    assert gordan([_form(1, -1), _form(-1, 1)], 2)  # w0 = w1: no interior
-    assert not gordan([_form(1, -1)], 2)
-    assert not gordan([], 2)
+    assert gordan([_form(1, -1), _form(-1, 1)], 2) is not None  # w0 = w1: no interior
+    assert gordan([_form(1, -1)], 2) is None
+    assert gordan([], 2) is None
 
 
 def test_forms_stay_exact() -> None:

@@ -125,5 +125,34 @@ def test_sy_e1_verdict_logic(
             "certificate check": check,
         },
     }
-    monkeypatch.setattr(se, "study", lambda **_: (report, {}))
+    monkeypatch.setattr(se, "figures", lambda: report)
     assert school_planning_figures().verdict.value == verdict
+
+
+def test_sy_e1_rests_on_a_rechecked_bracket(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stored bracket is re-checked, not solved again; a tampered one, or one for another
+    question, is solved again (study, here a stand-in) and never trusted."""
+    import mechlib.proofs.sy.example_1 as se
+    from mechlib.proofs.shared import universal_cache
+
+    packaged = universal_cache.read(universal_cache.PACKAGED / se.BRACKET)
+    monkeypatch.setenv("MECHLIB_CACHE", str(tmp_path))
+    monkeypatch.delenv("MECHLIB_SEARCH", raising=False)
+    calls: list[object] = []
+
+    def solved(**kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+        calls.append(kwargs)
+        failures = kwargs["check_certificate"](packaged)
+        return {se.BEST: {"certificate check": failures or "passed"}}, packaged
+
+    monkeypatch.setattr(se, "study", solved)
+    assert se.figures()["certificate"]["certificate"] == f"package: {se.BRACKET}" and not calls
+    monkeypatch.setattr(universal_cache, "PACKAGED", tmp_path / "elsewhere")
+    for change in ({"upper": "2"}, {"grid_step": "1/3"}):
+        universal_cache.write(tmp_path / "certificates" / se.BRACKET, {**packaged, **change})
+        report = se.figures()
+        assert "rejected" in report["certificate"] and len(calls) == 1
+        assert universal_cache.read(tmp_path / "certificates" / se.BRACKET) == packaged  # replaced
+        calls.clear()
+    monkeypatch.setenv("MECHLIB_SEARCH", "1")
+    assert "forced" in se.figures()["certificate"] and len(calls) == 1

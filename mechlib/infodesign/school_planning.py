@@ -127,6 +127,18 @@ def parse_probabilities(values: Sequence[object]) -> tuple[Fraction, ...]:
     return tuple(to_fraction(v) for v in values)
 
 
+def bracket_question(example: Example, box: tuple[int, int], step: Fraction) -> dict[str, Any]:
+    """The fields of a ``mechlib.bracket/1`` certificate that say which bracket it is (the example,
+    the retraction's box, the grid): a stored certificate answers this question only if they match."""
+    return {
+        "households": example.households,
+        "type_probabilities": [format_fraction(p) for p in example.probabilities],
+        "epsilon": format_fraction(example.epsilon),
+        "box": list(box),
+        "grid_step": format_fraction(step),
+    }
+
+
 def certificate(
     example: Example, box: tuple[int, int], result: Bracket, graph: CellGraph | None = None
 ) -> dict[str, Any]:
@@ -136,13 +148,9 @@ def certificate(
     cells = [(n1, n2) for n1 in range(example.households + 1) for n2 in range(example.households + 1 - n1)]
     return {
         "schema": SCHEMA,
-        "households": example.households,
-        "type_probabilities": [format_fraction(p) for p in example.probabilities],
-        "epsilon": format_fraction(example.epsilon),
+        **bracket_question(example, box, result.grid_step),
         "factor_lo": format_fraction(graph.factor_lo),
         "factor_hi": format_fraction(graph.factor_hi),
-        "box": list(box),
-        "grid_step": format_fraction(result.grid_step),
         "upper": format_fraction(outward(result.upper, up=True)),
         "lower": format_fraction(outward(result.lower, up=False)),
         "mechanism": {

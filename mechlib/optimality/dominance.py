@@ -92,6 +92,29 @@ def check_dominance(
     return None
 
 
+def planted_violations(z: Mechanism) -> list[tuple[int, int, Mechanism]]:
+    """Negative controls for :func:`check_dominance`, one per error tail (i, k ≥ 1) that can be
+    lowered alone: Z with half its mass on an output at distance exactly k from input i moved one
+    step towards i. Only P(|j − i| ≥ k | i) changes (down), so any Y with Y∘T = Z violates
+    dominance over the planted mechanism at (i, k) and nowhere else — a check that skips a tail
+    misses it. Inputs 0..n, integer output labels."""
+    labels = list(z.outputs)
+    column = {j: c for c, j in enumerate(labels)}
+    planted = []
+    for i, row in enumerate(z.rows):
+        for k in range(1, max(abs(j - i) for j in labels) + 1):
+            moves = [(column[j], column[j - 1 if j > i else j + 1]) for j in (i + k, i - k)
+                     if j in column and (j - 1 if j > i else j + 1) in column and row[column[j]] > 0]  # fmt: skip
+            if not moves:
+                continue
+            source, target = moves[0]
+            moved = [list(r) for r in z.rows]
+            moved[i][source] -= row[source] / 2
+            moved[i][target] += row[source] / 2
+            planted.append((i, k, Mechanism(moved, outputs=labels)))
+    return planted
+
+
 def dominance_certificate(
     mechanism: Mechanism,
     alpha: object | None = None,

@@ -19,7 +19,6 @@ from mechlib.infodesign import info_structure, privacy_sets
 from mechlib.infodesign.decision import DecisionProblem
 from mechlib.optimality import optimal
 from mechlib.proofs.mutants import Attr, module_constant, never_violated, register
-from mechlib.proofs.shared import remap_cells
 
 _REAL_T = families.truncated_geometric
 
@@ -298,25 +297,6 @@ register("K_Ω's constraints dropped", "flipped inequality", ("SY-AA", "SY-T1", 
          module_constant("mechlib.proofs.shared.privacy_set_smt", "k_omega_constraints",
                          _constraints_dropped))  # fmt: skip
 
-
-_REAL_CELL_ROWS = remap_cells._Problem._cell_rows
-
-
-def _worst_remap_rows(self: Any, j: int, s: int) -> Any:
-    """The remap cells with their inequalities reversed: σ(j) the *worst* guess for output j."""
-    return [-row for row in _REAL_CELL_ROWS(self, j, s)]
-
-
-def _step_at_alpha_squared(self: Any, v_i: Any, f: Any, nonnegative: bool) -> Any:
-    """The cone test of the remap cells run at α²: T at α must then beat every α²-DP mechanism."""
-    a = self.p.alpha * self.p.alpha
-    return v_i.plus(a if nonnegative else 1 / a, f)
-
-
-register("remap cells: the worst remap of T read as the best", "flipped inequality", ("DOM", "GRS-T3.2"),
-         lambda: [(Attr(remap_cells._Problem, "_cell_rows"), _worst_remap_rows)])  # fmt: skip
-register("remap cells: the α-DP cone at α²", "wrong α", ("DOM", "GRS-T3.2"),
-         lambda: [(Attr(remap_cells._Prover, "_step"), _step_at_alpha_squared)])  # fmt: skip
 
 #: Candidates measured and not (yet) killing any claim check: kept for the next round. The two
 #: "loses a vertex" survive SY-P2, P5, T2 and AA: those checks take the vertex enumeration on

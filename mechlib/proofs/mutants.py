@@ -45,6 +45,8 @@ KINDS = (
     "cell accepted without its certificate",
     "dominance check skipping a tail",
     "fuzz draw outside the hypothesis",
+    "accepted without certificate",
+    "incomplete check",
 )
 
 

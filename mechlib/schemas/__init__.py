@@ -1,7 +1,7 @@
 """JSON Schemas (draft 2020-12) of every file format mechlib reads or writes, shipped with the
 package: ``mechanism`` (mechanism files), ``mechlib.audit/6``, ``mechlib.blackbox/8`` (and /7, /6, read only),
 ``mechlib.bracket/1``, ``mechlib.verify/1``, ``mechlib.mutants/1``, ``mechlib.sweep/1``,
-``mechlib.universal/1`` (``mechlib prove-universal --json``).
+``mechlib.universal/1`` (``mechlib prove-universal --json``), ``mechlib.universal/2`` (its certificate).
 
 :func:`validate` checks a document against its schema and names the JSON path of the first
 structural error; the producers and checkers then decide its content.
@@ -28,6 +28,7 @@ FILES = {
     "mechlib.mutants/1": "mutants.schema.json",
     "mechlib.sweep/1": "sweep.schema.json",
     "mechlib.universal/1": "universal.schema.json",
+    "mechlib.universal/2": "universal2.schema.json",
 }
 
 

@@ -130,9 +130,10 @@ EXACT_SCOPE = bounded(
 
 @check("GRS-T3.2", kind=EXACT, scope=EXACT_SCOPE)
 def exact_both_directions() -> Outcome:
-    """GRS Thm 3.2's "if" for every n ≤ 5 at three α — T, hence every X with a remap onto T, is
+    """GRS Thm 3.2's "if" for every n ≤ 6 at three α — T, hence every X with a remap onto T, is
     optimal for every legal Bayesian user (Lemma 5.11), proved remap cell by remap cell
-    (:mod:`mechlib.proofs.shared.remap_cells`) — and its "only if" on listed instances."""
+    (:mod:`mechlib.proofs.shared.remap_cells`): PROVED only on a certificate the independent checker
+    accepts (stored and re-checked, or searched) — and its "only if" on listed instances."""
     proved = cell_proofs()
     if proved.verdict != Verdict.PROVED:
         return proved

@@ -44,6 +44,15 @@ Floats only *find* (cells' interiors, λ, y, a minimiser, and points of a cell �
 that spare a certificate attempt bound to fail); every certificate is checked in exact rationals
 before it counts, and a certificate that cannot be made exact leaves the cell unproved (UNKNOWN),
 never proved. Measured: the cells with interior are the C(2n+1, n) monotone remaps.
+
+**The verdict is the checker's.** The search records everything it proved as a certificate
+(:func:`universal_certificate_document`, schema ``mechlib.universal/2``): per proved cell, per
+output, the chain of sign facts with their Farkas multipliers (splits as two sub-chains); the
+Gordan certificates of abandoned prefixes and of pairs of guesses; the mirrored leaves.
+:func:`judged_document` is PROVED only when :mod:`mechlib.checkers.universal_certificate` — which
+rebuilds T, the cells, the cone test and the search tree from the definitions and imports nothing
+of this module — accepts it; the claims re-check stored certificates the same way
+(:mod:`mechlib.proofs.shared.universal_cache`).
 """
 
 from __future__ import annotations
@@ -88,6 +97,12 @@ class CellCounts:
     splits: int = 0
     unproved: list[dict[str, Any]] = field(default_factory=list)
     counterexample: dict[str, Any] | None = None
+    #: The certificate's entries (see :mod:`mechlib.checkers.universal_certificate`): proved cells
+    #: [σ, chains], mirrored leaves σ, abandoned prefixes [prefix, y], pair certificates (j, before, at) → y.
+    proved: list[list[Any]] = field(default_factory=list)
+    reflected: list[list[int]] = field(default_factory=list)
+    empty: list[list[Any]] = field(default_factory=list)
+    pairs: dict[tuple[int, int, int], list[int]] = field(default_factory=dict)
 
     def add(self, other: CellCounts) -> None:
         self.cells += other.cells
@@ -97,6 +112,11 @@ class CellCounts:
         self.splits += other.splits
         self.unproved += other.unproved
         self.counterexample = self.counterexample or other.counterexample
+        self.proved += other.proved
+        self.reflected += other.reflected
+        self.empty += other.empty
+        for key, y in other.pairs.items():
+            self.pairs.setdefault(key, y)
 
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {
@@ -183,6 +203,9 @@ class _Problem:
         self.cost = [[[t[i][j] if abs(s - i) >= k else Fraction(0) for i, k in coords] for s in range(size)]
                      for j in range(size)]  # fmt: skip
         self.rows = [[self._cell_rows(j, s) for s in range(size)] for j in range(size)]
+        # the certificate's name of each row: j·(n+1) + r for ⟨T_·j, c_r − c_s⟩ (the nonzero ones, in order)
+        self.ids = [[[j * size + r for r in range(size) if r != s and self.cost[j][r] != self.cost[j][s]]
+                     for s in range(size)] for j in range(size)]  # fmt: skip
         matrix = flint.fmpq_mat(size, size, [to_fmpq(x) for row in t for x in row])
         if matrix.det() == 0:
             raise ValueError("the base mechanism is singular: no dual is forced by complementary slackness")
@@ -207,6 +230,9 @@ class _Problem:
         u = [[sum((self.inverse[j][i] * b[j][c] for j in range(size) if self.inverse[j][i] and b[j][c]), Fraction(0))
               for c in range(self.m)] for i in range(size)]  # fmt: skip
         return [[Form.of([x - y for x, y in zip(self.c[r][i], u[i])]) for i in range(size)] for r in range(size)]
+
+    def prefix_ids(self, prefix: Sequence[int]) -> list[int]:
+        return [k for j, s in enumerate(prefix) for k in self.ids[j][s]]
 
     def mirrored(self, sigma: Sequence[int]) -> tuple[int, ...]:
         n = self.n
@@ -311,10 +337,14 @@ def farkas(rows: Sequence[Form], form: Form, witnesses: list[np.ndarray] | None 
 
     system = [[Fraction(rows[k].nums[c]) for k in support] for c in tight]
     hint = [lam[k] * form.den / rows[k].den for k in support]
-    solved = first_accepted(system, [Fraction(form.nums[c]) for c in tight], hint, accept)
+    return _spread(len(rows), support, first_accepted(system, [Fraction(form.nums[c]) for c in tight], hint, accept))
+
+
+def _spread(size: int, support: Sequence[int], solved: list[Fraction] | None) -> list[Fraction] | None:
+    """The multipliers on ``support`` as a vector over all ``size`` rows (None stays None)."""
     if solved is None:
         return None
-    full = [Fraction(0)] * len(rows)
+    full = [Fraction(0)] * size
     for k, v in zip(support, solved):
         full[k] = v
     return full
@@ -336,16 +366,17 @@ def interior_point(rows: Sequence[Form], m: int) -> np.ndarray | None:
     return x[:m]
 
 
-def gordan(rows: Sequence[Form], m: int) -> bool:
+def gordan(rows: Sequence[Form], m: int) -> list[Fraction] | None:
     """An exact certificate that {w ≥ 0 : rows·w ≥ 0} has empty interior: y ≥ 0, Σy = 1 and
-    Σ y_k rows_k ≤ 0 entrywise (in the integer numerators, positive multiples of the rows)."""
+    Σ y_k rows_k ≤ 0 entrywise (in the integer numerators, positive multiples of the rows); None
+    if none was found."""
     if not rows:
-        return False
+        return None
     b = _stack(rows, m)
     a = np.vstack([b.T, np.ones((1, len(rows)))])
     x = _Highs.solve(np.zeros(len(rows)), a, np.r_[np.full(m, -_INF), 1.0], np.r_[np.zeros(m), 1.0], (0.0, _INF))
     if x is None:
-        return False
+        return None
     support = [k for k in range(len(rows)) if x[k] > _ZERO]
     combined = b.T @ x
     tight = [c for c in range(m) if combined[c] >= -1e-9]
@@ -359,7 +390,30 @@ def gordan(rows: Sequence[Form], m: int) -> bool:
         _, *combined = _combination(rows, support, values)
         return all(c <= 0 for c in combined)
 
-    return first_accepted(system, rhs, list(hint / hint.sum()), accept) is not None
+    return _spread(len(rows), support, first_accepted(system, rhs, list(hint / hint.sum()), accept))
+
+
+def _content(form: Form) -> int:
+    """The gcd of a form's numerators: the certificate's rows are the primitive integer vectors
+    nums/gcd (positive multiples of the forms, so the same inequalities)."""
+    return math.gcd(*form.nums) or 1
+
+
+def farkas_entries(ids: Sequence[int], rows: Sequence[Form], form: Form, values: Sequence[Fraction]) -> list[int]:
+    """λ on the numerators of ``rows`` (form − Σλ_k rows_k ≥ 0) as the certificate states it, for
+    the primitive integer rows: [L, id, l, id, l, …] with L·form − Σ l·row ≥ 0 (L > 0, l > 0)."""
+    scaled = [(ids[k], v * _content(rows[k]) / _content(form)) for k, v in enumerate(values) if v]
+    common = math.lcm(*(v.denominator for _, v in scaled))
+    return [common, *(x for k, v in scaled for x in (k, int(v * common)))]
+
+
+def gordan_entries(ids: Sequence[int], rows: Sequence[Form], values: Sequence[Fraction]) -> list[int]:
+    """y of :func:`gordan` as the certificate states it: [id, y, id, y, …], integers y > 0 with
+    Σ y·row ≤ 0 for the primitive integer rows."""
+    scaled = [(ids[k], v * _content(rows[k])) for k, v in enumerate(values) if v]
+    common = math.lcm(*(v.denominator for _, v in scaled))
+    shrink = math.gcd(*(int(v * common) for _, v in scaled))
+    return [x for k, v in scaled for x in (k, int(v * common) // shrink)]
 
 
 def _counterexample(rows: Sequence[Form], form: Form) -> list[Fraction] | None:
@@ -384,54 +438,73 @@ class _Prover:
         self.counts = CellCounts()
         self._pairs: dict[tuple[int, int, int], bool] = {}
         self._points: list[np.ndarray] = []  # float points of the current cell (guides only)
+        self._ids: list[int] = []  # the certificate's names of the current cell's rows
 
     def pair_empty(self, j: int, before: int, at: int) -> bool:
         """Whether σ(j−1) = ``before`` and σ(j) = ``at`` alone leave no interior (an exact Gordan
-        certificate on their rows, which holds for every cell containing both: cached)."""
+        certificate on their rows, which holds for every cell containing both: cached, and
+        recorded once)."""
         key = (j, before, at)
         if key not in self._pairs:
-            self._pairs[key] = gordan(self.p.rows[j - 1][before] + self.p.rows[j][at], self.p.m)
+            rows = self.p.rows[j - 1][before] + self.p.rows[j][at]
+            y = gordan(rows, self.p.m)
+            self._pairs[key] = y is not None
+            if y is not None:
+                self.counts.pairs[key] = gordan_entries(self.p.ids[j - 1][before] + self.p.ids[j][at], rows, y)
         return self._pairs[key]
 
-    def certified(self, rows: list[Form], form: Form) -> bool:
-        """A Farkas certificate that form ≥ 0 on the piece ``rows`` (not tried when a known point
-        of the piece already has form < 0: no certificate can exist; the points only save work)."""
+    def certified(self, rows: list[Form], form: Form) -> list[int] | None:
+        """A Farkas certificate that form ≥ 0 on the piece ``rows``, as the certificate states it
+        (:func:`farkas_entries`), or None (not tried when a known point of the piece already has
+        form < 0: no certificate can exist; the points only save work)."""
         if not form.nonnegative() and self._points:
             b = _stack(rows, self.p.m)
             if any(float(form.approx @ w) < -1e-9 and (b @ w >= -1e-9).all() for w in self._points):
-                return False
-        if farkas(rows, form, self._points) is None:
-            return False
+                return None
+        values = farkas(rows, form, self._points)
+        if values is None:
+            return None
         self.counts.certificates += 1
-        return True
+        split_ids = [len(self.p.ids) ** 2 + t for t in range(len(rows) - len(self._ids))]
+        return farkas_entries(self._ids + split_ids, rows, form, values)
 
-    def column(self, sigma: tuple[int, ...], r: int, v: list[Form], rows: list[Form], point: np.ndarray | None) -> bool:
+    def column(
+        self, sigma: tuple[int, ...], r: int, v: list[Form], rows: list[Form], point: np.ndarray | None,
+        chain: list[Any],
+    ) -> bool:  # fmt: skip
         """Every w of the piece ``rows`` passes the cone test for v(w) = c_r(w) − u_σ(w) (the
         forms v_0..v_n), from position ``len(v) − 1`` down; False once a piece is left unproved
-        (recorded)."""
-        return self._from(sigma, r, v, len(v) - 1, v[-1], rows, point)
+        (recorded). ``chain`` receives the certificates: per position a sign [±1, λ…] or a split
+        [0, chain of F ≥ 0, chain of F ≤ 0], and [1, λ…] for F_0 ≥ 0."""
+        return self._from(sigma, r, v, len(v) - 1, v[-1], rows, point, chain)
 
     def _from(
         self, sigma: tuple[int, ...], r: int, v: list[Form], i: int, f: Form, rows: list[Form],
-        point: np.ndarray | None,
+        point: np.ndarray | None, chain: list[Any],
     ) -> bool:  # fmt: skip
         while i > 0:
             likely_negative = point is not None and float(f.approx @ point) < 0
             order = [(-f, False), (f, True)] if likely_negative else [(f, True), (-f, False)]
             for form, nonnegative in order:
-                if self.certified(rows, form):
+                entries = self.certified(rows, form)
+                if entries is not None:
+                    chain.append([1 if nonnegative else -1, *entries])
                     f = self._step(v[i - 1], f, nonnegative)
                     break
             else:  # the sign changes inside the piece: prove both halves (the point guides its own)
                 self.counts.splits += 1
                 side = None if point is None else float(f.approx @ point) >= 0
+                halves: tuple[list[Any], list[Any]] = ([], [])
+                chain.append([0, *halves])
                 return all(
                     self._from(sigma, r, v, i - 1, self._step(v[i - 1], f, nonnegative), [*rows, form],
-                               point if side == nonnegative else None)
-                    for form, nonnegative in ((f, True), (-f, False))
+                               point if side == nonnegative else None, half)
+                    for (form, nonnegative), half in zip(((f, True), (-f, False)), halves)
                 )  # fmt: skip
             i -= 1
-        if self.certified(rows, f):
+        entries = self.certified(rows, f)
+        if entries is not None:
+            chain.append([1, *entries])
             return True
         witness = _counterexample(rows, f)
         if witness is not None and self.counts.counterexample is None:
@@ -445,9 +518,12 @@ class _Prover:
 
     def cell(self, sigma: tuple[int, ...], rows: list[Form], point: np.ndarray | None) -> None:
         self._points = [] if point is None else [point]
+        self._ids = self.p.prefix_ids(sigma)
         columns = self.p.column_forms(sigma)
-        if all(self.column(sigma, r, v, rows, point) for r, v in enumerate(columns)):
+        chains: list[list[Any]] = [[] for _ in columns]
+        if all(self.column(sigma, r, v, rows, point, chains[r]) for r, v in enumerate(columns)):
             self.counts.cells += 1
+            self.counts.proved.append([list(sigma), chains])
             if self.p.symmetric and self.p.mirrored(sigma) != sigma:
                 self.counts.cells += 1
                 self.counts.mirrored += 1
@@ -457,11 +533,17 @@ class _Prover:
         p = self.p
         if self.counts.counterexample is not None:
             return  # refuted: nothing left to prove
-        if (len(prefix) >= 2 and self.pair_empty(len(prefix) - 1, prefix[-2], prefix[-1])) or gordan(rows, p.m):
+        if len(prefix) >= 2 and self.pair_empty(len(prefix) - 1, prefix[-2], prefix[-1]):
             self.counts.abandoned += 1
+            return
+        y = gordan(rows, p.m)
+        if y is not None:
+            self.counts.abandoned += 1
+            self.counts.empty.append([list(prefix), gordan_entries(p.prefix_ids(prefix), rows, y)])
             return
         if len(prefix) == p.n + 1:
             if p.symmetric and p.mirrored(prefix) < prefix:
+                self.counts.reflected.append(list(prefix))
                 return  # proved as its mirror image (same certificates, coordinates reflected)
             self.cell(prefix, rows, interior_point(rows, p.m))
             return
@@ -541,24 +623,73 @@ def user_of(n: int, w: Sequence[Fraction]) -> BayesUser:
     return BayesUser(Prior.from_weights(mass), Loss.from_function(n, loss))
 
 
-#: (n, α) proved by the claim checks: every n up to 5 at three α (about 7 s per α at n = 5 on one
-#: core; the benchmark pushes n further through the engine).
-LARGEST_N = 5
+#: (n, α) proved by the claim checks: every n up to 6 at three α, each resting on a certificate
+#: re-checked by :mod:`mechlib.checkers.universal_certificate` (stored, or searched when missing).
+LARGEST_N = 6
 ALPHAS = (Fraction(1, 2), Fraction(1, 3), Fraction(2, 3))
 ALPHA_TEXT = "α ∈ {1/2, 1/3, 2/3}"
 #: The method, as the claims' scopes state it.
 CELLS_METHOD = (
-    "every remap cell of T (every legal Bayesian user): exact Farkas and Gordan certificates, HiGHS finds them"
+    "every remap cell of T (every legal Bayesian user): a certificate of exact Farkas and Gordan multipliers "
+    "and the search tree's coverage, re-checked by the independent checker"
+)
+STATEMENT = (
+    "T (the truncated geometric mechanism) on 0..n at α is optimal, with a deterministic remap, for every legal "
+    "Bayesian user; hence every α-DP mechanism on 0..n is dominated by a remap of T for every legal user"
 )
 
 
+def universal_certificate_document(
+    n: int, alpha: Fraction, counts: CellCounts, provenance: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The certificate (schema ``mechlib.universal/2``) of a proof by :func:`prove` or
+    :func:`prove_on_engine` of T at (n, α): every proved cell with its chains of Farkas
+    certificates, the mirrored leaves, the abandoned prefixes and pair certificates (Gordan). It
+    states only mathematics; ``provenance`` (tools, seconds) is recorded unverified."""
+    from mechlib.provenance import package_versions
+
+    doc: dict[str, Any] = {
+        "schema": "mechlib.universal/2",
+        "statement": STATEMENT,
+        "n": n,
+        "alpha": format_fraction(alpha),
+        "reflection": bool(counts.reflected) or counts.mirrored > 0,
+        "pairs": [[*key, *y] for key, y in sorted(counts.pairs.items())],
+        "abandoned": sorted(counts.empty),
+        "cells": sorted(counts.proved),
+        "mirrored": sorted(counts.reflected),
+    }
+    versions = package_versions("mechlib", "highspy", "python-flint", "numpy")
+    doc["provenance"] = {"producer": "mechlib.proofs.shared.remap_cells", **versions, **(provenance or {})}
+    return doc
+
+
+def certificate_summary(doc: dict[str, Any]) -> dict[str, int]:
+    """What a certificate holds, counted."""
+
+    def facts(chain: list[Any]) -> int:
+        return sum(facts(fact[1]) + facts(fact[2]) if fact[0] == 0 else 1 for fact in chain)
+
+    return {
+        "cells proved": len(doc["cells"]),
+        "of them by reflection": len(doc["mirrored"]),
+        "Farkas certificates": sum(facts(chain) for _, chains in doc["cells"] for chain in chains),
+        "prefixes abandoned (Gordan)": len(doc["abandoned"]),
+        "pair certificates (Gordan)": len(doc["pairs"]),
+    }
+
+
 def cell_proofs(largest: int = LARGEST_N, alphas: Sequence[Fraction] = ALPHAS) -> Outcome:
-    """PROVED when every cell is proved for n = 1..``largest`` at each α (see :func:`judged`)."""
+    """PROVED when T's certificate at every n = 1..``largest`` and α is accepted by the independent
+    checker — a stored one re-checked, or one searched (:func:`prove`) when none is stored or it
+    fails (:mod:`mechlib.proofs.shared.universal_cache`)."""
+    from mechlib.proofs.shared.universal_cache import certified_outcome
+
     evidence: dict[str, Any] = {}
     for alpha in alphas:
         for n in range(1, largest + 1):
             start = time.perf_counter()
-            outcome = judged(n, alpha, prove(n, alpha))
+            outcome = certified_outcome(n, alpha)
             name = f"n={n}, α={format_fraction(alpha)}"
             evidence[name] = {**outcome.evidence, "seconds": round(time.perf_counter() - start, 2)}
             if outcome.verdict != Verdict.PROVED:
@@ -567,20 +698,37 @@ def cell_proofs(largest: int = LARGEST_N, alphas: Sequence[Fraction] = ALPHAS) -
 
 
 def judged(n: int, alpha: Fraction, counts: CellCounts) -> Outcome:
-    """The verdict of one (n, α): PROVED when no cell is left; REFUTED on a user for whom no remap
-    of T is optimal, re-checked independently (the certified Bayes LP's optimum below the best
-    remap of T's loss); UNKNOWN when a cell has no exact certificate or the re-check disagrees."""
+    """The verdict of one (n, α) (see :func:`judged_document`)."""
+    return judged_document(n, alpha, counts)[0]
+
+
+def judged_document(
+    n: int, alpha: Fraction, counts: CellCounts, provenance: dict[str, Any] | None = None
+) -> tuple[Outcome, dict[str, Any] | None]:
+    """The verdict of one (n, α) and the certificate it rests on: PROVED only when the search's
+    certificate is accepted by the independent checker
+    (:func:`mechlib.checkers.universal_certificate.check_certificate`); REFUTED on a user for whom
+    no remap of T is optimal, re-checked independently (the certified Bayes LP's optimum below the
+    best remap of T's loss); UNKNOWN when a cell has no exact certificate, the re-check disagrees
+    or the checker rejects the certificate."""
+    from mechlib.checkers.universal_certificate import check_certificate
+
     evidence = counts.to_json()
     if counts.counterexample is not None:
         confirmed, evidence["counterexample"] = _confirmed(n, alpha, counts.counterexample)
         if confirmed:
-            return Outcome(Verdict.REFUTED, evidence, "no remap of T is optimal for the user w")
-        return Outcome(Verdict.UNKNOWN, evidence, "the Bayes LP does not confirm the counterexample")
+            return Outcome(Verdict.REFUTED, evidence, "no remap of T is optimal for the user w"), None
+        return Outcome(Verdict.UNKNOWN, evidence, "the Bayes LP does not confirm the counterexample"), None
     if counts.unproved:
-        return Outcome(
-            Verdict.UNKNOWN, evidence, f"{len(counts.unproved)} cell(s) or task(s) without an exact certificate"
-        )
-    return Outcome(Verdict.PROVED, evidence)
+        reason = f"{len(counts.unproved)} cell(s) or task(s) without an exact certificate"
+        return Outcome(Verdict.UNKNOWN, evidence, reason), None
+    doc = universal_certificate_document(n, alpha, counts, provenance)
+    failures = check_certificate(doc, n=n, alpha=alpha)
+    if failures:
+        evidence["checker"] = failures[:3]
+        reason = f"the independent checker rejects the certificate: {failures[0]}"
+        return Outcome(Verdict.UNKNOWN, evidence, reason), None
+    return Outcome(Verdict.PROVED, {**evidence, "checker": "accepted"}), doc
 
 
 def _confirmed(n: int, alpha: Fraction, found: dict[str, Any]) -> tuple[bool, dict[str, Any]]:

@@ -21,18 +21,64 @@ from fractions import Fraction
 from typing import Any
 
 from mechlib.checkers.bracket_certificate import check_certificate
-from mechlib.infodesign.school_planning import PAPER_GEOMETRIC, PAPER_OPTIMUM, study
+from mechlib.core.exact import format_fraction
+from mechlib.infodesign.school_planning import (
+    PAPER_GEOMETRIC,
+    PAPER_OPTIMUM,
+    SENSITIVITY,
+    Example,
+    bracket_question,
+    geometric_loss,
+    study,
+)
 from mechlib.proofs.catalogue import EXACT
 from mechlib.proofs.mutants import module_constant, register
 from mechlib.proofs.registry import Outcome, Verdict, check
+from mechlib.proofs.shared.universal_cache import keep, stored
+
+#: The stored bracket (study()'s defaults: step 1/6, box (14, 7)), re-checked instead of solved again.
+BRACKET = "sy-example-1-bracket.json.gz"
+BEST = "optimum (permutation-invariant = all, SY Prop. 5)"
+
+
+def _checked(cert: Any) -> list[str]:
+    """The independent checker's failures, and a certificate for another question is one."""
+    failures = check_certificate(cert)
+    if failures:
+        return failures
+    question = bracket_question(Example(), (14, 7), Fraction(1, 6))
+    wrong = [key for key, value in question.items() if cert[key] != value]
+    return [f"the certificate brackets another question ({wrong[0]} = {cert[wrong[0]]!r})"] if wrong else []
+
+
+def figures() -> dict[str, Any]:
+    """The figures the claim compares: the geometric mechanism's loss (an arb enclosure, computed)
+    and the bracket on the best loss — from a stored certificate the independent checker accepts
+    (:mod:`mechlib.proofs.shared.universal_cache`), else from :func:`study`, whose certificate is
+    then cached."""
+    cert, shown, notes = stored(BRACKET, _checked)
+    if cert is None:
+        report, cert = study(check_certificate=_checked)
+        report["certificate"] = "; ".join(notes)
+        if report[BEST]["certificate check"] == "passed":
+            report["cached"] = keep(BRACKET, cert)
+        return report
+    ex = Example()
+    geometric = geometric_loss(ex.omega_prior(), ex.epsilon / SENSITIVITY)
+    gap = format_fraction(Fraction(cert["upper"]) - Fraction(cert["lower"]))
+    return {
+        "geometric": {"loss": str(geometric.str(10, radius=False))},
+        BEST: {"lower": cert["lower"], "upper": cert["upper"], "gap": gap, "certificate check": "passed"},
+        "certificate": {**shown, "re-checked by": "mechlib.checkers.bracket_certificate"},
+    }
 
 
 @check("SY-E1", kind=EXACT, expected=Verdict.REFUTED, slow=True)
 def school_planning_figures() -> Outcome:
     """REFUTED (as printed) when the geometric loss does not round to 3.22 or a certified
     mechanism beats 2.48 by more than the rounding; PROVED if both figures are reproduced."""
-    report, _ = study(check_certificate=check_certificate)
-    best = report["optimum (permutation-invariant = all, SY Prop. 5)"]
+    report = figures()
+    best = report[BEST]
     if best["certificate check"] != "passed":
         return Outcome(
             Verdict.UNKNOWN, report, f"the bracket certificate did not re-check: {best['certificate check']}"
