@@ -59,6 +59,7 @@ from mechlib.core.exact_linear import first_accepted, from_fmpq, rationalize, to
 from mechlib.core.mechanism import Mechanism
 from mechlib.core.signature import DOWN, SLACK, UP
 from mechlib.proofs.fuzz import jsonable
+from mechlib.proofs.mutants import module_constant, register
 from mechlib.proofs.registry import Outcome, Scope, Verdict, bounded
 from mechlib.proofs.shared.remap_cells import user_of, weight_coordinates
 
@@ -419,8 +420,23 @@ def strict_user_for(c: Classification, chosen: Sequence[int]) -> list[Fraction] 
     return None
 
 
+def _reference_check(c: Classification) -> str | None:
+    """A guard on the certificates: for a fixed strict user (uniform prior, loss |i − j|) the best
+    vertex left undominated must lose exactly the certified optimum of the Bayes LP — else some
+    certificate excluded an optimal vertex. None when it does."""
+    from mechlib.optimality.optimal import optimal_bayes_mechanism
+
+    w = [Fraction(1, c.n + 1)] * len(c.tails[0])  # p_i = 1/(n+1), unit steps of |i − j|
+    optimum = optimal_bayes_mechanism(user_of(c.n, w), c.alpha).value
+    best = min((_loss(w, c.tails[v]) for v in c.candidates), default=None)
+    if best == optimum:
+        return None
+    return f"the undominated vertices' best loss {best} differs from the certified optimum {optimum}"
+
+
 def _loss(w: Sequence[Fraction], tail: Sequence[Fraction]) -> Fraction:
-    return sum((a * b for a, b in zip(w, tail)), Fraction(0))
+    """The loss of the user :func:`user_of` makes of w (its prior normalises w's total to 1)."""
+    return sum((a * b for a, b in zip(w, tail)), Fraction(0)) / sum(w, Fraction(0))
 
 
 Property = Callable[[Mechanism, Fraction], "dict[str, Any] | None"]
@@ -444,6 +460,11 @@ def decide_on_optimal(
         for n in range(1, largest_n + 1):
             start = time.perf_counter()
             c = classify(n, alpha)
+            name = f"n={n}, α={format_fraction(alpha)}"
+            missing = _reference_check(c)
+            if missing is not None:
+                evidence[name] = {**c.to_json(), "reference user": missing}
+                return Outcome(Verdict.UNKNOWN, evidence, f"{name}: {missing}")
             sets, pairs_excluded = co_optimal_sets(c, largest_set)
             excluded = 0
             for chosen in sets:
@@ -455,7 +476,6 @@ def decide_on_optimal(
                 if _dominated_by_mixture(c.tails, c.approx, c.candidates, target) is not None:
                     excluded += 1
                     continue
-                name = f"n={n}, α={format_fraction(alpha)}"
                 found = {"mechanism": [[format_fraction(v) for v in row] for row in x.rows], **jsonable(violation)}
                 w = strict_user_for(c, chosen)
                 if w is None:
@@ -468,7 +488,7 @@ def decide_on_optimal(
                 }
                 evidence[name] = {**c.to_json(), "counterexample": found}
                 return Outcome(Verdict.REFUTED, evidence, f"{name}: an optimal mechanism of a strict user breaks it")
-            evidence[f"n={n}, α={format_fraction(alpha)}"] = {
+            evidence[name] = {
                 **c.to_json(),
                 "vertex sets checked": len(sets),
                 "pairs excluded (exact)": pairs_excluded,
@@ -476,3 +496,36 @@ def decide_on_optimal(
                 "seconds": round(time.perf_counter() - start, 2),
             }
     return Outcome(Verdict.PROVED, evidence)
+
+
+def _flipped(real: Any) -> Any:
+    def check(tails_of: Any, d: Domination, target: Any) -> bool:
+        mirrored = [[-v for v in t] for t in tails_of]
+        return bool(real(mirrored, d, [-v for v in target]))  # "dominated" now means "dominates"
+
+    return check
+
+
+def _unchecked(_real: Any) -> Any:
+    def check(*_args: Any) -> bool:
+        return True
+
+    return check
+
+
+VERTEX_CLAIMS = ("GRS-L5.5", "GRS-L5.6", "GRS-L5.8", "GRS-L5.9", "GRS-L5.10")
+register("strict domination checked with its inequality flipped", "flipped inequality", VERTEX_CLAIMS,
+         module_constant("mechlib.proofs.shared.dp_polytope", "dominates", _flipped))  # fmt: skip
+register("every strict domination certificate accepted unchecked", "rejected certificate", VERTEX_CLAIMS,
+         module_constant("mechlib.proofs.shared.dp_polytope", "dominates", _unchecked))  # fmt: skip
+
+
+def _dp_rows_at_alpha_squared(real: Any) -> Any:
+    def rows(inputs: int, outputs: int, alpha: Fraction) -> Any:
+        return real(inputs, outputs, alpha * alpha)
+
+    return rows
+
+
+register("the LP's DP rows at α² (zero chains)", "wrong α", ("GRS-L5.3", "GRS-L5.4"),
+         module_constant("mechlib.optimality.optimal", "dp_constraint_rows", _dp_rows_at_alpha_squared))  # fmt: skip
