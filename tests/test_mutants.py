@@ -12,8 +12,8 @@ from mechlib.proofs.mutants import KINDS, MUTANTS, pairs, run_mutant, score
 from mechlib.proofs.registry import REGISTRY
 
 #: The guard: a lost registration (or a mutant quietly dropped) changes these numbers.
-EXPECTED_MUTANTS = 48
-EXPECTED_PAIRS = 132
+EXPECTED_MUTANTS = 53
+EXPECTED_PAIRS = 143
 
 #: Fast (mutant, claim) pairs run on every CI run, among them the five survivors the "What PROVED
 #: means" review found: T's loss hard-coded in GRS-EA.1, GRS-LP's illegal losses, SY-F1's prior,
@@ -45,6 +45,8 @@ CI_PAIRS = [
     ("posteriors never leave K", "SY-E4"),
     ("φ → 1 (π̂ = π₀)", "SY-AA"),
     ("the symmetrisation → the mechanism itself", "SY-P5"),
+    ("#S ≤ #zero columns → no S at all", "GRS-L5.8"),
+    ("the LP's DP rows at α² (zero chains)", "GRS-L5.3"),
 ]
 
 

@@ -11,15 +11,17 @@ from fractions import Fraction
 from typing import Any
 
 from mechlib import strategies
+from mechlib.core.exact import format_fraction
 from mechlib.core.families import truncated_geometric
+from mechlib.core.privacy import is_dp
 from mechlib.core.users import BayesUser
 from mechlib.optimality.optimal import optimal_bayes_mechanism
 from mechlib.proofs.catalogue import EXACT, FUZZ
 from mechlib.proofs.fuzz import fuzz
 from mechlib.proofs.mutants import module_constant, register
-from mechlib.proofs.registry import Outcome, bounded, check
+from mechlib.proofs.registry import Outcome, Verdict, bounded, check
 from mechlib.proofs.shared.generators import USERS_AND_ALPHAS, best_remap_loss
-from mechlib.proofs.shared.remap_cells import ALPHA_TEXT, CELLS_METHOD, cell_proofs
+from mechlib.proofs.shared.remap_cells import ALPHA_TEXT, ALPHAS, CELLS_METHOD, cell_proofs
 
 #: Every n up to this at the three α (about 1.6 s on one core; n ≤ 4 takes about 10 s — GRS-T3.2
 #: runs the same cell proof to n = 5).
@@ -46,7 +48,16 @@ def exact_lp_equals_t() -> Outcome:
     """Every legal Bayesian user at n ≤ 3: a remap of T attains the user LP's optimum — every remap
     cell of the users' weights proved by exact Farkas certificates that the forced dual of σ∘T is
     feasible (:mod:`mechlib.proofs.shared.remap_cells`). Since every Y∘T is feasible for the LP, its
-    optimum then equals the loss of T's optimal remap."""
+    optimum then equals the loss of T's optimal remap — once T is checked α-DP (in the LP's feasible
+    region), which the cells' duals do not show."""
+    infeasible = [
+        f"n={n}, α={format_fraction(alpha)}"
+        for alpha in ALPHAS
+        for n in range(1, LP_LARGEST_N + 1)
+        if not is_dp(truncated_geometric(alpha, n), alpha)
+    ]
+    if infeasible:
+        return Outcome(Verdict.REFUTED, {"T not α-DP": infeasible}, "T is outside the user LP's feasible region")
     return cell_proofs(LP_LARGEST_N)
 
 
@@ -82,7 +93,7 @@ register("legal losses → illegal losses", "illegal loss", ("GRS-LP",), _illega
 
 def _t_at_alpha_squared(real: Any) -> Any:
     def t(alpha: Any, n: int) -> Any:
-        return real(Fraction(alpha) ** 2, n)  # α²-DP, so α-DP, but not optimal at α
+        return real(Fraction(alpha) ** 2, n)  # less private: not α-DP, and better than every α-DP mechanism
 
     return t
 
