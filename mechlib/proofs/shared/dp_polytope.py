@@ -340,8 +340,16 @@ def classify(n: int, alpha: Fraction) -> Classification:
             undecided.append(v)
     # a point strictly dominated is dominated by a mixture of undominated vertices (a minimal point
     # below it is one): the pool of vertices no single vertex dominates is enough to search
+    mirror = _mirror(result)
     for v in undecided:
-        mixture = _dominated_by_mixture(result.tails, approx, undecided, result.tails[v])
+        mixture = None
+        seen = result.dominated.get(mirror[v])
+        if mirror[v] < v and seen is not None:  # the mirror image's certificate, mirrored and checked
+            mixture = Domination(tuple(mirror[k] for k in seen.support), seen.weights)
+            if not dominates(result.tails, mixture, result.tails[v]):
+                mixture = None
+        if mixture is None and not (mirror[v] < v and mirror[v] in result.candidates):
+            mixture = _dominated_by_mixture(result.tails, approx, undecided, result.tails[v])
         if mixture is None:
             result.candidates.append(v)
         else:
@@ -349,15 +357,35 @@ def classify(n: int, alpha: Fraction) -> Classification:
     return result
 
 
+def _mirror(c: Classification) -> list[int]:
+    """The index of each vertex's mirror image x[n−i][n−j] (P, the strict users and the tails' order
+    up to (i, k) ↦ (n−i, k) are invariant under it)."""
+    n = c.n
+    index = {x: k for k, x in enumerate(c.vertices)}
+    return [index[tuple(tuple(x[n - i][n - j] for j in range(n + 1)) for i in range(n + 1))] for x in c.vertices]
+
+
 def compatible_pairs(c: Classification) -> tuple[dict[int, set[int]], int]:
     """For each candidate, the candidates some strict user may find optimal with it (no strict
-    domination of the pair's midpoint found), and how many pairs were excluded by an exact one."""
+    domination of the pair's midpoint found), and how many pairs were excluded by an exact one. A
+    pair whose mirror image was decided reuses its answer: the mirrored certificate, checked again."""
     approx = c.approx
+    mirror = _mirror(c)
     partners: dict[int, set[int]] = {v: set() for v in c.candidates}
+    decided: dict[tuple[int, int], Domination | None] = {}
     excluded = 0
     for u, v in itertools.combinations(c.candidates, 2):
         midpoint = [(a + b) / 2 for a, b in zip(c.tails[u], c.tails[v])]
-        if _dominated_by_mixture(c.tails, approx, c.candidates, midpoint) is None:
+        image = tuple(sorted((mirror[u], mirror[v])))
+        if image in decided:
+            seen = decided[image]
+            found = None if seen is None else Domination(tuple(mirror[k] for k in seen.support), seen.weights)
+            if found is not None and not dominates(c.tails, found, midpoint):
+                found = _dominated_by_mixture(c.tails, approx, c.candidates, midpoint)
+        else:
+            found = _dominated_by_mixture(c.tails, approx, c.candidates, midpoint)
+        decided[(u, v)] = found
+        if found is None:
             partners[u].add(v)
             partners[v].add(u)
         else:
