@@ -9,13 +9,12 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from mechlib.core.exact import format_fraction
 from mechlib.core.mechanism import Mechanism
 from mechlib.core.signature import DOWN, UP, ZERO, Signature, signature
 from mechlib.proofs.catalogue import EXACT, FUZZ
 from mechlib.proofs.fuzz import fuzz
 from mechlib.proofs.registry import Outcome, bounded, check, decide
-from mechlib.proofs.shared.dp_polytope import ALPHA_TEXT, ALPHAS, LARGEST_N, vertices, zero_chain_certificates
+from mechlib.proofs.shared.dp_polytope import ALPHA_TEXT, LARGEST_N, every_vertex
 from mechlib.proofs.shared.generators import dp_mechanisms
 
 
@@ -59,13 +58,7 @@ def exact_signature_shape() -> Outcome:
     mixes, whose row i is then all ↓/0 too — so checking every vertex's signature covers every X."""
     failures: list[dict[str, Any]] = []
     evidence: dict[str, Any] = {}
-    for alpha in ALPHAS:
-        for n in range(1, LARGEST_N + 1):
-            found = vertices(n, alpha)
-            name = f"n={n}, α={format_fraction(alpha)}"
-            evidence[name] = {"Farkas chains": zero_chain_certificates(n, alpha), "vertices": len(found)}
-            for x in found:
-                violation = signature_violation(signature(Mechanism([list(r) for r in x]), alpha))
-                if violation is not None:
-                    failures.append({"instance": name, **violation})
+    for name, alpha, found, counts in every_vertex():
+        evidence[name] = counts
+        failures += [{"instance": name, **v} for x in found if (v := signature_violation(signature(x, alpha)))]
     return decide(failures, evidence)

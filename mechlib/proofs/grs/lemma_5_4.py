@@ -11,7 +11,6 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from mechlib.core.exact import format_fraction
 from mechlib.core.families import truncated_geometric
 from mechlib.core.mechanism import Mechanism
 from mechlib.core.signature import DOWN, UP, ZERO, Signature, signature
@@ -20,7 +19,7 @@ from mechlib.optimality.optimal import dp_constraint_rows
 from mechlib.proofs.catalogue import EXACT, FUZZ
 from mechlib.proofs.fuzz import fuzz
 from mechlib.proofs.registry import Outcome, bounded, check, decide
-from mechlib.proofs.shared.dp_polytope import ALPHA_TEXT, ALPHAS, LARGEST_N, vertices, zero_chain_certificates
+from mechlib.proofs.shared.dp_polytope import ALPHA_TEXT, LARGEST_N, every_vertex
 from mechlib.strategies import dp_mixtures, remaps
 
 
@@ -101,14 +100,11 @@ def exact_signature_binding() -> Outcome:
     (:func:`binding_set`) must be the one the signature gives."""
     failures: list[dict[str, Any]] = []
     evidence: dict[str, Any] = {}
-    for alpha in ALPHAS:
-        for n in range(1, LARGEST_N + 1):
-            found = vertices(n, alpha)
-            name = f"n={n}, α={format_fraction(alpha)}"
-            evidence[name] = {"Farkas identities": zero_chain_certificates(n, alpha), "vertices": len(found)}
-            for x in found:
-                mechanism = Mechanism([list(r) for r in x])
-                if binding_set(mechanism, alpha) != binding_of_signature(signature(mechanism, alpha)):
-                    failures.append({"instance": name, "vertex": [[format_fraction(v) for v in r] for r in x]})
-                    break
+    for name, alpha, found, counts in every_vertex():
+        evidence[name] = counts
+        failures += [
+            {"instance": name, "vertex": x.to_strings()}
+            for x in found
+            if binding_set(x, alpha) != binding_of_signature(signature(x, alpha))
+        ][:1]
     return decide(failures, evidence)

@@ -62,7 +62,7 @@ from mechlib.core.users import BayesUser
 from mechlib.proofs.fuzz import jsonable
 from mechlib.proofs.mutants import module_constant, register
 from mechlib.proofs.registry import Outcome, Scope, Verdict, bounded
-from mechlib.proofs.shared.remap_cells import user_of, weight_coordinates
+from mechlib.proofs.shared.remap_cells import _Highs, user_of, weight_coordinates
 
 #: (n, α) the vertex lemmas are decided at: every n up to LARGEST_N at each α (n = 3, α = 1/2 has
 #: 1936 vertices).
@@ -145,6 +145,19 @@ def zero_chain_certificates(n: int, alpha: Fraction) -> int:
     return checked
 
 
+def every_vertex(
+    largest_n: int = LARGEST_N, alphas: Sequence[Fraction] = ALPHAS
+) -> Iterator[tuple[str, Fraction, list[Mechanism], dict[str, int]]]:
+    """For each α and n ≤ ``largest_n``: a name, α, every vertex of P(n, α) and the evidence — how
+    many vertices, and the exact identities of :func:`zero_chain_certificates` (checked here: the
+    premise of the enumeration)."""
+    for alpha in alphas:
+        for n in range(1, largest_n + 1):
+            found = [Mechanism([list(r) for r in x]) for x in vertices(n, alpha)]
+            counts = {"Farkas identities": zero_chain_certificates(n, alpha), "vertices": len(found)}
+            yield f"n={n}, α={format_fraction(alpha)}", alpha, found, counts
+
+
 def _patterns(n: int) -> list[Pattern]:
     """Every column choice: zero, then each signature column (fewest S first)."""
     columns = [tuple(p) for p in itertools.product((DOWN, UP, SLACK), repeat=n)]
@@ -217,40 +230,6 @@ def tails(x: Sequence[Sequence[Fraction]], n: int) -> tuple[Fraction, ...]:
     return tuple(sum((x[i][j] for j in range(n + 1) if abs(j - i) >= k), Fraction(0)) for i, k in weight_coordinates(n))
 
 
-def _lp(cost: np.ndarray, a: np.ndarray, lower: np.ndarray, upper: np.ndarray, bounds: tuple[float, float]) -> Any:
-    """min cost·x subject to lower ≤ a·x ≤ upper and bounds on every x (HiGHS): x, or None."""
-    import highspy
-
-    h = _highs()
-    rows, cols = a.shape
-    lp = highspy.HighsLp()
-    lp.num_col_, lp.num_row_ = cols, rows
-    lp.col_cost_ = cost
-    lp.col_lower_, lp.col_upper_ = np.full(cols, bounds[0]), np.full(cols, bounds[1])
-    lp.row_lower_, lp.row_upper_ = lower, upper
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_ = np.arange(0, rows * cols + 1, rows, dtype=np.int32)
-    lp.a_matrix_.index_ = np.tile(np.arange(rows, dtype=np.int32), cols)
-    lp.a_matrix_.value_ = np.ascontiguousarray(a.T).reshape(-1)
-    h.clearModel()
-    h.passModel(lp)
-    h.run()
-    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-        return None
-    return np.array(h.getSolution().col_value)
-
-
-@lru_cache(maxsize=1)
-def _highs() -> Any:
-    import highspy
-
-    from mechlib.proofs.shared.remap_cells import _silently
-
-    h = _silently(highspy.Highs)
-    h.setOptionValue("output_flag", False)
-    return h
-
-
 _INF = float("inf")
 
 
@@ -278,7 +257,7 @@ def _dominated_by_mixture(
     t = np.array([float(v) for v in target])
     f = approx[list(pool)]
     a = np.vstack([f.T, np.ones((1, len(pool)))])
-    y = _lp(f.sum(axis=1), a, np.r_[np.full(len(t), -_INF), 1.0], np.r_[t, 1.0], (0.0, _INF))
+    y = _Highs.solve(f.sum(axis=1), a, np.r_[np.full(len(t), -_INF), 1.0], np.r_[t, 1.0], (0.0, _INF))
     if y is None or t.sum() - f.sum(axis=1) @ y <= 1e-9:
         return None
     support = [k for k in range(len(pool)) if y[k] > 1e-10]
@@ -435,7 +414,7 @@ def strict_user_for(c: Classification, chosen: Sequence[int]) -> list[Fraction] 
     a = np.vstack([*rows, np.hstack([np.eye(m), -np.ones((m, 1))]), np.r_[np.ones(m), 0.0][None, :]])
     lower = np.r_[np.zeros(len(rows) + m), 1.0]
     upper = np.r_[np.full(len(rows) + m, _INF), 1.0]
-    x = _lp(np.r_[np.zeros(m), -1.0], a, lower, upper, (-_INF, _INF))
+    x = _Highs.solve(np.r_[np.zeros(m), -1.0], a, lower, upper, (-_INF, _INF))
     if x is None or x[-1] <= 1e-9:
         return None
     for limit in (10**3, 10**6):
