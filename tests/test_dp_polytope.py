@@ -194,3 +194,16 @@ def test_binding_of_signature_reads_like_the_lp_rows() -> None:
         [[Fraction(2, 3), Fraction(1, 3), 0], [Fraction(1, 2), Fraction(1, 2), 0], [Fraction(1, 3), Fraction(2, 3), 0]]
     )
     assert binding_set(x, HALF) == binding_of_signature(signature(x, HALF))
+
+
+def test_the_ten_claims_parts_are_bounded() -> None:
+    """Each claim of issue 33 made BOUNDED has an EXACT part registered with a BOUNDED scope, and its
+    catalogue entry asks for BOUNDED (so a shortfall would be reported)."""
+    import mechlib.proofs  # noqa: F401  (registers every claim module)
+    from mechlib.proofs.catalogue import CATALOGUE, Strength
+    from mechlib.proofs.registry import REGISTRY
+
+    for cid in ("GRS-L5.3", "GRS-L5.4", "GRS-L5.5", "GRS-L5.6", "GRS-L5.8", "GRS-L5.9", "GRS-L5.10", "GRS-LP"):
+        scopes = dict(zip([kind for kind, _ in REGISTRY[cid].parts], REGISTRY[cid].scopes))
+        assert scopes["EXACT"] is not None and scopes["EXACT"].strength == Strength.BOUNDED, cid
+        assert CATALOGUE[cid].target == Strength.BOUNDED and "EXACT" in CATALOGUE[cid].kinds, cid
