@@ -50,6 +50,8 @@ CI_PAIRS = [
     ("exactly α: the witness moved to column 1, where T[1][1] = T[0][1]/α", "GRS-E2.2"),
     ("remap cells: a cell accepted without its Farkas certificate", "GRS-T3.2"),
     ("a dominance check that skips the tail k = 1", "DOM"),
+    ("#S ≤ #zero columns → no S at all", "GRS-L5.8"),
+    ("the LP's DP rows at α² (zero chains)", "GRS-L5.3"),
 ]
 
 

@@ -39,8 +39,13 @@ class ClaimInfo:
 #: Claims that can be proved for every n (GRS Example 2.1–2.3, GS Lemmas 1 and 3, Theorem 2: local
 #: identities on a tridiagonal T⁻¹); the parametric proofs are the "proofs for every n" work.
 ALL_N_TARGETS = {"GRS-E2.1", "GRS-E2.2", "GRS-E2.3", "GS-L1", "GS-T2", "GS-L3"}
-#: ∀X∃Y statements decided up to a bound on n (CLAIMS.md note 1).
-BOUNDED_TARGETS = {"GRS-T3.2", "DOM", "GS-T1b"}
+#: ∀X∃Y statements decided up to a bound on n (CLAIMS.md note 1), and GRS §5's lemmas, decided for
+#: every α-DP mechanism and every (full-support, strictly) legal user up to a bound on n: by the
+#: remap cells (GRS-LP) or every vertex of the α-DP polytope (L5.3–L5.10).
+BOUNDED_TARGETS = {
+    "GRS-T3.2", "DOM", "GS-T1b", "GRS-LP", "GRS-L5.3", "GRS-L5.4", "GRS-L5.5", "GRS-L5.6", "GRS-L5.8", "GRS-L5.9",
+    "GRS-L5.10",
+}  # fmt: skip
 
 
 def _target(id: str, kinds: tuple[str, ...]) -> Strength:
@@ -110,7 +115,7 @@ CATALOGUE: dict[str, ClaimInfo] = {
             "GRS-LP",
             "§5.2, LP (3)–(7)",
             "The user LP's optimum equals the loss of the optimal remap of T for every legal user",
-            "FUZZ",
+            "EXACT+FUZZ",
             FUZZING,
         ),
         _c(
@@ -124,25 +129,31 @@ CATALOGUE: dict[str, ClaimInfo] = {
             "GRS-L5.3",
             "Lemma 5.3",
             "No signature column mixes 0 and non-0; no row is all ↓/0 or all ↑/0",
-            "FUZZ",
+            "EXACT+FUZZ",
             FUZZING,
         ),
-        _c("GRS-L5.4", "Lemma 5.4", "Same signature ⇔ same binding constraints", "FUZZ", FUZZING),
+        _c("GRS-L5.4", "Lemma 5.4", "Same signature ⇔ same binding constraints", "EXACT+FUZZ", FUZZING),
         _c(
             "GRS-L5.5",
             "Lemma 5.5",
             "Full-support prior + strictly legal loss ⇒ optimal direct mechanisms have unimodal signatures",
-            "FUZZ",
+            "EXACT+FUZZ",
             FUZZING,
         ),
-        _c("GRS-L5.6", "Lemma 5.6", "…and the rows of the signature are ordered (monotone structure)", "FUZZ", FUZZING),
-        _c("GRS-L5.8", "Lemma 5.8", "At an optimal vertex, #S entries ≤ #zero columns", "FUZZ", FUZZING),
-        _c("GRS-L5.9", "Lemma 5.9", "Column structure P1–P3 at an optimal vertex", "FUZZ", FUZZING),
+        _c(
+            "GRS-L5.6",
+            "Lemma 5.6",
+            "…and the rows of the signature are ordered (monotone structure)",
+            "EXACT+FUZZ",
+            FUZZING,
+        ),
+        _c("GRS-L5.8", "Lemma 5.8", "At an optimal vertex, #S entries ≤ #zero columns", "EXACT+FUZZ", FUZZING),
+        _c("GRS-L5.9", "Lemma 5.9", "Column structure P1–P3 at an optimal vertex", "EXACT+FUZZ", FUZZING),
         _c(
             "GRS-L5.10",
             "Lemma 5.10",
             "Every optimal vertex is a deterministic remap of T, built from its signature",
-            "FUZZ",
+            "EXACT+FUZZ",
             FUZZING,
         ),
         _c(

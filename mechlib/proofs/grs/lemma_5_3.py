@@ -11,9 +11,10 @@ from typing import Any
 
 from mechlib.core.mechanism import Mechanism
 from mechlib.core.signature import DOWN, UP, ZERO, Signature, signature
-from mechlib.proofs.catalogue import FUZZ
+from mechlib.proofs.catalogue import EXACT, FUZZ
 from mechlib.proofs.fuzz import fuzz
-from mechlib.proofs.registry import Outcome, check
+from mechlib.proofs.registry import Outcome, bounded, check, decide
+from mechlib.proofs.shared.dp_polytope import ALPHA_TEXT, LARGEST_N, every_vertex
 from mechlib.proofs.shared.generators import dp_mechanisms
 
 
@@ -38,3 +39,26 @@ def signature_violation(sig: Signature) -> dict[str, Any] | None:
 @check("GRS-L5.3", kind=FUZZ)
 def fuzz_signature_shape() -> Outcome:
     return fuzz("GRS-L5.3", dp_mechanisms(max_n=6), signature_shape, 100)
+
+
+@check(
+    "GRS-L5.3",
+    kind=EXACT,
+    scope=bounded(
+        LARGEST_N,
+        ALPHA_TEXT,
+        "every feasible X: (a) exact Farkas chains on the LP's own rows; (b) every vertex of the α-DP polytope "
+        "(exact enumeration), whose violation a point's would be",
+    ),
+)
+def exact_signature_shape() -> Outcome:
+    """(a) for every feasible X: a zero entry makes its column zero (exact Farkas chains on LP
+    (4)–(5)'s rows), so no signature column mixes 0 and non-0. (b) A row i all ↓/0 at X means
+    x_{i+1,j} = α·x_ij for every j: valid inequalities tight at X, hence tight at every vertex X
+    mixes, whose row i is then all ↓/0 too — so checking every vertex's signature covers every X."""
+    failures: list[dict[str, Any]] = []
+    evidence: dict[str, Any] = {}
+    for name, alpha, found, counts in every_vertex():
+        evidence[name] = counts
+        failures += [{"instance": name, **v} for x in found if (v := signature_violation(signature(x, alpha)))]
+    return decide(failures, evidence)

@@ -13,12 +13,13 @@ from hypothesis import strategies as st
 
 from mechlib.core.families import truncated_geometric
 from mechlib.core.mechanism import Mechanism
-from mechlib.core.signature import signature
+from mechlib.core.signature import DOWN, UP, ZERO, Signature, signature
 from mechlib.core.stochastic import compose
 from mechlib.optimality.optimal import dp_constraint_rows
-from mechlib.proofs.catalogue import FUZZ
+from mechlib.proofs.catalogue import EXACT, FUZZ
 from mechlib.proofs.fuzz import fuzz
-from mechlib.proofs.registry import Outcome, check
+from mechlib.proofs.registry import Outcome, bounded, check, decide
+from mechlib.proofs.shared.dp_polytope import ALPHA_TEXT, LARGEST_N, every_vertex
 from mechlib.strategies import dp_mixtures, remaps
 
 
@@ -61,3 +62,49 @@ def pairs_of_dp_mechanisms(draw: st.DrawFn) -> tuple[tuple[Fraction, Mechanism],
 @check("GRS-L5.4", kind=FUZZ)
 def fuzz_signature_binding() -> Outcome:
     return fuzz("GRS-L5.4", pairs_of_dp_mechanisms(), signature_iff_binding, 80)
+
+
+def binding_of_signature(sig: Signature) -> frozenset[tuple[str, int]]:
+    """The constraints of LP (3)–(7) a signature says are tight (in :func:`binding_set`'s names):
+    ↓ its pair's first DP row, ↑ the second, 0 both and both entries' x ≥ 0, S none."""
+    m = len(sig.outputs)
+    tight: set[tuple[str, int]] = set()
+    for i, row in enumerate(sig.rows):
+        for j, symbol in enumerate(row):
+            k = 2 * (i * m + j)
+            if symbol == DOWN:
+                tight.add(("dp", k))
+            elif symbol == UP:
+                tight.add(("dp", k + 1))
+            elif symbol == ZERO:
+                tight |= {("dp", k), ("dp", k + 1), ("x ≥ 0", i * m + j), ("x ≥ 0", (i + 1) * m + j)}
+    return frozenset(tight)
+
+
+@check(
+    "GRS-L5.4",
+    kind=EXACT,
+    scope=bounded(
+        LARGEST_N,
+        ALPHA_TEXT,
+        "every feasible X: exact Farkas identities on the LP's rows fix each entry pair's tight constraints to "
+        "one of four patterns, one per symbol; every vertex cross-checks the two readings",
+    ),
+)
+def exact_signature_binding() -> Outcome:
+    """Both the signature and the binding set of X are read entry pair by entry pair (rows i, i+1,
+    column j; every constraint of LP (4)–(7) but the always-tight row sums belongs to one). The exact
+    identities of :func:`zero_chain_certificates` leave each pair four possible tight sets — none
+    (S), the ↓ row (↓), the ↑ row (↑), all four (0) — so signature and binding set determine each
+    other for every feasible X. On every vertex the binding set read off the LP's rows
+    (:func:`binding_set`) must be the one the signature gives."""
+    failures: list[dict[str, Any]] = []
+    evidence: dict[str, Any] = {}
+    for name, alpha, found, counts in every_vertex():
+        evidence[name] = counts
+        failures += [
+            {"instance": name, "vertex": x.to_strings()}
+            for x in found
+            if binding_set(x, alpha) != binding_of_signature(signature(x, alpha))
+        ][:1]
+    return decide(failures, evidence)

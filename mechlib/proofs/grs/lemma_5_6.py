@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from mechlib.core.signature import DOWN, Signature
-from mechlib.proofs.catalogue import FUZZ
+from mechlib.core.signature import DOWN, Signature, signature
+from mechlib.proofs.catalogue import EXACT, FUZZ
 from mechlib.proofs.fuzz import fuzz
 from mechlib.proofs.registry import Outcome, check
+from mechlib.proofs.shared.dp_polytope import decide_on_optimal, vertex_scope
 from mechlib.proofs.shared.generators import STRICT_USERS_AND_ALPHAS, on_optimal_vertex
 
 
@@ -31,3 +32,11 @@ def row_order_violation(sig: Signature) -> dict[str, Any] | None:
 @check("GRS-L5.6", kind=FUZZ)
 def fuzz_row_order() -> Outcome:
     return fuzz("GRS-L5.6", STRICT_USERS_AND_ALPHAS, on_optimal_vertex(row_order_violation), 30)
+
+
+@check("GRS-L5.6", kind=EXACT, scope=vertex_scope("every co-optimal set of vertices"))
+def exact_row_order() -> Outcome:
+    """Every optimal mechanism of every full-support, strictly legal user at n ≤ 3: its signature is
+    that of the barycentre of the vertices it mixes, a set some strict user finds optimal together —
+    every such set is decided (:func:`mechlib.proofs.shared.dp_polytope.decide_on_optimal`)."""
+    return decide_on_optimal(lambda x, alpha: row_order_violation(signature(x, alpha)), largest_set=None)

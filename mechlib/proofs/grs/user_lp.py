@@ -11,14 +11,21 @@ from fractions import Fraction
 from typing import Any
 
 from mechlib import strategies
+from mechlib.core.exact import format_fraction
 from mechlib.core.families import truncated_geometric
+from mechlib.core.privacy import is_dp
 from mechlib.core.users import BayesUser
 from mechlib.optimality.optimal import optimal_bayes_mechanism
-from mechlib.proofs.catalogue import FUZZ
+from mechlib.proofs.catalogue import EXACT, FUZZ
 from mechlib.proofs.fuzz import fuzz
-from mechlib.proofs.mutants import register
-from mechlib.proofs.registry import Outcome, check
+from mechlib.proofs.mutants import module_constant, register
+from mechlib.proofs.registry import Outcome, Verdict, bounded, check
 from mechlib.proofs.shared.generators import USERS_AND_ALPHAS, best_remap_loss
+from mechlib.proofs.shared.remap_cells import ALPHA_TEXT, ALPHAS, CELLS_METHOD, cell_proofs
+
+#: Every n up to this at the three α (about 1.6 s on one core; n ≤ 4 takes about 10 s — GRS-T3.2
+#: runs the same cell proof to n = 5).
+LP_LARGEST_N = 3
 
 
 def lp_matches_t(case: tuple[BayesUser, Fraction]) -> dict[str, Any] | None:
@@ -34,6 +41,24 @@ def fuzz_lp() -> Outcome:
     # 1000 examples: an illegal loss breaks the claim in about 1 draw in 130 (measured: 3 of 400),
     # so at 300 the illegal-loss mutant died for only about half of the seeds tried
     return fuzz("GRS-LP", USERS_AND_ALPHAS, lp_matches_t, 1000)
+
+
+@check("GRS-LP", kind=EXACT, scope=bounded(LP_LARGEST_N, ALPHA_TEXT, CELLS_METHOD))
+def exact_lp_equals_t() -> Outcome:
+    """Every legal Bayesian user at n ≤ 3: a remap of T attains the user LP's optimum — every remap
+    cell of the users' weights proved by exact Farkas certificates that the forced dual of σ∘T is
+    feasible (:mod:`mechlib.proofs.shared.remap_cells`). Since every Y∘T is feasible for the LP, its
+    optimum then equals the loss of T's optimal remap — once T is checked α-DP (in the LP's feasible
+    region), which the cells' duals do not show."""
+    infeasible = [
+        f"n={n}, α={format_fraction(alpha)}"
+        for alpha in ALPHAS
+        for n in range(1, LP_LARGEST_N + 1)
+        if not is_dp(truncated_geometric(alpha, n), alpha)
+    ]
+    if infeasible:
+        return Outcome(Verdict.REFUTED, {"T not α-DP": infeasible}, "T is outside the user LP's feasible region")
+    return cell_proofs(LP_LARGEST_N)
 
 
 # -- mutants: falsifications this claim's checks must refute ---------------------------------
@@ -64,3 +89,14 @@ def _illegal_losses_strategy() -> list[Any]:
 # some Hypothesis seeds only (measured over four seeds at 1× and 5× their examples), so they are
 # not listed — an illegal loss rarely breaks those properties on random instances.
 register("legal losses → illegal losses", "illegal loss", ("GRS-LP",), _illegal_losses_strategy)
+
+
+def _t_at_alpha_squared(real: Any) -> Any:
+    def t(alpha: Any, n: int) -> Any:
+        return real(Fraction(alpha) ** 2, n)  # less private: not α-DP, and better than every α-DP mechanism
+
+    return t
+
+
+register("T → T at α²", "wrong α", ("GRS-LP",),
+         module_constant("mechlib.core.families", "truncated_geometric", _t_at_alpha_squared))  # fmt: skip
