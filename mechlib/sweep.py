@@ -405,7 +405,8 @@ def _merge_blackbox(
     """Per [[blackbox]] entry: the seeds' histograms added exactly, then one DP test on the sum —
     a ``mechlib.blackbox/8`` result that ``mechlib check`` re-verifies (Poisson sizes add up: the
     merged phases are again of Poisson sizes with equal means across counts)."""
-    from mechlib.audit.blackbox import add_histograms, blackbox_result
+    from mechlib.audit.blackbox import blackbox_result
+    from mechlib.audit.statistics import add_histograms
 
     rows, files = [], {}
     entries = manifest.get("blackbox", [])

@@ -18,12 +18,11 @@ from mechlib.audit.blackbox import (
     Sampler,
     complete_neighbours,
     conformance_test,
-    cp_lower,
-    cp_upper,
     path_neighbours,
     sample_counts,
 )
 from mechlib.audit.ratio_test import dp_test, tail_at_most
+from mechlib.audit.statistics import cp_lower, cp_upper
 from mechlib.checkers.ratio_test import rejects
 from mechlib.cli import main
 
