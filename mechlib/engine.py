@@ -20,14 +20,16 @@ task that ran twice is counted once.
 from __future__ import annotations
 
 import importlib
+import ipaddress
 import os
 import pickle
+import re
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mechlib.errors import InputError
@@ -123,26 +125,141 @@ def _child_main() -> None:
     sys.stdout.buffer.flush()
 
 
+#: Schemes of ``distributed`` addresses mechlib connects to (``distributed.comm``).
+SCHEMES = ("tcp", "tls", "inproc", "ucx", "ws", "wss")
+_HOST_LABEL = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)")
+
+
+@dataclass(frozen=True)
+class EngineOptions:
+    """How the engine waits: ``connect_timeout`` seconds to reach a scheduler, and ``worker_grace``
+    seconds without a live worker before a warning — and as many again before the unfinished
+    tasks are given up (each a failed task: "no live workers")."""
+
+    connect_timeout: float = 10.0
+    worker_grace: float = 30.0
+
+
+#: What :func:`cluster` and :func:`run_all` use (``mechlib``'s ``--connect-timeout`` and
+#: ``--worker-grace`` set it with :func:`options`).
+OPTIONS = EngineOptions()
+
+
+class options:
+    """The engine's :class:`EngineOptions` changed for the duration of a ``with`` block (a class, not a
+    generator: an exception passes through it untouched)."""
+
+    def __init__(self, **changes: float) -> None:
+        self.changes = changes
+
+    def __enter__(self) -> EngineOptions:
+        global OPTIONS
+        self.before = OPTIONS
+        OPTIONS = replace(OPTIONS, **self.changes)
+        return OPTIONS
+
+    def __exit__(self, *exc: object) -> None:
+        global OPTIONS
+        OPTIONS = self.before
+
+
+def scheduler_address(given: str | None = None) -> str | None:
+    """The scheduler to use: ``given`` (``--scheduler``), else ``$MECHLIB_SCHEDULER``, else Dask's own
+    ``scheduler-address`` (``DASK_SCHEDULER_ADDRESS`` or a Dask configuration file), else None (a
+    local cluster) — checked by :func:`check_address` before anything connects."""
+    if given is not None:
+        return check_address(given, "--scheduler")
+    if os.environ.get(SCHEDULER_ENV):
+        return check_address(os.environ[SCHEDULER_ENV], f"${SCHEDULER_ENV}")
+    import dask
+
+    configured = dask.config.get("scheduler-address", None)
+    if configured:
+        return check_address(str(configured), "Dask's scheduler-address (DASK_SCHEDULER_ADDRESS)")
+    return None
+
+
+def check_address(address: str, where: str = "--scheduler") -> str:
+    """``address`` if it is a well-formed ``distributed`` address — ``[SCHEME://]HOST[:PORT]`` with a
+    scheme of :data:`SCHEMES`, a host name, IPv4 or bracketed IPv6 address and a port in 1..65535 —
+    and, for ``tls://``, Dask has certificates configured; else an :class:`InputError` (exit 2)."""
+    hint = "expected [tcp|tls|ucx|ws|wss]://HOST:PORT, e.g. tcp://10.0.0.5:8786 or tcp://[::1]:8786"
+
+    def bad(problem: str, fix: str = hint) -> InputError:
+        return InputError(problem, field=where, hint=fix)
+
+    if not address.strip():
+        raise bad("is empty", "give a scheduler's address, or leave it out for a local cluster")
+    if len(address) > 300:
+        raise bad(f"is {len(address)} characters long")
+    scheme, sep, rest = address.partition("://")
+    if not sep:
+        scheme, rest = "tcp", address
+    if scheme not in SCHEMES:
+        raise bad(f"unknown scheme {scheme!r}")
+    if scheme == "inproc":
+        if not rest:
+            raise bad("inproc:// names no scheduler")
+        return address
+    if rest.startswith("["):
+        host, bracket, tail = rest[1:].partition("]")
+        if not bracket:
+            raise bad(f"{address!r}: no ']' closes the IPv6 address")
+        try:
+            ipaddress.IPv6Address(host)
+        except ValueError:
+            raise bad(f"{host!r} is not an IPv6 address") from None
+        if tail and not tail.startswith(":"):
+            raise bad(f"{address!r}: unexpected {tail!r} after the address")
+        port = tail[1:] if tail else None
+    else:
+        host, colon, port_text = rest.partition(":")
+        port = port_text if colon else None
+        if not host or not all(_HOST_LABEL.fullmatch(label) for label in host.rstrip(".").split(".")):
+            raise bad(f"{address!r}: {host!r} is not a host name or address")
+    if port is not None and not (port.isascii() and port.isdigit() and 1 <= int(port) <= 65535):
+        raise bad(f"{address!r}: port {port!r} is not in 1..65535")
+    if scheme in ("tls", "wss"):
+        import dask
+
+        needed = ("distributed.comm.tls.ca-file", "distributed.comm.tls.client.cert")
+        missing = [key for key in needed if not dask.config.get(key, None)]
+        if missing:
+            raise bad(
+                f"{scheme}:// needs certificates: {', '.join(missing)} not configured",
+                "set them in Dask's configuration, e.g. DASK_DISTRIBUTED__COMM__TLS__CA_FILE and "
+                "DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT",
+            )
+    return address
+
+
 @contextmanager
 def cluster(jobs: int | None = None, scheduler: str | None = None) -> Iterator[Any]:
-    """A ``distributed.Client``: connected to ``scheduler`` (or ``$MECHLIB_SCHEDULER``), else to a
-    new ``LocalCluster`` of ``jobs`` single-threaded worker processes (default: the cores)."""
+    """A ``distributed.Client``: connected to ``scheduler`` (see :func:`scheduler_address`: else
+    ``$MECHLIB_SCHEDULER``, else Dask's configured address) within ``OPTIONS.connect_timeout``
+    seconds, else to a new ``LocalCluster`` of ``jobs`` single-threaded worker processes (default:
+    the cores)."""
     import logging
 
     import dask
     from distributed import Client, LocalCluster
 
-    address = scheduler or os.environ.get(SCHEDULER_ENV) or None
+    address = scheduler_address(scheduler)
     quiet = {"distributed.logging.distributed": "error", "distributed.worker.daemon": False}
     with dask.config.set(quiet):
         if address is not None:
+            seconds = OPTIONS.connect_timeout
             try:
-                client = Client(address, timeout="20s")
-            except OSError as err:
+                client = Client(address, timeout=f"{seconds}s")
+            except Exception as err:  # refused, unreachable, timed out, not a Dask scheduler
+                problem = str(err).splitlines()[0][:200] if str(err) else type(err).__name__
+                if isinstance(err, MemoryError):  # it sent a frame length no Dask scheduler sends
+                    problem = "what answers there is not a Dask scheduler"
                 raise InputError(
-                    f"cannot reach the Dask scheduler at {address}: {err}",
+                    f"cannot reach the Dask scheduler at {address} within {seconds:g} s: {problem}",
                     field="--scheduler",
-                    hint="start one with `dask scheduler`, or leave --scheduler out for a local cluster",
+                    hint="start one with `dask scheduler`, raise --connect-timeout, or leave --scheduler out "
+                    "for a local cluster",
                 ) from None
             try:
                 yield client
@@ -171,10 +288,12 @@ def run_all(
     jobs: int | None = None,
     scheduler: str | None = None,
     done: Callable[[TaskResult], None] | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> dict[str, TaskResult]:
     """Every task on the cluster (see :func:`cluster`), results by key as they finish (``done``
-    is called once per task, in completion order)."""
-    from distributed import as_completed
+    is called once per task, in completion order). A task given up because no worker was alive
+    (see :class:`EngineOptions`; ``warn`` gets the warnings, default: stderr) fails with the
+    reason :data:`NO_WORKERS`."""
 
     keys = [t.key for t in tasks]
     if len(set(keys)) != len(keys):
@@ -184,14 +303,63 @@ def run_all(
         return results
     with cluster(jobs, scheduler) as client:
         futures = [client.submit(run_task, t, key=f"mechlib-{t.key}", pure=False, retries=1) for t in tasks]
-        for future in as_completed(futures):
+        _collect(client, futures, results, done, warn or _warn)
+    for t in tasks:  # given up without a live worker: no answer
+        if t.key not in results:
+            results[t.key] = TaskResult(t.key, False, reason=NO_WORKERS)
+            if done is not None:
+                done(results[t.key])
+    return results
+
+
+#: The reason of a task given up because no worker was alive to run it.
+NO_WORKERS = "no live workers"
+
+
+def _warn(message: str) -> None:
+    print(f"mechlib: warning: {message}", file=sys.stderr, flush=True)
+
+
+def _collect(
+    client: Any,
+    futures: list[Any],
+    results: dict[str, TaskResult],
+    done: Callable[[TaskResult], None] | None,
+    warn: Callable[[str], None],
+) -> None:
+    """Results as they finish, until every future has one — or until the cluster has had no live
+    worker for twice ``OPTIONS.worker_grace`` seconds (warned at once): the rest are given up."""
+    from distributed import wait
+
+    grace = OPTIONS.worker_grace
+    pending = set(futures)
+    alone_since: float | None = None
+    warned = False
+    while pending:
+        try:
+            finished, pending = wait(pending, timeout=min(1.0, grace / 4), return_when="FIRST_COMPLETED")
+        except TimeoutError:
+            finished = set()
+        for future in finished:
             result: TaskResult = future.result()
             if result.key in results:  # a rerun after a lost worker: counted once
                 continue
             results[result.key] = result
             if done is not None:
                 done(result)
-    return results
+        if not pending or client.nthreads():
+            alone_since, warned = None, False
+            continue
+        now = time.monotonic()
+        alone_since = now if alone_since is None else alone_since
+        if now - alone_since >= grace and not warned:
+            warn(f"no live Dask workers for {grace:g} s; giving up the {len(pending)} unfinished task(s) in "
+                 f"{grace:g} s unless a worker joins (--worker-grace)")  # fmt: skip
+            warned = True
+        elif now - alone_since >= 2 * grace:
+            warn(f"no live Dask workers for {2 * grace:g} s: {len(pending)} task(s) given up, without an answer")
+            client.cancel(list(pending))
+            return
 
 
 if __name__ == "__main__":

@@ -9,6 +9,8 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass
 
+from mechlib.errors import exit_codes_text
+
 
 @dataclass(frozen=True)
 class Term:
@@ -120,6 +122,8 @@ TERMS: tuple[Term, ...] = (
          "the correct mechanism benchmarked that draws the most, 8 in 2100 runs: reports/bench.md). The bound "
          "holds for the hypothesis named too: whatever the mechanism, the chance of rejecting one that it "
          "satisfies (a false alarm on a buggy mechanism) is at most the sum of their levels, ≤ α_FA."),
+    Term("exit codes", ("exit code", "exit-codes", "exit status"),
+         "Every mechlib command ends with one of these. " + exit_codes_text()),
 )  # fmt: skip
 
 
