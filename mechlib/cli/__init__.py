@@ -50,7 +50,10 @@ def build_parser() -> Parser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:  # a usage error (one line on stderr), --help or --version
+        return int(stop.code or 0)
     try:
         if args.command not in COMMANDS:
             parser.print_help()

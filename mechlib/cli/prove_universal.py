@@ -7,6 +7,7 @@ import argparse
 import json
 import time
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 from mechlib.cli import options
@@ -44,6 +45,7 @@ def add_parser(sub: Any, name: str) -> None:
         help="per task (one prefix of the remaps); over it: UNKNOWN",
     )
     options.add_output(universal, "the verdict and the counts (the document --json prints)")
+    options.add_report_dir(universal, "universal-nN.{md,html}")
     options.add_json(universal, "the verdict and the counts")
     options.add_no_progress(universal, "progress lines")
     options.add_engine(universal, "tasks run")
@@ -76,8 +78,15 @@ def run(args: argparse.Namespace) -> int:
     seconds = time.perf_counter() - start
     outcome = judged(args.n, alpha, counts)
     doc = universal_document(args.n, alpha, outcome, counts, seconds)
-    if args.output:
-        options.write_all({args.output: options.json_text(doc)})
+    outputs: dict[Any, str] = {args.output: options.json_text(doc)} if args.output else {}
+    if args.report_dir:
+        base = Path(args.report_dir) / f"universal-n{args.n}"
+        options.refuse_overwrite([Path(f"{base}.md"), Path(f"{base}.html")], args.force)
+        markdown = universal_markdown(doc)
+        recheck = f"mechlib prove-universal {args.n} --alpha {doc['alpha']}"
+        html = options.markdown_page(f"T universally optimal at n = {args.n}?", markdown, tool(), recheck)
+        outputs |= {f"{base}.md": markdown, f"{base}.html": html}
+    options.write_all(outputs)
     if args.json:
         print(json.dumps(doc, ensure_ascii=False))
     else:
@@ -92,8 +101,8 @@ def run(args: argparse.Namespace) -> int:
               f"{e['prefixes abandoned (Gordan)']} prefixes abandoned (Gordan)")  # fmt: skip
         if "counterexample" in e:
             print(f"user       {json.dumps(e['counterexample'], ensure_ascii=False)}")
-        if args.output:
-            print(f"result     {args.output}")
+        if outputs:
+            print(f"written    {', '.join(map(str, outputs))}")
         print(f"time       {seconds:.1f} s")
     return {Verdict.PROVED: ExitCode.HOLDS, Verdict.REFUTED: ExitCode.FAILS}.get(outcome.verdict, ExitCode.UNDECIDED)
 
@@ -109,3 +118,32 @@ def universal_document(n: int, alpha: Fraction, outcome: Any, counts: Any, secon
         "unproved": counts.unproved[:5], "counterexample": outcome.evidence.get("counterexample"),
         "seconds": round(seconds, 2),
     }  # fmt: skip
+
+
+def tool() -> dict[str, str]:
+    from mechlib import __version__
+
+    return {"name": "mechlib", "version": __version__}
+
+
+def universal_markdown(doc: dict[str, Any]) -> str:
+    """The report of one run in Markdown (``--report-dir``), from its document."""
+    rows = [(key, doc[key]) for key in ("cells", "mirrored", "farkas_certificates", "splits", "abandoned", "seconds")]
+    lines = [
+        f"# T optimal for every legal Bayesian user at n = {doc['n']}, α = {doc['alpha']}: {doc['verdict']}",
+        "",
+        "GRS Theorem 3.2's 'if' direction (claim DOM): every remap cell proved with Farkas certificates "
+        "checked in exact rationals (`mechlib explain 'remap cell'`)." + (f" {doc['reason']}" if doc["reason"] else ""),
+        "",
+        "| count | value |",
+        "|---|---|",
+        *(f"| {key} | {value} |" for key, value in rows),
+    ]
+    if doc["unproved"]:
+        lines += [
+            "",
+            "Unproved (the first five): " + "; ".join(json.dumps(u, ensure_ascii=False) for u in doc["unproved"]),
+        ]
+    if doc["counterexample"] is not None:
+        lines += ["", f"Counterexample: `{json.dumps(doc['counterexample'], ensure_ascii=False)}`"]
+    return "\n".join(lines) + "\n"
