@@ -204,9 +204,8 @@ def test_no_live_worker_warns_then_gives_up_keeping_what_finished(
     out = tmp_path / "out"
     assert main(["sweep", str(done), "--report-dir", str(out), "-j", "1", "--no-progress"]) == 0
     both = tmp_path / "both.toml"
-    both.write_text(
-        f'[[audits]]\nsources = ["{FIXTURES / "gs_appendix_b.json"}", "{FIXTURES / "truncated_geometric_half_5.json"}"]\n'
-    )
+    sources = [str(FIXTURES / name) for name in ("gs_appendix_b.json", "truncated_geometric_half_5.json")]
+    both.write_text(f"[[audits]]\nsources = {json.dumps(sources)}\n")
     capsys.readouterr()
     start = time.monotonic()
     with dask.config.set({"scheduler-address": workerless_scheduler}):
