@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 from pathlib import Path
 
@@ -111,3 +112,32 @@ def test_every_flag_the_readme_shows_exists() -> None:
     assert len(shown) > 20  # the quick start and the sections' examples
     missing = [(command, flag) for command, flag in shown if flag not in _flags(command)]
     assert not missing, missing
+
+
+def test_progress_lines_count_every_result_once(capsys: pytest.CaptureFixture[str]) -> None:
+    """verify --mutants --only GS-T2 printed "1/3" three times: a claim's mutants share its ID."""
+    from types import SimpleNamespace
+
+    from mechlib.verify import _Reporter
+
+    reporter = _Reporter(3, "lines")
+    for _ in range(3):
+        claim = SimpleNamespace(id="GS-T2")
+        reporter.done(SimpleNamespace(claim=claim, outcome=SimpleNamespace(verdict=SimpleNamespace(value="REFUTED")),
+                                      seconds=0.0))  # fmt: skip
+    shown = [line.split()[1] for line in capsys.readouterr().err.splitlines()]
+    assert shown == ["1/3", "2/3", "3/3"]
+
+
+def test_verify_leaves_no_hypothesis_directory_in_the_users_directory(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    argv = [sys.executable, "-m", "mechlib.cli", "verify", "--only", "GS-T2", "-j", "1", "--report-dir", "out"]
+    env = {k: v for k, v in os.environ.items() if k != "HYPOTHESIS_STORAGE_DIRECTORY"}
+    done = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, check=False, env=env)
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    written = done.stdout.splitlines()[-1].split("Reports: ")[1].split(", ")
+    assert written == [f"out/verify.partial.{ext}" for ext in ("json", "md", "html")]  # every file it wrote
+    assert all((tmp_path / name).is_file() for name in written)
