@@ -141,3 +141,13 @@ def test_verify_leaves_no_hypothesis_directory_in_the_users_directory(tmp_path: 
     written = done.stdout.splitlines()[-1].split("Reports: ")[1].split(", ")
     assert written == [f"out/verify.partial.{ext}" for ext in ("json", "md", "html")]  # every file it wrote
     assert all((tmp_path / name).is_file() for name in written)
+
+
+def test_reports_print_the_real_recheck_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = str(FIXTURES / "gs_appendix_b.json")
+    assert main(["audit", source, "--report-dir", str(tmp_path)]) == 0
+    certificate = tmp_path / "gs_appendix_b.audit.json"
+    for page in ("md", "html"):
+        assert f"mechlib check {certificate} {source}" in (tmp_path / f"gs_appendix_b.audit.{page}").read_text()
+    assert "CLAIMS.md" not in (tmp_path / "gs_appendix_b.audit.html").read_text()  # not in a clone
+    capsys.readouterr()

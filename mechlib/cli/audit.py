@@ -95,8 +95,8 @@ def run(args: argparse.Namespace) -> int:
 
         outputs |= {
             f"{base}.json": text,
-            f"{base}.md": render_markdown(report),
-            f"{base}.html": render_html(report),
+            f"{base}.md": render_markdown(report, f"{base}.json"),
+            f"{base}.html": render_html(report, f"{base}.json"),
         }
     options.write_all(outputs)
     if args.json:

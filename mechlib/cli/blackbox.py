@@ -147,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
         outputs |= {
             f"{base}.json": text,
             f"{base}.md": render_blackbox_markdown(result),
-            f"{base}.html": render_blackbox_html(result, pmf),
+            f"{base}.html": render_blackbox_html(result, pmf, f"{base}.json"),
         }
     options.write_all(outputs)
     if args.json:
