@@ -151,3 +151,14 @@ def test_reports_print_the_real_recheck_command(tmp_path: Path, capsys: pytest.C
         assert f"mechlib check {certificate} {source}" in (tmp_path / f"gs_appendix_b.audit.{page}").read_text()
     assert "CLAIMS.md" not in (tmp_path / "gs_appendix_b.audit.html").read_text()  # not in a clone
     capsys.readouterr()
+
+
+def test_an_interrupt_is_one_line_and_exit_130(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def interrupted(args: argparse.Namespace) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(COMMANDS["explain"], "run", interrupted)
+    assert main(["explain"]) == ExitCode.INTERRUPTED == 130
+    assert capsys.readouterr().err == "mechlib: interrupted\n"
