@@ -29,8 +29,8 @@ def _registry_rows() -> dict[str, dict[str, Any]]:
     from mechlib.proofs.registry import Outcome, Result, Verdict
 
     mutants: dict[str, list[str]] = {}
-    for name, claim in pairs():
-        mutants.setdefault(claim, []).append(name)
+    for name, claim_id in pairs():
+        mutants.setdefault(claim_id, []).append(name)
     rows = {}
     for claim_id, claim in REGISTRY.items():
         row = Result(claim, Outcome(Verdict.UNKNOWN), 0.0).to_json()

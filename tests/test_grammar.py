@@ -160,5 +160,5 @@ def test_an_interrupt_is_one_line_and_exit_130(
         raise KeyboardInterrupt
 
     monkeypatch.setattr(COMMANDS["explain"], "run", interrupted)
-    assert main(["explain"]) == ExitCode.INTERRUPTED == 130
+    assert main(["explain"]) == 130 and ExitCode.INTERRUPTED.value == 130
     assert capsys.readouterr().err == "mechlib: interrupted\n"
