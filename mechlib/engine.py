@@ -328,38 +328,43 @@ def _collect(
     warn: Callable[[str], None],
 ) -> None:
     """Results as they finish, until every future has one — or until the cluster has had no live
-    worker for twice ``OPTIONS.worker_grace`` seconds (warned at once): the rest are given up."""
-    from distributed import wait
+    worker for twice ``OPTIONS.worker_grace`` seconds (warned after once): the rest are given up."""
+    from distributed import as_completed
 
     grace = OPTIONS.worker_grace
-    pending = set(futures)
+    finished = as_completed(futures)
     alone_since: float | None = None
+    checked = time.monotonic()
     warned = False
-    while pending:
-        try:
-            finished, pending = wait(pending, timeout=min(1.0, grace / 4), return_when="FIRST_COMPLETED")
-        except TimeoutError:
-            finished = set()
-        for future in finished:
+    while not finished.is_empty():
+        batch = finished.next_batch(block=False)
+        for future in batch:
             result: TaskResult = future.result()
             if result.key in results:  # a rerun after a lost worker: counted once
                 continue
             results[result.key] = result
             if done is not None:
                 done(result)
-        if not pending or client.nthreads():
+        now = time.monotonic()
+        if batch:
+            continue
+        if now - checked < min(1.0, grace / 4):  # ask the scheduler about its workers now and then
+            time.sleep(0.05)
+            continue
+        checked = now
+        if client.nthreads():  # a live worker: wait on
             alone_since, warned = None, False
             continue
-        now = time.monotonic()
         alone_since = now if alone_since is None else alone_since
+        left = [f for f in futures if not f.done()]
+        if now - alone_since >= 2 * grace:
+            warn(f"no live Dask workers for {2 * grace:g} s: {len(left)} task(s) given up, without an answer")
+            client.cancel(left)
+            return
         if now - alone_since >= grace and not warned:
-            warn(f"no live Dask workers for {grace:g} s; giving up the {len(pending)} unfinished task(s) in "
+            warn(f"no live Dask workers for {grace:g} s; giving up the {len(left)} unfinished task(s) in "
                  f"{grace:g} s unless a worker joins (--worker-grace)")  # fmt: skip
             warned = True
-        elif now - alone_since >= 2 * grace:
-            warn(f"no live Dask workers for {2 * grace:g} s: {len(pending)} task(s) given up, without an answer")
-            client.cancel(list(pending))
-            return
 
 
 if __name__ == "__main__":

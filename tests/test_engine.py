@@ -185,7 +185,7 @@ def workerless_scheduler() -> Any:
     """A scheduler on 127.0.0.1 with no worker at all, in this process (cheap: no processes)."""
     from distributed import LocalCluster
 
-    with LocalCluster(n_workers=0, processes=False, protocol="tcp://", host="127.0.0.1", dashboard_address=None) as c:
+    with LocalCluster(n_workers=0, processes=False, protocol="tcp://", host="127.0.0.1", dashboard_address=":0") as c:
         yield c.scheduler_address
 
 

@@ -76,12 +76,12 @@ def run(args: argparse.Namespace) -> int:
         results = verify.run(claims, jobs=args.jobs, timeout=args.timeout, progress=show_progress, scheduler=scheduler)
     doc = verify.report(results, wall_seconds=time.perf_counter() - start)
     stem = "verify.partial" if args.only or args.paper else "verify"  # a selection never overwrites the full report
-    if args.output:
-        options.write_all({args.output: options.json_text(doc)})
     try:
         json_path, md_path = verify.write_reports(doc, reports, stem)
     except OSError as err:
         raise InputError(f"cannot write reports: {err.strerror or err}", source=str(reports)) from None
+    if args.output:
+        options.write_all({args.output: options.json_text(doc)})
     written = [json_path, md_path, md_path.with_suffix(".html"), *([args.output] if args.output else [])]
     if args.json:
         print(options.json_text({"claims": [{k: c[k] for k in JSON_FIELDS} for c in doc["claims"]]}), end="")
