@@ -123,6 +123,8 @@ def read_manifest(path: str) -> dict[str, Any]:
     extra = sorted(set(head) - FIELDS["sweep"])
     if extra:
         raise InputError(f"[sweep]: unknown field(s) {extra}", source=path, hint=f"known: {sorted(FIELDS['sweep'])}")
+    if not isinstance(head.get("output", ""), str):
+        raise InputError(f"[sweep] output = {head['output']!r}"[:120], source=path, hint="expected a directory name")
     return data
 
 

@@ -326,6 +326,7 @@ MANIFESTS = {
     "n too large": b'[[blackbox]]\nsampler = "mechlib:truncated_geometric"\nepsilon = 1\nn = 10000000000\n',
     "samples 1e20": b'[[blackbox]]\nsampler = "mechlib:truncated_geometric"\nepsilon = 1\nn = 2\nsamples = 1e20\n',
     "entry not a table": b"claims = [1]\n",
+    "output not a name": b"[sweep]\noutput = 5\n",
     "missing source file": b'[[audits]]\nsources = ["no-such-file.csv"]\n',
     "unknown module": b'[[audits]]\nsources = ["no_such_module_here:make"]\n',
     "unknown adapter": b'[[blackbox]]\nsampler = "opendp:nope"\nepsilon = 1\nn = 2\n',
