@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 from mechlib.cli import options
 from mechlib.errors import ExitCode, InputError
@@ -64,12 +65,15 @@ def run(args: argparse.Namespace) -> int:
     quiet = args.json or args.no_progress
     show_progress = None if quiet else "bar" if sys.stderr.isatty() else "lines"
     reports = Path(args.report_dir)
-    os.environ.setdefault("MECHLIB_COUNTEREXAMPLES", str(reports / "counterexamples"))
-    # Hypothesis's example database under the reports, not a .hypothesis/ in the user's directory
-    os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", str((reports / ".hypothesis").resolve()))
-    if args.deep:
-        os.environ["MECHLIB_FUZZ_SCALE"] = "20"
-    with options.engine(args) as scheduler:
+    environment = {  # for the claims' processes, and this one's until the run ends
+        "MECHLIB_COUNTEREXAMPLES": os.environ.get("MECHLIB_COUNTEREXAMPLES", str(reports / "counterexamples")),
+        # Hypothesis's example database under the reports, not a .hypothesis/ in the user's directory
+        "HYPOTHESIS_STORAGE_DIRECTORY": os.environ.get(
+            "HYPOTHESIS_STORAGE_DIRECTORY", str((reports / ".hypothesis").resolve())
+        ),
+        **({"MECHLIB_FUZZ_SCALE": "20"} if args.deep else {}),
+    }
+    with options.engine(args) as scheduler, patch.dict(os.environ, environment):
         if args.mutants:
             return _mutants(args, claims, show_progress, scheduler)
         start = time.perf_counter()
