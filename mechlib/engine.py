@@ -3,7 +3,10 @@
 ``mechlib verify``, ``verify --mutants`` and ``mechlib sweep`` turn their work into :class:`Task`
 objects — a function named ``module:function`` and its keyword arguments — and hand them to a
 Dask cluster: by default an in-process ``LocalCluster`` sized to the machine (nothing to start),
-or an existing one given by ``--scheduler ADDRESS`` / ``MECHLIB_SCHEDULER``.
+or an existing one given by ``--scheduler ADDRESS``, else ``MECHLIB_SCHEDULER``, else Dask's own
+``scheduler-address`` (``DASK_SCHEDULER_ADDRESS``, a Dask configuration file). The address is
+checked syntactically before anything runs (:func:`check_address`), and connecting gives up after
+``--connect-timeout`` seconds (default 10) with one line.
 
 **Timeouts.** A task with a timeout runs its function in a child Python process that the Dask
 task waits on and kills when the time is up; the task then returns "timed out" (UNKNOWN for a
@@ -14,7 +17,9 @@ scheduler. The child is a plain ``subprocess`` (not ``multiprocessing``), so it 
 worker, daemonic or not. A task without a timeout runs in the worker's thread.
 
 **Lost workers.** Dask reruns a task whose worker died; results are collected by task key, so a
-task that ran twice is counted once.
+task that ran twice is counted once. With no live worker at all for ``--worker-grace`` seconds
+(default 30) the run warns; as long again, and the unfinished tasks are given up — each a failed
+task, "no live workers" — and what finished is kept (``mechlib`` exits 3: undecided).
 """
 
 from __future__ import annotations
