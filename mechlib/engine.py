@@ -41,6 +41,8 @@ from mechlib.errors import InputError
 
 #: Where ``--scheduler`` falls back to.
 SCHEDULER_ENV = "MECHLIB_SCHEDULER"
+#: The longest time limit a task takes, in seconds (a week): ``--timeout``, a sweep's ``timeout``.
+MAX_TIMEOUT = 7 * 24 * 3600
 #: How a task that the engine could not run (its process died, it raised) is reported — unlike a
 #: timeout, not an answer of the check: a mutant that meets it is not killed.
 ENGINE_FAILURE = "engine: "

@@ -46,7 +46,7 @@ from mechlib import __version__
 from mechlib.audit import DEFAULT_ALPHA_FA, MAX_COUNT, MAX_SAMPLES
 from mechlib.audit.loading import write_all, write_atomic
 from mechlib.core.exact import format_fraction, to_fraction
-from mechlib.engine import Task, TaskResult, run_all
+from mechlib.engine import MAX_TIMEOUT, Task, TaskResult, run_all
 from mechlib.errors import InputError
 from mechlib.rendering import render
 
@@ -60,10 +60,9 @@ FIELDS = {
 }
 #: Grid limits, checked before anything runs.
 MAX_TASKS = 100_000
-#: The largest manifest read, integer in it (n, samples, seeds, depth) and task timeout (a week).
+#: The largest manifest read, and integer in it (n, samples, seeds, depth).
 MAX_MANIFEST_BYTES = 10_000_000
 MAX_INT = 2**63 - 1
-MAX_TIMEOUT = 7 * 24 * 3600
 #: The deepest fuzz run a claim task takes (examples × depth).
 MAX_DEPTH = 1000
 

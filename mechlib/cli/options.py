@@ -20,8 +20,7 @@ from typing import Any, NoReturn
 
 from mechlib.errors import ExitCode, InputError, exit_codes_text
 
-#: The longest per-task limit and the most local workers any command takes.
-MAX_SECONDS = 7 * 24 * 3600
+#: The most local workers any command starts.
 MAX_JOBS = 1024
 
 
@@ -40,13 +39,15 @@ EPILOG = exit_codes_text()
 
 
 def seconds(text: str) -> float:
-    """A positive, finite number of seconds, at most a week."""
+    """A positive, finite number of seconds, at most a week (``engine.MAX_TIMEOUT``)."""
+    from mechlib.engine import MAX_TIMEOUT
+
     try:
         value = float(text)
     except ValueError:
         value = math.nan
-    if not (math.isfinite(value) and 0 < value <= MAX_SECONDS):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds in (0, {MAX_SECONDS}]")
+    if not (math.isfinite(value) and 0 < value <= MAX_TIMEOUT):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds in (0, {MAX_TIMEOUT}]")
     return value
 
 
@@ -179,8 +180,9 @@ def progress_lines(args: argparse.Namespace, prefix: str = "") -> Callable[[str]
 # -- writing ---------------------------------------------------------------------------------
 
 
-def json_text(doc: Any, indent: int | None = 2) -> str:
-    return json.dumps(doc, indent=indent, ensure_ascii=False) + "\n"
+def json_text(doc: Any) -> str:
+    """A result as the files hold it: indented JSON, UTF-8 as is, a final newline."""
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
 def refuse_overwrite(reports: list[Path], force: bool) -> None:

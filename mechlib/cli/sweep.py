@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -64,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     )
     options.write_all({out / "sweep.html": html, **({args.output: options.json_text(report)} if args.output else {})})
     if args.json:
-        print(json.dumps(report, indent=2, ensure_ascii=False))
+        print(options.json_text(report), end="")
     else:
         _print_report(report, out, args.output)
     return outcome(report)

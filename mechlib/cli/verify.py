@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -127,7 +126,7 @@ def _mutants(args: argparse.Namespace, claims: list[Any], progress: str | None, 
     text = options.json_text(doc)
     options.write_all({path: text, **({args.output: text} if args.output else {})})
     if args.json:
-        print(json.dumps(doc, indent=2, ensure_ascii=False))
+        print(text, end="")
     else:
         for r in results:
             mark = "killed  " if r.killed else "SURVIVED"
