@@ -162,3 +162,12 @@ def test_an_interrupt_is_one_line_and_exit_130(
     monkeypatch.setattr(COMMANDS["explain"], "run", interrupted)
     assert main(["explain"]) == 130 and ExitCode.INTERRUPTED.value == 130
     assert capsys.readouterr().err == "mechlib: interrupted\n"
+
+
+def test_the_glossary_and_readme_give_the_standard_users_limit_the_audit_applies() -> None:
+    from mechlib.audit.whitebox import USERS_MAX_N
+    from mechlib.glossary import lookup
+
+    term = lookup("standard users")
+    assert term is not None and f"up to n = {USERS_MAX_N}" in term.text
+    assert f"run up to n = {USERS_MAX_N}" in " ".join(README.read_text().split())
