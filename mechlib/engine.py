@@ -29,6 +29,7 @@ import ipaddress
 import os
 import pickle
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -240,6 +241,50 @@ def check_address(address: str, where: str = "--scheduler") -> str:
     return address
 
 
+def _probe(address: str, seconds: float) -> None:
+    """For ``tcp://`` (the default scheme): open and close a plain TCP connection to the scheduler's
+    port, raising OSError (refused, no such host, timed out) without Dask's retries."""
+    scheme, sep, rest = address.partition("://")
+    if sep and scheme != "tcp":
+        return
+    rest = rest if sep else address
+    if rest.startswith("["):
+        host, _, tail = rest[1:].partition("]")
+        port = tail[1:]
+    else:
+        host, _, port = rest.partition(":")
+    with socket.create_connection((host, int(port or DASK_PORT)), timeout=seconds):
+        pass
+
+
+def _connect(client_class: Any, address: str, seconds: float) -> Any:
+    """``Client(address)``, given up after ``seconds``: a peer that accepts the connection and never
+    answers the handshake holds Client() past its own timeout. The attempt runs in a daemon thread,
+    which cannot keep the process alive."""
+    import threading
+
+    outcome: list[Any] = []
+
+    def attempt() -> None:
+        try:
+            outcome.append(client_class(address, timeout=f"{seconds}s"))
+        except BaseException as err:  # handed to the caller's thread
+            outcome.append(err)
+
+    thread = threading.Thread(target=attempt, name="mechlib-connect", daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if not outcome:
+        raise TimeoutError(f"no answer to Dask's handshake within {seconds:g} s")
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    return outcome[0]
+
+
+#: The port of a scheduler address without one (Dask's default).
+DASK_PORT = 8786
+
+
 @contextmanager
 def cluster(jobs: int | None = None, scheduler: str | None = None) -> Iterator[Any]:
     """A ``distributed.Client``: connected to ``scheduler`` (see :func:`scheduler_address`: else
@@ -257,16 +302,19 @@ def cluster(jobs: int | None = None, scheduler: str | None = None) -> Iterator[A
         if address is not None:
             seconds = OPTIONS.connect_timeout
             try:
-                client = Client(address, timeout=f"{seconds}s")
+                _probe(address, seconds)  # a refused port or an unknown host at once: Dask retries until its timeout
+                client = _connect(Client, address, seconds)
             except Exception as err:  # refused, unreachable, timed out, not a Dask scheduler
                 problem = str(err).splitlines()[0][:200] if str(err) else type(err).__name__
+                if isinstance(err, OSError) and err.strerror:  # refused, no such host: without "[Errno …]"
+                    problem = err.strerror
                 if isinstance(err, MemoryError):  # it sent a frame length no Dask scheduler sends
                     problem = "what answers there is not a Dask scheduler"
                 raise InputError(
-                    f"cannot reach the Dask scheduler at {address} within {seconds:g} s: {problem}",
+                    f"cannot reach the Dask scheduler at {address}: {problem}",
                     field="--scheduler",
-                    hint="start one with `dask scheduler`, raise --connect-timeout, or leave --scheduler out "
-                    "for a local cluster",
+                    hint=f"start one with `dask scheduler`, raise --connect-timeout ({seconds:g} s), or leave "
+                    "--scheduler out for a local cluster",
                 ) from None
             try:
                 yield client

@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     shown = {"last": -1}
 
     def progress(done: int, total: int, cached: int) -> None:
-        if args.no_progress or args.json:
+        if args.no_progress or args.json or done == 0:  # nothing yet: a failure to connect stays one line
             return
         step = max(1, total // 20)  # about 20 lines for a long sweep, in a pipe too
         if done == total or done - shown["last"] >= step:
