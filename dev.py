@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Developer tasks with nothing but python3 (≥ 3.11): creates or reuses .venv, installs, runs.
 
-python3 dev.py verify   # check the papers' claims, write reports/latest/verify.{json,md}
-python3 dev.py test     # the test suite, in parallel (CI=true: Hypothesis 'ci' profile, not slow)
+python3 dev.py verify   # check the papers' claims, write reports/latest/verify.{json,md,html}
+python3 dev.py test     # the test suite, in parallel (CI=true: Hypothesis 'mechlib-ci' profile, not slow)
 python3 dev.py bench    # benchmarks, write reports/bench.{json,md}
 python3 dev.py fuzz     # verify with the deep fuzzing profile (20× the examples)
 python3 dev.py examples # regenerate the example audits in reports/examples/
@@ -70,8 +70,8 @@ def main(args: list[str]) -> int:
     py = str(BIN / "python")
     if task in ("verify", "fuzz"):
         # reports/latest/ is not committed: running the quick start leaves a fresh clone clean
-        # (the committed reports/verify.* are refreshed on purpose: mechlib verify --reports reports)
-        where = [] if "--reports" in rest else ["--reports", "reports/latest"]
+        # (the committed reports/verify.* are refreshed on purpose: mechlib verify --report-dir reports)
+        where = [] if "--report-dir" in rest or "--reports" in rest else ["--report-dir", "reports/latest"]
         if task == "verify":
             print(usual_verify_time(), flush=True)
         return run(str(BIN / "mechlib"), "verify", *(["--deep"] if task == "fuzz" else []), *where, *rest)

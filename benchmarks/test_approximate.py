@@ -11,8 +11,9 @@ import pytest
 
 from benchmarks.conftest import Measure, size
 from mechlib import truncated_geometric
-from mechlib.audit.blackbox import Sampler, cp_lower, cp_upper, ordered_pairs, sample_counts, sample_phases
+from mechlib.audit.blackbox import Sampler, sample_counts, sample_phases
 from mechlib.audit.blackbox_delta import delta_test
+from mechlib.audit.statistics import cp_lower, cp_upper, ordered_pairs
 from mechlib.core.approximate import hockey_stick, privacy_profile
 from mechlib.core.mechanism import Mechanism
 from mechlib.core.renyi import zcdp_rho

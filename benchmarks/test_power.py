@@ -35,9 +35,10 @@ import pytest
 
 from benchmarks.conftest import QUICK, Measure, size
 from mechlib.audit import DEFAULT_ALPHA_FA
-from mechlib.audit.blackbox import add_histograms, complete_neighbours, ordered_pairs, path_neighbours, poisson_sizes
+from mechlib.audit.blackbox import complete_neighbours, path_neighbours, poisson_sizes
 from mechlib.audit.blackbox_delta import event_hits
 from mechlib.audit.ratio_test import dp_test, graph_distances
+from mechlib.audit.statistics import add_histograms, ordered_pairs
 
 N = 5
 EPSILON = Fraction(1)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from enum import IntEnum
 
 
 @dataclass(frozen=True)
@@ -42,3 +43,32 @@ class InputError(ValueError):
         if self.hint:
             text += f" ({self.hint})"
         return text
+
+
+class ExitCode(IntEnum):
+    """The exit status of every ``mechlib`` command (``mechlib explain exit-codes``)."""
+
+    HOLDS = 0
+    FAILS = 1
+    BAD_INPUT = 2
+    UNDECIDED = 3
+    INTERRUPTED = 130
+
+    @property
+    def meaning(self) -> str:
+        return _MEANINGS[self]
+
+
+_MEANINGS = {
+    ExitCode.HOLDS: "holds (every claim as its paper predicts, an audit PASS, no violation found)",
+    ExitCode.FAILS: "fails (a violation, an audit FAIL, a claim REFUTED against its paper, a certificate that fails)",
+    ExitCode.BAD_INPUT: "bad input or usage (one line on stderr naming what and where; no output written)",
+    ExitCode.UNDECIDED: "undecided (an UNKNOWN verdict, a finding skipped, a task with no answer: a timeout, "
+    "no live workers)",
+    ExitCode.INTERRUPTED: "interrupted (Ctrl-C)",
+}
+
+
+def exit_codes_text() -> str:
+    """The exit codes and their meanings in one paragraph (``--help``, README, the glossary)."""
+    return "Exit codes: " + "; ".join(f"{code.value} {code.meaning}" for code in ExitCode) + "."

@@ -9,6 +9,8 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass
 
+from mechlib.errors import exit_codes_text
+
 
 @dataclass(frozen=True)
 class Term:
@@ -46,7 +48,7 @@ TERMS: tuple[Term, ...] = (
     Term("dominance", ("dominance certified", "dominated", "tails"),
          "Certified when a remap of T has error tails P(|output − i| ≥ k | i) no larger than the "
          "mechanism's for every count i and distance k, so every legal user, Bayesian or minimax, does at "
-         "least as well with T (GRS Theorem 3.2 in the form of CLAIMS.md note 1)."),
+         "least as well with T (GRS Theorem 3.2 in the form of claim DOM, mechlib/proofs/catalogue.py)."),
     Term("remap cell", ("remap cells", "farkas certificate", "gordan certificate"),
          "How verify proves GRS Theorem 3.2's 'if' direction and DOM for a given n: the legal Bayesian users "
          "(weights w ≥ 0) for whom one deterministic remap σ of T is optimal form a polyhedral cone, a remap "
@@ -63,7 +65,7 @@ TERMS: tuple[Term, ...] = (
     Term("standard users", ("absolute loss", "squared loss", "binary loss", "weighted median", "posterior mode"),
          "The audit's three users: uniform prior and absolute |i − j|, squared (i − j)² or binary [i ≠ j] loss. "
          "Their best guess for an output is a weighted median, an integer nearest the posterior mean, or a "
-         "posterior mode, so their optima are certified in O(n²) integer work up to n = 2000 and the "
+         "posterior mode, so their optima are certified in O(n²) integer work up to n = 5000 and the "
          "certificate names the loss instead of writing its (n + 1)² entries."),
     Term("signature", ("sig", "tight"),
          "GRS §5.3: for each pair of adjacent rows i, i+1 and each output r, ↓ when x[i+1][r] = α·x[i][r], "
@@ -121,6 +123,8 @@ TERMS: tuple[Term, ...] = (
          "the correct mechanism benchmarked that draws the most, 8 in 2100 runs: reports/bench.md). The bound "
          "holds for the hypothesis named too: whatever the mechanism, the chance of rejecting one that it "
          "satisfies (a false alarm on a buggy mechanism) is at most the sum of their levels, ≤ α_FA."),
+    Term("exit codes", ("exit code", "exit-codes", "exit status"),
+         "Every mechlib command ends with one of these. " + exit_codes_text()),
 )  # fmt: skip
 
 

@@ -2,7 +2,8 @@
 
 * Hypothesis **profiles** ``mechlib-dev`` (100 examples), ``mechlib-ci`` (derandomized, no example
   database, 60 examples) and ``mechlib-deep`` (3000 examples), selected with Hypothesis's own
-  ``--hypothesis-profile``;
+  ``--hypothesis-profile`` or, when that is not given, the environment's ``HYPOTHESIS_PROFILE``
+  (loaded here, at ``pytest_configure``: after the conftest files, so it wins over theirs);
 * ``st.from_type`` knows mechlib's types (:func:`mechlib.strategies.register_type_strategies`):
   ``Mechanism`` (an α-DP mechanism), ``Prior``, ``Loss`` (legal), ``BayesUser``, ``MinimaxUser``;
 * **fixtures**: ``truncated_geometric_half`` (T at α = 1/2, n = 5, GRS Figure 1(b)),
@@ -13,11 +14,13 @@
 
 from __future__ import annotations
 
+import os
 from fractions import Fraction
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
+from hypothesis.errors import InvalidArgument
 
 from mechlib.core.families import gs_appendix_b as gs_appendix_b_matrix
 from mechlib.core.families import randomized_response, truncated_geometric
@@ -37,6 +40,18 @@ settings.register_profile(
 )
 settings.register_profile("mechlib-deep", max_examples=3000, deadline=None)
 register_type_strategies()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """``HYPOTHESIS_PROFILE`` selects a registered profile when ``--hypothesis-profile`` does not
+    (Hypothesis's own plugin loads that one)."""
+    wanted = os.environ.get("HYPOTHESIS_PROFILE")
+    given = config.getoption("hypothesis_profile", default=None)
+    if wanted and not given:
+        try:
+            settings.load_profile(wanted)
+        except InvalidArgument:
+            raise pytest.UsageError(f"HYPOTHESIS_PROFILE={wanted!r} names no registered Hypothesis profile") from None
 
 HALF = Fraction(1, 2)
 

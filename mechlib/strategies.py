@@ -21,16 +21,30 @@ from __future__ import annotations
 from fractions import Fraction
 
 from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
 
 from mechlib.core.families import truncated_geometric
 from mechlib.core.mechanism import Mechanism
 from mechlib.core.remap import Remap
 from mechlib.core.users import BayesUser, Loss, MinimaxUser, Prior
 
+__all__ = [
+    "alphas", "bayes_users", "boundary_payoffs", "dp_mechanisms", "dp_mixtures", "dp_vertices", "extreme_alphas",
+    "illegal_losses", "legal_losses", "mechanisms", "minimax_users", "oblivious_dp_cases", "payoffs", "priors",
+    "refinements_of_t", "register_type_strategies", "remaps", "side_information", "stochastic_rows",
+]  # fmt: skip
+
+
+def _integer(name: str, value: object, low: int) -> None:
+    """An argument's check, as Hypothesis's own strategies do it: InvalidArgument naming it."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise InvalidArgument(f"{name}={value!r}: expected an integer ≥ {low}")
+
 
 @st.composite
 def alphas(draw: st.DrawFn, max_denominator: int = 12) -> Fraction:
     """Exact α in (0, 1)."""
+    _integer("max_denominator", max_denominator, 2)
     q = draw(st.integers(2, max_denominator))
     p = draw(st.integers(1, q - 1))
     return Fraction(p, q)
@@ -39,6 +53,8 @@ def alphas(draw: st.DrawFn, max_denominator: int = 12) -> Fraction:
 @st.composite
 def stochastic_rows(draw: st.DrawFn, rows: int, columns: int, sparse: bool = True) -> list[list[Fraction]]:
     """Exact probability rows (zeros allowed when ``sparse``)."""
+    _integer("rows", rows, 0)
+    _integer("columns", columns, 1)
     low = 0 if sparse else 1
     result = []
     for _ in range(rows):
@@ -51,12 +67,14 @@ def stochastic_rows(draw: st.DrawFn, rows: int, columns: int, sparse: bool = Tru
 @st.composite
 def remaps(draw: st.DrawFn, inputs: tuple[int, ...], guesses: int) -> Remap:
     """A randomized remap from ``inputs`` (a mechanism's outputs) to guesses 0..guesses−1."""
+    _integer("guesses", guesses, 1)
     return Remap(draw(stochastic_rows(len(inputs), guesses)), inputs=inputs)
 
 
 @st.composite
 def mechanisms(draw: st.DrawFn, max_n: int = 5, positive: bool = False) -> Mechanism:
     """Any row-stochastic matrix on inputs 0..n (DP level anywhere in [0, 1])."""
+    _integer("max_n", max_n, 1)
     n = draw(st.integers(1, max_n))
     width = draw(st.integers(1, max_n + 2))
     return Mechanism(draw(stochastic_rows(n + 1, width, sparse=not positive)))
@@ -65,6 +83,7 @@ def mechanisms(draw: st.DrawFn, max_n: int = 5, positive: bool = False) -> Mecha
 @st.composite
 def dp_mechanisms(draw: st.DrawFn, max_n: int = 5) -> tuple[Fraction, Mechanism]:
     """(α, X) with X = Y∘T an α-DP mechanism (GRS Lemma 5.2)."""
+    _integer("max_n", max_n, 1)
     alpha = draw(alphas())
     n = draw(st.integers(1, max_n))
     t = truncated_geometric(alpha, n)
@@ -76,6 +95,7 @@ def dp_mechanisms(draw: st.DrawFn, max_n: int = 5) -> tuple[Fraction, Mechanism]
 @st.composite
 def legal_losses(draw: st.DrawFn, n: int, strict: bool = False) -> Loss:
     """l(i, j) = profile_i(|j − i|) with each profile nondecreasing (strictly if ``strict``)."""
+    _integer("n", n, 0)
     low = 1 if strict else 0
     rows = []
     for _ in range(n + 1):
@@ -88,6 +108,7 @@ def legal_losses(draw: st.DrawFn, n: int, strict: bool = False) -> Loss:
 @st.composite
 def priors(draw: st.DrawFn, n: int, full_support: bool = False) -> Prior:
     """Exact priors on 0..n (sparse, point masses and uniform included unless ``full_support``)."""
+    _integer("n", n, 0)
     low = 1 if full_support else 0
     weights = draw(st.lists(st.integers(low, 6), min_size=n + 1, max_size=n + 1).filter(any))
     return Prior.from_weights(weights)
@@ -96,6 +117,7 @@ def priors(draw: st.DrawFn, n: int, full_support: bool = False) -> Prior:
 @st.composite
 def bayes_users(draw: st.DrawFn, max_n: int = 6) -> BayesUser:
     """A Bayesian user (prior, legal loss) on 0..n, n ≤ max_n."""
+    _integer("max_n", max_n, 1)
     n = draw(st.integers(1, max_n))
     return BayesUser(draw(priors(n)), draw(legal_losses(n)))
 
@@ -103,6 +125,7 @@ def bayes_users(draw: st.DrawFn, max_n: int = 6) -> BayesUser:
 @st.composite
 def minimax_users(draw: st.DrawFn, max_n: int = 5) -> MinimaxUser:
     """A minimax user (nonempty side information S, legal loss) on 0..n, n ≤ max_n."""
+    _integer("max_n", max_n, 1)
     n = draw(st.integers(1, max_n))
     side = draw(st.sets(st.integers(0, n), min_size=1))
     return MinimaxUser(side, draw(legal_losses(n)))
@@ -112,6 +135,7 @@ def minimax_users(draw: st.DrawFn, max_n: int = 5) -> MinimaxUser:
 def dp_mixtures(draw: st.DrawFn, max_n: int = 6) -> tuple[Fraction, Mechanism]:
     """(α, λ·RR + (1−λ)·Y∘T): α-DP (a mixture of α-DP mechanisms), derivable from T or not
     depending on λ (randomized response is not derivable for k ≥ 3)."""
+    _integer("max_n", max_n, 2)
     from mechlib.core.families import randomized_response
     from mechlib.core.stochastic import compose
 
@@ -130,6 +154,7 @@ def payoffs(draw: st.DrawFn, states: int, supermodular: bool | None = True) -> l
 
     d ≥ 0 makes u supermodular (SY §5); ``supermodular=False`` forces one d < 0 (a negative
     control: then u is not supermodular); None lets d take any sign."""
+    _integer("states", states, 2 if supermodular is False else 1)
     actions = draw(st.integers(2, 4))
     low = 0 if supermodular else -4
     d = [[draw(st.integers(low, 4)) for _ in range(states - 1)] for _ in range(actions - 1)]
@@ -147,6 +172,7 @@ def payoffs(draw: st.DrawFn, states: int, supermodular: bool | None = True) -> l
 def boundary_payoffs(states: int) -> st.SearchStrategy[list[list[Fraction]]]:
     """Supermodular payoffs on the boundary of supermodularity: every increment d(i, j) is 0 (a
     modular payoff, u(a, ω) = r(a) + c(ω)) except at most one, which is 1."""
+    _integer("states", states, 1)
 
     @st.composite
     def draw_one(draw: st.DrawFn) -> list[list[Fraction]]:
@@ -168,6 +194,7 @@ def boundary_payoffs(states: int) -> st.SearchStrategy[list[list[Fraction]]]:
 def oblivious_dp_cases(draw: st.DrawFn, max_n: int = 5) -> tuple[Fraction, list[Fraction], Mechanism]:
     """(α, μ₀, σ): a full-support prior on ω = 0..N and an oblivious α-DP mechanism σ(s | ω) for
     categorical data (T = 1, so SY's DP is GRS's on 0..N): DP mixtures, derivable or not."""
+    _integer("max_n", max_n, 2)
     alpha, sigma = draw(dp_mixtures(max_n=max_n))
     return alpha, list(draw(priors(sigma.n, full_support=True)).probabilities), sigma
 
@@ -184,6 +211,7 @@ def extreme_alphas(draw: st.DrawFn) -> Fraction:
 def illegal_losses(draw: st.DrawFn, n: int) -> Loss:
     """A loss that is *not* legal (GRS §2.2): some row decreases away from the truth — for negative
     controls. Needs n ≥ 1."""
+    _integer("n", n, 1)
     rows = [list(r) for r in draw(legal_losses(n)).matrix]
     i = draw(st.integers(0, n))
     j = draw(st.sampled_from([k for k in range(n + 1) if k != i]))
@@ -195,6 +223,7 @@ def illegal_losses(draw: st.DrawFn, n: int) -> Loss:
 @st.composite
 def side_information(draw: st.DrawFn, n: int) -> frozenset[int]:
     """A nonempty side-information set S ⊆ {0..n} (GS §2.4): singletons, intervals, anything."""
+    _integer("n", n, 0)
     return frozenset(draw(st.sets(st.integers(0, n), min_size=1)))
 
 
@@ -202,6 +231,7 @@ def side_information(draw: st.DrawFn, n: int) -> frozenset[int]:
 def refinements_of_t(draw: st.DrawFn, max_n: int = 8) -> tuple[Fraction, Mechanism, Remap]:
     """(α, X, Y) with X = T split into finer outputs and Y∘X = T exactly (GRS Thm 3.2's "if"):
     each output r of T becomes 1–3 outputs with random exact weights; Y merges them back."""
+    _integer("max_n", max_n, 1)
     alpha = draw(alphas())
     n = draw(st.integers(1, max_n))
     t = truncated_geometric(alpha, n)
@@ -217,6 +247,7 @@ def refinements_of_t(draw: st.DrawFn, max_n: int = 8) -> tuple[Fraction, Mechani
 def dp_vertices(draw: st.DrawFn, max_n: int = 5) -> tuple[Fraction, Mechanism]:
     """(α, X): X a certified optimal vertex of the α-DP polytope for a random objective — a random
     prior and an arbitrary (usually illegal) loss, so X is often *not* derivable from T."""
+    _integer("max_n", max_n, 1)
     from mechlib.optimality.optimal import optimal_bayes_mechanism
 
     alpha = draw(alphas(max_denominator=6))

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import pickle
 import tomllib
 from collections.abc import Callable
@@ -42,10 +43,10 @@ from pathlib import Path
 from typing import Any
 
 from mechlib import __version__
-from mechlib.audit import DEFAULT_ALPHA_FA
+from mechlib.audit import DEFAULT_ALPHA_FA, MAX_COUNT, MAX_SAMPLES
 from mechlib.audit.loading import write_all, write_atomic
 from mechlib.core.exact import format_fraction, to_fraction
-from mechlib.engine import Task, TaskResult, run_all
+from mechlib.engine import MAX_TIMEOUT, Task, TaskResult, run_all
 from mechlib.errors import InputError
 from mechlib.rendering import render
 
@@ -59,6 +60,11 @@ FIELDS = {
 }
 #: Grid limits, checked before anything runs.
 MAX_TASKS = 100_000
+#: The largest manifest read, and integer in it (n, samples, seeds, depth).
+MAX_MANIFEST_BYTES = 10_000_000
+MAX_INT = 2**63 - 1
+#: The deepest fuzz run a claim task takes (examples × depth).
+MAX_DEPTH = 1000
 
 
 @dataclass(frozen=True)
@@ -75,13 +81,24 @@ class Planned:
 
 
 def read_manifest(path: str) -> dict[str, Any]:
+    hint = "expected a UTF-8 TOML file like examples/sweep.toml"
     try:
         with open(path, "rb") as handle:
-            data = tomllib.load(handle)
+            raw = handle.read(MAX_MANIFEST_BYTES + 1)
     except OSError as err:
         raise InputError(f"cannot read the manifest: {err.strerror or err}", source=path) from None
+    if len(raw) > MAX_MANIFEST_BYTES:
+        raise InputError(f"the manifest is over {MAX_MANIFEST_BYTES // 1_000_000} MB", source=path, hint=hint)
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise InputError("not a text file (binary or compressed?)", source=path, hint=hint) from None
     except tomllib.TOMLDecodeError as err:
         raise InputError(f"not valid TOML: {err}", source=path, hint="see examples/sweep.toml") from None
+    except RecursionError:
+        raise InputError("nested too deeply", source=path, hint=hint) from None
+    except ValueError:  # an integer past Python's digit limit
+        raise InputError("an integer of more than 4300 digits", source=path, hint=hint) from None
     unknown = sorted(set(data) - SECTIONS)
     if unknown:
         raise InputError(f"unknown section(s) {unknown}", source=path, hint=f"known: {sorted(SECTIONS)}")
@@ -90,6 +107,8 @@ def read_manifest(path: str) -> dict[str, Any]:
         if not isinstance(entries, list):
             raise InputError(f"[{section}] must be an array of tables", source=path, hint=f"write [[{section}]]")
         for k, entry in enumerate(entries):
+            if not isinstance(entry, dict):
+                raise InputError(f"[[{section}]] #{k + 1} is {entry!r}", source=path, hint=f"write [[{section}]]")
             extra = sorted(set(entry) - FIELDS[section])
             if extra:
                 raise InputError(
@@ -98,16 +117,21 @@ def read_manifest(path: str) -> dict[str, Any]:
                     hint=f"known: {sorted(FIELDS[section])}",
                 )
     head = data.get("sweep", {})
+    if not isinstance(head, dict):
+        raise InputError(f"sweep = {head!r}", source=path, hint="write a [sweep] table")
     extra = sorted(set(head) - FIELDS["sweep"])
     if extra:
         raise InputError(f"[sweep]: unknown field(s) {extra}", source=path, hint=f"known: {sorted(FIELDS['sweep'])}")
+    if not isinstance(head.get("output", ""), str):
+        raise InputError(f"[sweep] output = {head['output']!r}"[:120], source=path, hint="expected a directory name")
     return data
 
 
-def _ints(value: Any, where: str, low: int = 0) -> list[int]:
+def _ints(value: Any, where: str, low: int = 0, high: int = MAX_INT) -> list[int]:
     values = value if isinstance(value, list) else [value]
-    if not values or any(isinstance(v, bool) or not isinstance(v, int) or v < low for v in values):
-        raise InputError(f"{where} = {value!r}", hint=f"expected an integer ≥ {low} or a list of them")
+    if not values or any(isinstance(v, bool) or not isinstance(v, int) or not low <= v <= high for v in values):
+        shown = f"{value!r}"[:80]
+        raise InputError(f"{where} = {shown}", hint=f"expected an integer in {low}..{high} or a list of them")
     return values
 
 
@@ -126,8 +150,10 @@ def plan(manifest: dict[str, Any], source: str) -> list[Planned]:
     """Every task of the manifest (limits checked before anything runs)."""
     head = manifest.get("sweep", {})
     timeout = head.get("timeout", 600)
-    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
-        raise InputError(f"[sweep] timeout = {timeout!r}", source=source, hint="expected seconds > 0")
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout <= MAX_TIMEOUT:
+        raise InputError(
+            f"[sweep] timeout = {f'{timeout!r}'[:80]}", source=source, hint=f"expected seconds in (0, {MAX_TIMEOUT}]"
+        )
     planned: list[Planned] = []
     try:
         for section, planner in (("claims", _plan_claims), ("audits", _plan_audits), ("blackbox", _plan_blackbox)):
@@ -146,7 +172,7 @@ def plan(manifest: dict[str, Any], source: str) -> list[Planned]:
 def _plan_claims(k: int, entry: dict[str, Any], where: str, timeout: float) -> list[Planned]:
     """Each selected claim × seed, in a child with the fuzz depth and seed in its environment."""
     seeds: list[int | None] = list(_ints(entry["seeds"], f"{where} seeds")) if "seeds" in entry else [None]
-    depth = _ints(entry.get("depth", 1), f"{where} depth", 1)[0]
+    depth = _ints(entry.get("depth", 1), f"{where} depth", 1, MAX_DEPTH)[0]
     out = []
     for claim in _claim_ids(entry, where):
         for seed in seeds:
@@ -170,9 +196,10 @@ def _plan_audits(k: int, entry: dict[str, Any], where: str, timeout: float) -> l
     epsilons: list[Fraction | None] = (
         list(_fractions(entry["epsilons"], f"{where} epsilons")) if "epsilons" in entry else [None]
     )
-    ns: list[int | None] = list(_ints(entry["ns"], f"{where} ns", 1)) if "ns" in entry else [None]
+    ns: list[int | None] = list(_ints(entry["ns"], f"{where} ns", 1, MAX_COUNT)) if "ns" in entry else [None]
     out = []
     for spec in sources:
+        _check_source(spec, where)
         if not (is_callable_spec(spec) and not Path(spec).exists()):
             kwargs: dict[str, Any] = {"spec": spec, "arguments": None, "digest": _file_digest(spec)}
             out.append(_planned("audits", k, spec, "mechlib.sweep:audit_task", kwargs, timeout))
@@ -193,8 +220,9 @@ def _plan_blackbox(k: int, entry: dict[str, Any], where: str, timeout: float) ->
     if not isinstance(sampler, str):
         raise InputError(f"{where} sampler = {sampler!r}", hint="expected module:function or an adapter name")
     eps = format_fraction(_fractions(entry.get("epsilon"), f"{where} epsilon")[0])
-    n = _ints(entry.get("n"), f"{where} n", 1)[0]
-    samples = _ints(entry.get("samples", 100_000), f"{where} samples", 1)[0]
+    _check_sampler(sampler, where)
+    n = _ints(entry.get("n"), f"{where} n", 1, MAX_COUNT)[0]
+    samples = _ints(entry.get("samples", 100_000), f"{where} samples", 1, MAX_SAMPLES)[0]
     alpha_fa = entry.get("alpha_fa", DEFAULT_ALPHA_FA)
     if isinstance(alpha_fa, bool) or not isinstance(alpha_fa, int | float) or not 0 < alpha_fa < 1:
         raise InputError(f"{where} alpha_fa = {alpha_fa!r}", hint="expected 0 < alpha_fa < 1")
@@ -207,6 +235,53 @@ def _plan_blackbox(k: int, entry: dict[str, Any], where: str, timeout: float) ->
         label = f"{sampler} n={n} ε={eps} seed={seed}"
         out.append(_planned("blackbox", k, label, "mechlib.sweep:blackbox_phases_task", kwargs, timeout))
     return out
+
+
+def _check_source(spec: str, where: str) -> None:
+    """An audit's source exists before anything runs: a readable file, or ``module:function`` whose
+    top-level module can be found (found, not imported: its code runs on a worker, in the task)."""
+    from mechlib.audit.loading import is_callable_spec
+
+    if Path(spec).is_file():
+        return
+    if not is_callable_spec(spec):
+        raise InputError(
+            f"{where}: no such file {spec!r}", hint="expected an existing mechanism file or module:function"
+        )
+    _check_module(spec, where)
+
+
+def _check_sampler(spec: str, where: str) -> None:
+    """A black-box entry's sampler before anything runs: a known adapter, or ``module:function`` whose
+    top-level module can be found."""
+    from mechlib.audit.adapters import ADAPTERS, LIBRARIES
+
+    library, _, function = spec.partition(":")
+    if spec in ADAPTERS:
+        return
+    if library in LIBRARIES or not function:
+        raise InputError(
+            f"{where} sampler = {spec!r}", hint=f"expected module:function or one of {', '.join(ADAPTERS)}"
+        )
+    _check_module(spec, where)
+
+
+def _check_module(spec: str, where: str) -> None:
+    import importlib.util
+    import sys
+
+    top = spec.partition(":")[0].split(".")[0]
+    if "" not in sys.path and str(Path.cwd()) not in sys.path:  # as import_callable finds it
+        sys.path.insert(0, str(Path.cwd()))
+    try:
+        found = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        found = None
+    if found is None:
+        raise InputError(
+            f"{where}: no module {top!r} for {spec!r}",
+            hint="run from the directory that holds it, or install it; a file needs its extension (.json, .csv)",
+        )
 
 
 def _claim_ids(entry: dict[str, Any], where: str) -> list[str]:
@@ -297,6 +372,10 @@ def run(
     planned = plan(manifest, manifest_path)
     out = Path(output or manifest.get("sweep", {}).get("output") or Path(manifest_path).with_suffix(".sweep"))
     cache = out / "cache"
+    existing = next(p for p in (out, *out.parents) if p.exists() or p == p.parent)
+    if not existing.is_dir() or not os.access(existing, os.W_OK):  # usable before anything runs
+        problem = "is a file" if existing.exists() and not existing.is_dir() else "cannot be written"
+        raise InputError(f"{existing} {problem}", source=str(out), hint="choose another output directory")
     results: dict[str, TaskResult] = {}
     for p in planned:
         stored = cache / f"{p.task.key}.pickle"
@@ -324,7 +403,10 @@ def run(
     files = {str(out / name): text for name, text in certificates.items()}
     files[str(out / "sweep.json")] = json.dumps(report, indent=2, ensure_ascii=False) + "\n"
     files[str(out / "sweep.md")] = render_markdown(report)
-    write_all(files)
+    try:
+        write_all(files)
+    except OSError as err:
+        raise InputError(f"cannot write: {err.strerror or err}", source=str(err.filename or out)) from None
     return report, out
 
 
@@ -405,7 +487,8 @@ def _merge_blackbox(
     """Per [[blackbox]] entry: the seeds' histograms added exactly, then one DP test on the sum —
     a ``mechlib.blackbox/8`` result that ``mechlib check`` re-verifies (Poisson sizes add up: the
     merged phases are again of Poisson sizes with equal means across counts)."""
-    from mechlib.audit.blackbox import add_histograms, blackbox_result
+    from mechlib.audit.blackbox import blackbox_result
+    from mechlib.audit.statistics import add_histograms
 
     rows, files = [], {}
     entries = manifest.get("blackbox", [])

@@ -83,6 +83,7 @@ class _Reporter:
 
     def __init__(self, total: int, progress: str | bool | None) -> None:
         self.results: dict[str, Any] = {}
+        self.finished = 0  # not len(results): a claim's mutants share its ID
         self.total = total
         self.mode = "bar" if progress is True else progress or None
         self.bar: Any = None
@@ -104,15 +105,15 @@ class _Reporter:
 
     def done(self, result: Any) -> None:
         self.results[result.claim.id] = result
+        self.finished += 1
         if self.bar is not None:
             self.bar.update(self.task, advance=1, description=result.claim.id)
         elif self.mode == "lines":
             import sys
 
             verdict = result.outcome.verdict.value
-            done = len(self.results)
             print(
-                f"verify {done}/{self.total} {result.claim.id} {verdict} ({result.seconds:.1f} s)",
+                f"verify {self.finished}/{self.total} {result.claim.id} {verdict} ({result.seconds:.1f} s)",
                 file=sys.stderr,
                 flush=True,
             )
@@ -163,7 +164,10 @@ def run_mutants(
 
 
 #: Environment a claim's child process needs, passed with each task (a remote worker has its own).
-_PASSED_ENV = ("MECHLIB_FUZZ_SCALE", "MECHLIB_FUZZ_SEED", "MECHLIB_COUNTEREXAMPLES", "HYPOTHESIS_PROFILE")
+_PASSED_ENV = (
+    "MECHLIB_FUZZ_SCALE", "MECHLIB_FUZZ_SEED", "MECHLIB_COUNTEREXAMPLES", "HYPOTHESIS_PROFILE", "MECHLIB_SEARCH",
+    "MECHLIB_CACHE", "HYPOTHESIS_STORAGE_DIRECTORY",
+)  # fmt: skip
 
 
 def _task_env() -> dict[str, str]:

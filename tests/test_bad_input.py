@@ -311,3 +311,116 @@ def test_bad_gzip_is_one_line(
         (tmp_path / name).write_bytes(data)
     for argv in (["check", str(tmp_path / "cert.json.gz")], ["audit", str(tmp_path / "m.json.gz")]):
         assert expected in _bad(capsys, tmp_path, *argv)
+
+
+# -- sweeps and the scheduler: every case fails in one line before any work -------------------------
+
+MANIFESTS = {
+    "gzip": b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03" + bytes(range(200)),
+    "binary": bytes(range(256)) * 4,
+    "timeout nan": b"[sweep]\ntimeout = nan\n",
+    "timeout inf": b"[sweep]\ntimeout = inf\n",
+    "timeout 1e308": b"[sweep]\ntimeout = 1e308\n",
+    "deeply nested": b"x = " + b"[" * 5000 + b"]" * 5000 + b"\n",
+    "5000-digit integer": b'[[blackbox]]\nsampler = "mechlib:truncated_geometric"\nepsilon = 1\nn = ' + b"9" * 5000,
+    "n too large": b'[[blackbox]]\nsampler = "mechlib:truncated_geometric"\nepsilon = 1\nn = 10000000000\n',
+    "samples 1e20": b'[[blackbox]]\nsampler = "mechlib:truncated_geometric"\nepsilon = 1\nn = 2\nsamples = 1e20\n',
+    "entry not a table": b"claims = [1]\n",
+    "output not a name": b"[sweep]\noutput = 5\n",
+    "missing source file": b'[[audits]]\nsources = ["no-such-file.csv"]\n',
+    "unknown module": b'[[audits]]\nsources = ["no_such_module_here:make"]\n',
+    "unknown adapter": b'[[blackbox]]\nsampler = "opendp:nope"\nepsilon = 1\nn = 2\n',
+    "unknown sampler module": b'[[blackbox]]\nsampler = "no_such_module_here:draw"\nepsilon = 1\nn = 2\n',
+}
+
+
+@pytest.mark.parametrize("case", sorted(MANIFESTS))
+def test_a_bad_manifest_fails_at_once_writing_nothing(
+    case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import time
+
+    manifest = tmp_path / "m.toml"
+    manifest.write_bytes(MANIFESTS[case])
+    start = time.perf_counter()
+    err = _bad(capsys, tmp_path, "sweep", str(manifest), "--report-dir", str(tmp_path / "out"), "-j", "1")
+    assert time.perf_counter() - start < 1, "checked before any work"
+    assert "m.toml" in err and not (tmp_path / "out").exists()
+
+
+def test_an_output_under_a_file_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    manifest = tmp_path / "m.toml"
+    manifest.write_text(f'[[audits]]\nsources = ["{Path(__file__).parent / "fixtures" / "gs_appendix_b.json"}"]\n')
+    (tmp_path / "file").write_text("")
+    assert "is a file" in _bad(capsys, tmp_path, "sweep", str(manifest), "--report-dir", str(tmp_path / "file" / "x"))
+    assert "is a file" in _bad(capsys, tmp_path, "sweep", str(manifest), "-o", str(tmp_path / "file" / "r.json"))
+    source = str(Path(__file__).parent / "fixtures" / "gs_appendix_b.json")
+    assert "is a directory" in _bad(capsys, tmp_path, "verify", "--only", "GRS-F4", "-o", str(tmp_path))
+    assert "is a file" in _bad(capsys, tmp_path, "blackbox", "mechlib:truncated_geometric", "--n", "2", "--epsilon",
+                               "1", "-o", str(tmp_path / "file" / "r.json"))  # fmt: skip
+    code, _, err = _run(capsys, "audit", source, "-o", str(tmp_path / "file" / "cert.json"))
+    assert code == 2 and "is a file" in err
+
+
+SCHEDULERS = {
+    "empty": "",
+    "garbage": "garbage!!",
+    "unclosed IPv6": "[::1",
+    "unknown scheme": "foo://",
+    "no host": "tcp://",
+    "port out of range": "tcp://127.0.0.1:99999",
+    "port not a number": "tcp://127.0.0.1:http",
+    "tls without certificates": "tls://127.0.0.1:8786",
+    "100k-character host": "tcp://" + "a" * 100_000 + ":8786",
+}
+
+
+@pytest.mark.parametrize("case", sorted(SCHEDULERS))
+@pytest.mark.parametrize("command", [["verify", "--only", "GRS-F4"], ["prove-universal", "1"], ["sweep", "M"]])
+def test_a_malformed_scheduler_address_is_bad_input(
+    case: str, command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    manifest = tmp_path / "m.toml"
+    manifest.write_text('[[claims]]\nonly = ["GRS-F4"]\n')
+    argv = [str(manifest) if a == "M" else a for a in command]
+    err = _bad(capsys, tmp_path, *argv, "--scheduler", SCHEDULERS[case], "--report-dir", str(tmp_path / "out"))
+    assert "--scheduler" in err and not (tmp_path / "out").exists()
+
+
+def test_the_environment_and_dask_addresses_are_checked_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import dask
+
+    monkeypatch.setenv("MECHLIB_SCHEDULER", "foo://x")
+    assert "$MECHLIB_SCHEDULER" in _bad(capsys, tmp_path, "prove-universal", "1")
+    monkeypatch.delenv("MECHLIB_SCHEDULER")
+    with dask.config.set({"scheduler-address": "[::1"}):  # what DASK_SCHEDULER_ADDRESS sets
+        assert "DASK_SCHEDULER_ADDRESS" in _bad(capsys, tmp_path, "prove-universal", "1")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--samples", "1e20"],
+        ["--samples", "0"],
+        ["--samples", "1.5"],
+        ["--n", "1" + "0" * 5000],
+        ["--alpha-fa", "1"],
+        ["--alpha-fa", "nan"],
+        ["--seed", "-1"],
+    ],
+)
+def test_blackbox_limits_are_checked_before_sampling(
+    argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = ["blackbox", "mechlib:truncated_geometric", "--n", "2", "--epsilon", "1"]
+    _bad(capsys, tmp_path, *base, *argv)
+
+
+def test_blackbox_takes_exact_rates_and_sizes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "r.json"
+    argv = ["blackbox", "mechlib:truncated_geometric", "--n", "2", "--epsilon", "1", "--samples", "2e3"]
+    code, _, _ = _run(capsys, *argv, "--alpha-fa", "1/100", "-o", str(out), "--no-progress")
+    result = json.loads(out.read_text())
+    assert code == 0 and result["samples_per_count"] == 2000 and result["dp"]["alpha_fa"] == 0.01

@@ -67,8 +67,9 @@ def test_a_flag_counts_as_a_detection_only_when_its_witness_is_true_of_the_mecha
         mechlib_flags,
         witness_is_true,
     )
-    from mechlib.audit.blackbox import ordered_pairs, path_neighbours
+    from mechlib.audit.blackbox import path_neighbours
     from mechlib.audit.blackbox_delta import event_hits
+    from mechlib.audit.statistics import ordered_pairs
 
     path = path_neighbours(N)
     t_rows, _ = CORRECT["T at ε = 1 (every ratio at the boundary e^ε)"]

@@ -178,3 +178,66 @@ def test_the_merged_blackbox_result_and_audit_certificates_recheck(tmp_path: Pat
     assert check_result(merged) == []
     for row in report["audits"]:
         assert check_certificate(json.loads((tmp_path / "out" / row["certificate"]).read_text())) == []
+
+
+@pytest.fixture
+def workerless_scheduler() -> Any:
+    """A scheduler on 127.0.0.1 with no worker at all, in this process (cheap: no processes)."""
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=0, processes=False, protocol="tcp://", host="127.0.0.1", dashboard_address=":0") as c:
+        yield c.scheduler_address
+
+
+def test_no_live_worker_warns_then_gives_up_keeping_what_finished(
+    tmp_path: Path, workerless_scheduler: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One task answered (from the cache of an earlier run), one with no worker to run it: a warning
+    after the grace period, then exit 3 with the answered task kept in sweep.json. The address
+    comes from Dask's own configuration (what DASK_SCHEDULER_ADDRESS sets)."""
+    import dask
+
+    from mechlib.cli import main
+
+    done = tmp_path / "done.toml"
+    done.write_text(f'[[audits]]\nsources = ["{FIXTURES / "gs_appendix_b.json"}"]\n')
+    out = tmp_path / "out"
+    assert main(["sweep", str(done), "--report-dir", str(out), "-j", "1", "--no-progress"]) == 0
+    both = tmp_path / "both.toml"
+    sources = [str(FIXTURES / name) for name in ("gs_appendix_b.json", "truncated_geometric_half_5.json")]
+    both.write_text(f"[[audits]]\nsources = {json.dumps(sources)}\n")
+    capsys.readouterr()
+    start = time.monotonic()
+    with dask.config.set({"scheduler-address": workerless_scheduler}):
+        status = main(["sweep", str(both), "--report-dir", str(out), "--worker-grace", "0.5", "--no-progress"])
+    assert status == 3 and time.monotonic() - start < 30
+    err = capsys.readouterr().err
+    assert "no live Dask workers for 0.5 s" in err and "1 task(s) given up" in err
+    report = json.loads((out / "sweep.json").read_text())
+    assert report["tasks"]["from_cache"] == 1 and [f["reason"] for f in report["failed"]] == ["no live workers"]
+    assert [a["verdict"] for a in report["audits"]] == ["PASS", "UNKNOWN"]
+
+
+@pytest.mark.parametrize("listening", [False, True], ids=["refused", "silent"])
+def test_an_unreachable_scheduler_is_reported_within_the_connect_timeout(
+    listening: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A closed port is reported at once; a port that accepts and never answers (no Dask scheduler
+    behind it) after --connect-timeout seconds."""
+    import socket
+
+    from mechlib.cli import main
+    from mechlib.engine import EngineOptions
+
+    assert EngineOptions().connect_timeout <= 10
+    with socket.socket() as s:  # bound; listening (the kernel accepts, nothing answers) or not
+        s.bind(("127.0.0.1", 0))
+        if listening:
+            s.listen()
+        port = s.getsockname()[1]
+        start = time.monotonic()
+        status = main(["prove-universal", "1", "--scheduler", f"tcp://127.0.0.1:{port}", "--connect-timeout", "1"])
+        elapsed = time.monotonic() - start
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1 and "cannot reach the Dask scheduler" in err
+    assert elapsed < 8

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -51,6 +52,21 @@ def test_the_plugin_works_from_a_test_file_outside_the_repo(tmp_path: Path) -> N
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "2 passed" in done.stdout
+
+
+def test_the_plugin_loads_the_profile_named_by_hypothesis_profile(tmp_path: Path) -> None:
+    (tmp_path / "test_profile.py").write_text(
+        "from hypothesis import settings\n\n"
+        "def test_profile():\n"
+        "    assert settings.default.max_examples == 60 and settings.default.database is None\n"
+    )
+    env = {**os.environ, "HYPOTHESIS_PROFILE": "mechlib-ci"}
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_profile.py"]
+    done = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, check=False, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    env["HYPOTHESIS_PROFILE"] = "no-such-profile"
+    done = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, check=False, env=env)
+    assert done.returncode != 0 and "names no registered Hypothesis profile" in done.stderr
 
 
 def test_a_mechanism_prints_as_code_that_rebuilds_it() -> None:

@@ -103,3 +103,12 @@ def test_epsilon_decisions_are_exact() -> None:
 def test_epsilon_bounds_width(digits: int) -> None:
     bounds = epsilon_bounds(Fraction(1, 3), digits)
     assert bounds is not None and bounds[1] - bounds[0] < Fraction(1, 10**digits)
+
+
+def test_a_constant_mechanisms_witness_is_not_zero_over_zero() -> None:
+    from mechlib.core.mechanism import Mechanism
+    from mechlib.core.privacy import dp_level
+
+    level = dp_level(Mechanism([[0, 1], [0, 1], [0, 1]]))
+    assert level.alpha == 1 and level.witness is not None
+    assert level.witness.output == 1 and level.witness.larger_probability == level.witness.smaller_probability == 1

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from mechlib.schemas import FILES, schema, validate
+from mechlib.schemas import FILES, ValidationError, schema, structure_error, validate
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -72,12 +72,12 @@ def test_the_validator_agrees_with_the_reference_implementation(path: Path, name
             holder.pop(key)
         else:
             holder[key] = rng.choice([7, -1.5, "x", None, [], {"k": 1}, True])
-        assert (validate(tampered, name) is None) == reference.is_valid(tampered), (path.name, parents, key)
+        assert (structure_error(tampered, name) is None) == reference.is_valid(tampered), (path.name, parents, key)
 
 
 @pytest.mark.parametrize(("path", "name"), _committed(), ids=lambda v: str(v).rpartition("/")[2])
 def test_committed_files_follow_their_schema(path: Path, name: str) -> None:
-    assert validate(json.loads(path.read_text()), name) is None
+    validate(json.loads(path.read_text()), name)
 
 
 def test_produced_blackbox_results_and_sweep_reports_follow_their_schemas(tmp_path: Path) -> None:
@@ -90,10 +90,10 @@ def test_produced_blackbox_results_and_sweep_reports_follow_their_schemas(tmp_pa
         'epsilon = "1"\nn = 2\nsamples = 2000\nseeds = [0, 1]\n'
     )
     report, out = sweep.run(str(manifest), output=str(tmp_path / "out"), jobs=1)
-    assert validate(report, "mechlib.sweep/1") is None
+    validate(report, "mechlib.sweep/1")
     merged = json.loads((out / report["blackbox"][0]["certificate"]).read_text())
-    assert validate(merged, "mechlib.blackbox/8") is None
-    assert validate(json.loads((out / report["audits"][0]["certificate"]).read_text()), "mechlib.audit/6") is None
+    validate(merged, "mechlib.blackbox/8")
+    validate(json.loads((out / report["audits"][0]["certificate"]).read_text()), "mechlib.audit/6")
 
 
 def _audit() -> dict[str, Any]:
@@ -129,3 +129,14 @@ def test_a_mechanism_file_with_a_wrong_structure_names_the_field(tmp_path: Path)
     bad.write_text(json.dumps({"matrix": [["1/2", "1/2"], ["1/2", "1/2"]], "name": 7}))
     with pytest.raises(InputError, match=r"\$\.name"):
         load_mechanism(str(bad))
+
+
+def test_validate_raises_a_validation_error_naming_the_path() -> None:
+    with pytest.raises(ValidationError) as info:
+        validate({}, "audit")  # a family name: its current schema
+    assert info.value.schema == "mechlib.audit/6" and info.value.path == "$" and "required" in info.value.message
+    with pytest.raises(ValidationError, match=r"^\$\.matrix"):
+        validate({"matrix": 5}, "mechanism")
+    with pytest.raises(ValueError, match="no schema 'nope'; known: mechanism, audit"):
+        validate({}, "nope")
+    assert structure_error({}, "mechlib.audit/6") == str(info.value)

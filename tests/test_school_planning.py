@@ -97,10 +97,10 @@ def test_cli_check_and_bad_input(small_bracket: Bracket, tmp_path: Path, capsys:
     other.write_text(json.dumps(dict(cert, schema="mechlib.bracket/9")))
     assert main(["check", str(other)]) == 2 and "'mechlib.bracket/1'" in capsys.readouterr().err
     assert main(["check", str(tmp_path / "missing.json")]) == 2
-    assert main(["school-planning", "--box", "30,20", "--reports", str(tmp_path)]) == 2
+    assert main(["school-planning", "--box", "30,20", "--report-dir", str(tmp_path)]) == 2
     assert "--box" in capsys.readouterr().err
-    assert main(["school-planning", "--step", "0", "--reports", str(tmp_path)]) == 2
-    assert main(["school-planning", "--step", "0.1.2", "--reports", str(tmp_path)]) == 2
+    assert main(["school-planning", "--step", "0", "--report-dir", str(tmp_path)]) == 2
+    assert main(["school-planning", "--step", "0.1.2", "--report-dir", str(tmp_path)]) == 2
     assert not (tmp_path / "school_planning.json").exists()  # nothing written on bad input
 
 

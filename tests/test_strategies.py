@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import mechlib.strategies as public_strategies
 from mechlib.core.families import truncated_geometric
 from mechlib.core.privacy import is_dp
 from mechlib.core.stochastic import compose
@@ -69,3 +72,27 @@ def test_oblivious_cases_and_payoffs(case: Any, u: Any) -> None:
     alpha, mu0, sigma = case
     assert is_dp(sigma, alpha) and sum(mu0) == 1 and min(mu0) > 0
     assert DecisionProblem.of(u).supermodularity_violation() is None
+
+
+@pytest.mark.parametrize(
+    ("strategy", "message"),
+    [
+        (lambda: public_strategies.mechanisms(max_n=-1), "max_n=-1: expected an integer ≥ 1"),
+        (lambda: public_strategies.dp_mixtures(max_n=1), "max_n=1: expected an integer ≥ 2"),
+        (lambda: public_strategies.priors(n=-2), "n=-2: expected an integer ≥ 0"),
+        (lambda: public_strategies.alphas(max_denominator=True), "max_denominator=True"),
+        (lambda: public_strategies.payoffs(states=1, supermodular=False), "states=1: expected an integer ≥ 2"),
+    ],
+)
+def test_bad_arguments_are_invalid_arguments_naming_them(strategy: Any, message: str) -> None:
+    from hypothesis import find
+    from hypothesis.errors import InvalidArgument
+
+    with pytest.raises(InvalidArgument, match=re.escape(message)):
+        find(strategy(), lambda _: True)
+
+
+def test_the_public_strategies_are_listed() -> None:
+    public = {name for name, value in vars(public_strategies).items()
+              if not name.startswith("_") and callable(value) and value.__module__ == "mechlib.strategies"}  # fmt: skip
+    assert set(public_strategies.__all__) == public

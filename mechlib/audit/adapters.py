@@ -41,7 +41,7 @@ from mechlib.audit.loading import import_callable
 from mechlib.core.exact import format_fraction
 from mechlib.errors import InputError
 
-#: How to install each adapter's library (or all of them: pip install -e '.[adapters]').
+#: How to install each adapter's library (all of them: pip install 'mechlib[adapters]').
 INSTALL = {
     "diffprivlib": "pip install diffprivlib==0.6.6 'scikit-learn<1.9'",
     "opendp": "pip install 'opendp>=0.16'",
@@ -54,7 +54,7 @@ def _library(name: str) -> Any:
         return importlib.import_module(name)
     except ImportError as err:
         top = name.split(".")[0]
-        hint = f"{INSTALL.get(top, f'pip install {top}')} (or all adapters: pip install -e '.[adapters]')"
+        hint = f"{INSTALL.get(top, f'pip install {top}')} (or all adapters: pip install 'mechlib[adapters]')"
         raise InputError(f"the adapter needs {top!r}, which is not installed ({err})", hint=hint) from None
 
 

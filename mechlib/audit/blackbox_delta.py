@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any, TypeVar
 
-from mechlib.audit.blackbox import cp_lower, cp_upper, ordered_pairs
+from mechlib.audit.statistics import cp_lower, cp_upper, ordered_pairs
 from mechlib.core.exact import format_fraction
 from mechlib.infodesign.alpha import exp_bounds
 

@@ -68,8 +68,8 @@ def generate(directory: Path) -> list[Path]:
         report = audit(load_mechanism(src), **OPTIONS.get(name, {}))
         for suffix, text in (
             ("json", certificate_text(report)),
-            ("md", render_markdown(report)),
-            ("html", render_html(report)),
+            ("md", render_markdown(report, str(directory / f"{name}.audit.json"))),
+            ("html", render_html(report, str(directory / f"{name}.audit.json"))),
         ):
             path = directory / f"{name}.audit.{suffix}"
             write_atomic(path, text)

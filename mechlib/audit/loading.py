@@ -39,7 +39,7 @@ from mechlib.core.exact import MAX_DIGITS, format_fraction, parse_probability, t
 from mechlib.core.mechanism import Mechanism
 from mechlib.core.stochastic import MAX_CELLS, parse_cells, parse_plain_rows
 from mechlib.errors import InputError
-from mechlib.schemas import validate
+from mechlib.schemas import structure_error
 
 MAX_FILE_BYTES = 1 << 30
 GZIP_MAGIC = b"\x1f\x8b"
@@ -261,7 +261,7 @@ def _read_json(data: bytes) -> dict[str, Any]:
             isinstance(labels, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in labels)
         ):
             raise InputError("must be a list of integers", field=key)
-    structure = validate(doc, "mechanism")
+    structure = structure_error(doc, "mechanism")
     if structure is not None:
         raise InputError(f"does not follow the mechanism file format: {structure}", hint="see mechlib/schemas/")
     if doc.get("neighbours") is not None:

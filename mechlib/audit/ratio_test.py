@@ -78,8 +78,8 @@ from typing import Any
 
 import flint
 
-from mechlib.audit.blackbox import Phases, add_histograms, cp_lower, one_sided_outputs, ordered_pairs
 from mechlib.audit.blackbox_delta import event_hits, event_name
+from mechlib.audit.statistics import Phases, add_histograms, cp_lower, one_sided_outputs, ordered_pairs
 from mechlib.core.exact import format_decimal, format_fraction
 from mechlib.core.privacy import arb_precision, to_arb
 from mechlib.infodesign.alpha import exp_bounds

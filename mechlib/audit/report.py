@@ -92,7 +92,7 @@ def _today() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%d")
 
 
-def _context(report: dict[str, Any]) -> dict[str, Any]:
+def _context(report: dict[str, Any], certificate: str = "CERTIFICATE.json") -> dict[str, Any]:
     src = report["source"]
     users = report["user_losses"]["users"] if report["user_losses"]["status"] == "certified" else []
     return {
@@ -100,16 +100,17 @@ def _context(report: dict[str, Any]) -> dict[str, Any]:
         "title": str(src.get("name") or src["path"]),
         "findings": _findings(report),
         "users": users,
-        "recheck": f"mechlib check CERTIFICATE.json {src['path']}",
+        "recheck": f"mechlib check {certificate} {src['path']}",
         "created": _today(),
         "glossary": ["ε and α", "DP level", "T", "derivable", "dominance", "legal user", "certified optimum",
                      "signature", "UNKNOWN"] + (["privacy profile", "zCDP"] if report["approximate_dp"] else []),
     }  # fmt: skip
 
 
-def render_markdown(report: dict[str, Any]) -> str:
-    """The audit as Markdown (``templates/audit.md``)."""
-    return render("audit.md", **_context(report))
+def render_markdown(report: dict[str, Any], certificate: str = "CERTIFICATE.json") -> str:
+    """The audit as Markdown (``templates/audit.md``); ``certificate``: the JSON report's file name,
+    for the re-check command it shows."""
+    return render("audit.md", **_context(report, certificate))
 
 
 def _heatmap(mech: Mechanism) -> dict[str, Any]:
@@ -123,9 +124,9 @@ def _heatmap(mech: Mechanism) -> dict[str, Any]:
     return {"rows": rows, "top": format_fraction(top)}
 
 
-def render_html(report: dict[str, Any]) -> str:
+def render_html(report: dict[str, Any], certificate: str = "CERTIFICATE.json") -> str:
     """One HTML file (``templates/audit.html``): inline CSS only, no script, no external resource."""
-    context = _context(report)
+    context = _context(report, certificate)
     worst = max((Fraction(u["mechanism"]) for u in context["users"]), default=Fraction(1)) or Fraction(1)
     context["users"] = [
         {**u, "mechanism_width": 12 * float(Fraction(u["mechanism"]) / worst),
@@ -172,7 +173,9 @@ def render_blackbox_markdown(result: dict[str, Any]) -> str:
     return render("blackbox.md", **_blackbox_context(result))
 
 
-def render_blackbox_html(result: dict[str, Any], pmf: list[dict[int, Fraction]] | None) -> str:
+def render_blackbox_html(
+    result: dict[str, Any], pmf: list[dict[int, Fraction]] | None, certificate: str = "RESULT.json"
+) -> str:
     """Empirical pmf per count (bars), beside the claimed pmf when given (grey bars)."""
     histograms = []
     for i, hist in enumerate(result["counts"]):
@@ -189,7 +192,7 @@ def render_blackbox_html(result: dict[str, Any], pmf: list[dict[int, Fraction]] 
         summary=render("blackbox_summary.md", **(context | {"without_headline": True})),
         histograms=histograms,
         claimed=pmf is not None,
-        recheck="mechlib check RESULT.json",
+        recheck=f"mechlib check {certificate}",
         created=_today(),
         glossary=BLACKBOX_TERMS,
     )

@@ -17,6 +17,9 @@ from mechlib.errors import InputError
 
 _EXPECTED = "expected an integer, 'p/q' or a decimal string such as '0.1'"
 
+#: What the public constructors take as an exact number (a float is a type error: 0.1 is not 1/10).
+ExactNumber = Fraction | int | str | Decimal
+
 #: Limits checked before any arithmetic, so that a 40-byte input cannot ask for 10⁹-digit
 #: numbers: digits per number and the size of a decimal exponent. Raise them with the environment
 #: variables MECHLIB_MAX_DIGITS and MECHLIB_MAX_EXPONENT.

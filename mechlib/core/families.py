@@ -9,7 +9,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from mechlib.core.exact import format_fraction, parse_probability
+from mechlib.core.exact import ExactNumber, format_fraction, parse_probability
 from mechlib.core.mechanism import Mechanism
 from mechlib.errors import InputError
 
@@ -27,7 +27,7 @@ def _n(n: int, minimum: int = 1, name: str = "n") -> int:
     return n
 
 
-def geometric(alpha: object, n: int, *, margin: int | None = None) -> Mechanism:
+def geometric(alpha: ExactNumber, n: int, *, margin: int | None = None) -> Mechanism:
     """The α-geometric mechanism (GRS Example 2.1): output i + Δ, P[Δ=δ] = (1−α)/(1+α)·α^|δ|.
 
     Its range is ℤ; it is represented exactly on the window of outputs −margin..n+margin
@@ -43,7 +43,7 @@ def geometric(alpha: object, n: int, *, margin: int | None = None) -> Mechanism:
     return _lumped_geometric(_alpha(alpha), n, -margin, n + margin)
 
 
-def truncated_geometric(alpha: object, n: int) -> Mechanism:
+def truncated_geometric(alpha: ExactNumber, n: int) -> Mechanism:
     """The truncated α-geometric mechanism T (GRS Example 2.2; GS Definition 4, G_{n,α}).
 
     T[i][r] = α^|i−r|·(1−α)/(1+α) for 0 < r < n and α^|i−r|/(1+α) for r ∈ {0, n}:
@@ -79,7 +79,7 @@ def _lumped_geometric(alpha: Fraction, n: int, lo: int, hi: int) -> Mechanism:
     return Mechanism.from_scaled(rows, [den] * (n + 1), outputs=list(outputs), stochastic_by_construction=True)
 
 
-def randomized_response(alpha: object, k: int) -> Mechanism:
+def randomized_response(alpha: ExactNumber, k: int) -> Mechanism:
     """k-ary randomized response on inputs 0..k−1: report the truth with probability
     1/(1+(k−1)α), each other value with probability α/(1+(k−1)α).
 
@@ -169,7 +169,7 @@ def _laplace_args(alpha: object, n: int, margin: int | None) -> tuple[Fraction, 
     return a, n, margin
 
 
-def rounded_laplace(alpha: object, n: int, *, margin: int | None = None) -> Mechanism:
+def rounded_laplace(alpha: ExactNumber, n: int, *, margin: int | None = None) -> Mechanism:
     """Laplace noise (density ε/2·e^(−ε|t|), α = e^(−ε)) rounded to the nearest integer
     (GRS Appendix A), on the output window −margin..n+margin with lumped tails.
 
@@ -203,7 +203,7 @@ class EntryBounds:
         )
 
 
-def rounded_laplace_bounds(alpha: object, n: int, *, margin: int | None = None, digits: int = 30) -> EntryBounds:
+def rounded_laplace_bounds(alpha: ExactNumber, n: int, *, margin: int | None = None, digits: int = 30) -> EntryBounds:
     """Exact entrywise bounds on ``rounded_laplace`` for any rational α > 0, from rational
     bounds on √α tight to 10^(−digits); every entry is monotone in 1/√α."""
     a, n, margin = _laplace_args(alpha, n, margin)

@@ -79,8 +79,8 @@ def dp_level(mechanism: Mechanism) -> DPLevel:
         if den[a] != den[b]:  # bring both rows over the denominator den[a]·den[b]
             row_a = tuple(x * den[b] for x in row_a)
             row_b = tuple(y * den[a] for y in row_b)
-        if found is None:
-            found = (a, b, 0)
+        if found is None:  # α = 1 unless a ratio below 1 turns up: then an output both rows give (never 0/0)
+            found = (a, b, next(r for r, u in enumerate(row_a) if u))
         for r, u, v in zip(count(), row_a, row_b):
             lo, hi = (u, v) if u <= v else (v, u)
             if lo * best_den < hi * best_num:

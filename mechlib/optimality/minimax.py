@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from mechlib.core.exact import format_fraction, parse_probability
+from mechlib.core.exact import ExactNumber, format_fraction, parse_probability
 from mechlib.core.exact_linear import first_accepted, solve
 from mechlib.core.mechanism import Mechanism
 from mechlib.core.post_processing import expected_loss
@@ -322,7 +322,7 @@ def _minimax_duals(
     return split(values)
 
 
-def derived_minimax_loss(user: MinimaxUser, alpha: object) -> Fraction:
+def derived_minimax_loss(user: MinimaxUser, alpha: ExactNumber) -> Fraction:
     """The loss the user gets from T = G_{n,α} with its optimal randomized remap (GS Thm 1(b))."""
     from mechlib.core.families import truncated_geometric
 

@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import Any
 
 from mechlib.core import families, post_processing, privacy, signature
-from mechlib.core.exact import parse_probability
+from mechlib.core.exact import ExactNumber, parse_probability
 from mechlib.infodesign import alpha as alpha_module
 from mechlib.infodesign import info_structure, privacy_sets
 from mechlib.infodesign.decision import DecisionProblem
@@ -23,7 +23,7 @@ from mechlib.proofs.mutants import Attr, module_constant, never_violated, regist
 _REAL_T = families.truncated_geometric
 
 
-def _rr_in_place_of_t(alpha: object, n: int) -> Any:
+def _rr_in_place_of_t(alpha: ExactNumber, n: int) -> Any:
     """(k = n+1)-ary randomized response: α-DP, not universally optimal, not a remap of T (GS §3)."""
     return families.randomized_response(alpha, n + 1)
 

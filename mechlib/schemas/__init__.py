@@ -3,8 +3,10 @@ package: ``mechanism`` (mechanism files), ``mechlib.audit/6``, ``mechlib.blackbo
 ``mechlib.bracket/1``, ``mechlib.verify/1``, ``mechlib.mutants/1``, ``mechlib.sweep/1``,
 ``mechlib.universal/1`` (``mechlib prove-universal --json``), ``mechlib.universal/2`` (its certificate).
 
-:func:`validate` checks a document against its schema and names the JSON path of the first
-structural error; the producers and checkers then decide its content.
+:func:`validate` checks a document against its schema and raises :class:`ValidationError`, which
+names the JSON path of the first structural error (:func:`structure_error` gives that line
+instead); the producers and checkers then decide its content. A schema is named by its id
+(``mechlib.audit/6``) or by its family, for the current version (``audit``).
 """
 
 from __future__ import annotations
@@ -32,10 +34,36 @@ FILES = {
 }
 
 
+#: A family's current schema: ``validate(doc, "audit")`` is ``validate(doc, "mechlib.audit/6")``.
+CURRENT = {"mechanism": "mechanism"} | {
+    name.removeprefix("mechlib.").split("/")[0]: name
+    for name in FILES
+    if name.startswith("mechlib.") and FILES[name] == name.removeprefix("mechlib.").split("/")[0] + ".schema.json"
+}
+
+
+class ValidationError(ValueError):
+    """A document that does not follow its schema: ``path`` (JSON path of the first error, the
+    deepest), ``message`` (what was expected) and ``schema`` (the schema's id)."""
+
+    def __init__(self, path: str, message: str, schema: str) -> None:
+        self.path, self.message, self.schema = path, message, schema
+        super().__init__(f"{path}: {message} (schema {schema})")
+
+
+def _schema_id(name: str) -> str:
+    if name in FILES:
+        return name
+    if name in CURRENT:
+        return CURRENT[name]
+    raise ValueError(f"no schema {name!r}; known: {', '.join([*CURRENT, *FILES])}")
+
+
 @cache
 def schema(name: str) -> dict[str, Any]:
-    """The schema called ``name`` (a key of :data:`FILES`)."""
-    loaded: dict[str, Any] = json.loads(resources.files(__name__).joinpath(FILES[name]).read_text(encoding="utf-8"))
+    """The schema called ``name`` (a key of :data:`FILES`, or a family of :data:`CURRENT`)."""
+    text = resources.files(__name__).joinpath(FILES[_schema_id(name)]).read_text(encoding="utf-8")
+    loaded: dict[str, Any] = json.loads(text)
     return loaded
 
 
@@ -46,10 +74,22 @@ def _validator(name: str) -> Any:
     return jsonschema_rs.Draft202012Validator(schema(name))
 
 
-def validate(document: Any, name: str) -> str | None:
-    """None if ``document`` follows schema ``name``, else one line: the JSON path of the first
-    error (the deepest) and what was expected. The whole document, every cell of a matrix
-    included, by jsonschema-rs (a 1000 × 1000 certificate in milliseconds)."""
+def validate(document: Any, name: str) -> None:
+    """Return if ``document`` follows schema ``name``; else raise :class:`ValidationError` naming the
+    JSON path of the first error (the deepest) and what was expected. The whole document, every
+    cell of a matrix included, by jsonschema-rs (a 1000 × 1000 certificate in milliseconds)."""
+    found = _first_error(document, _schema_id(name))
+    if found is not None:
+        raise ValidationError(*found)
+
+
+def structure_error(document: Any, name: str) -> str | None:
+    """None if ``document`` follows schema ``name``, else :func:`validate`'s error as one line."""
+    found = _first_error(document, _schema_id(name))
+    return None if found is None else str(ValidationError(*found))
+
+
+def _first_error(document: Any, name: str) -> tuple[str, str, str] | None:
     validator = _validator(name)
     if validator.is_valid(document):
         return None
@@ -59,8 +99,11 @@ def validate(document: Any, name: str) -> str | None:
     first = errors[0]
     path = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first.instance_path)
     message = first.message if len(first.message) <= 200 else first.message[:200] + "…"
-    # one line, whatever the document's keys and strings hold (a line separator, a control character)
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in f"{path}: {message} (schema {name})")
+
+    def printable(text: str) -> str:  # one line, whatever the document's keys and strings hold
+        return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+    return printable(path), printable(message), name
 
 
 def precheck(document: Any, schema_id: str, kind: str) -> list[str]:
@@ -69,5 +112,5 @@ def precheck(document: Any, schema_id: str, kind: str) -> list[str]:
     if not isinstance(document, dict) or document.get("schema") != schema_id:
         found = document.get("schema") if isinstance(document, dict) else type(document).__name__
         return [f"schema {found!r} is not {schema_id!r}"]
-    structure = validate(document, schema_id)
+    structure = structure_error(document, schema_id)
     return [] if structure is None else [f"malformed {kind}: {structure}"]

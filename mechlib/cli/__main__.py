@@ -1,0 +1,7 @@
+"""``python -m mechlib.cli``: the ``mechlib`` command."""
+
+import sys
+
+from mechlib.cli import main
+
+sys.exit(main())
