@@ -493,7 +493,7 @@ def _audit(args: argparse.Namespace) -> int:
         sys.stdout.writelines(text)
     else:
         print(render_text(report))
-    return EXIT_FAILED if report["verdict"] == "FAIL" or report["unknown"] else EXIT_OK
+    return EXIT_FAILED if report["verdict"] == "FAIL" else 3 if report["unknown"] else EXIT_OK  # 3: undecided
 
 
 def _option_delta(text: str | None) -> Fraction | None:

@@ -15,6 +15,7 @@ from typing import Any
 
 from mechlib.audit.approximate_dp import findings as approximate_lines
 from mechlib.audit.approximate_dp import plot_points
+from mechlib.audit.whitebox import undecided_text
 from mechlib.core.exact import format_fraction
 from mechlib.core.families import truncated_geometric
 from mechlib.core.mechanism import Mechanism
@@ -72,18 +73,15 @@ def _findings(report: dict[str, Any]) -> list[tuple[str, str]]:
         v = d["violation"]
         out.append(("derivable from T", f"no — T⁻¹M[{v['row']}][{v['output']}] = {v['entry']} < 0 (GS Thm 2)"))
     else:
-        out.append(
-            ("derivable from T", {"derivable": "yes — M = Y∘T, Y in the certificate"}.get(d["status"], d["status"]))
-        )
+        out.append(("derivable from T", "yes — M = Y∘T, Y in the certificate" if d["status"] == "derivable" else
+                    undecided_text(d)))  # fmt: skip
     dom = report["dominance"]
-    out.append(
-        (
-            "dominance",
-            "a remap of T is at least as good for every legal user"
-            if dom["status"] == "certified"
-            else f"{dom['status']} {dom.get('reason', '')}",
-        )
-    )
+    certified = dom["status"] == "certified"
+    out.append(("dominance", "a remap of T is at least as good for every legal user" if certified else
+                undecided_text(dom)))  # fmt: skip
+    losses = report["user_losses"]
+    if losses["status"] != "certified":
+        out.append(("users' certified optima", undecided_text(losses)))
     return out
 
 

@@ -1,4 +1,4 @@
-"""Independent re-check of a white-box audit certificate (schema ``mechlib.audit/6``).
+"""Independent re-check of a white-box audit certificate (schema ``mechlib.audit/7``).
 
 Shares nothing with the producer but the JSON data model: it parses the exact strings itself,
 builds T and its closed-form inverse from their formulas, and recomputes **every field** — or lists
@@ -32,7 +32,13 @@ formula and multiplies, so that matrix is exactly what every check below reads.
    cone (so no α-DP mechanism loses less), reached by T with its recorded remap (GRS Thm 3.1) and,
    when given, by the optimum X* (α-DP, stochastic);
 6. the ``alpha`` of every finding is the DP level; ``derivable``, ``verdict`` and ``unknown``
-   agree with the findings; a finding is skipped only where the audit cannot decide it;
+   agree with the findings; a finding is "not applicable" exactly where it is not defined (not a
+   count query on 0..n, n ≥ 1, or α ∉ (0, 1)); "skipped" only where a size or digit limit of the
+   audit can stop it, never where the audit always decides it (there a skip is a failure); and
+   every skipped or UNKNOWN finding is listed in ``unknown`` (recomputed). A skip claims nothing,
+   and the claimed level's verdict does not depend on the findings, so a skip hides no failure: it
+   leaves the finding undecided, in ``unknown`` and exit 3 for the audit — it cannot be removed
+   from ``unknown`` nor forged where the audit decides;
 7. ``approximate_dp`` (when present): the privacy profile, the tightest ε at δ, a claimed (ε, δ) and
    the zCDP bracket, by ``mechlib.checkers.approximate_dp``.
 """
@@ -56,9 +62,11 @@ from mechlib.checkers.numbers import MAX_DIGITS
 from mechlib.checkers.standard_users import Matrices, check_standard_user, t_rows
 from mechlib.schemas import precheck
 
-SCHEMA = "mechlib.audit/6"
+SCHEMA = "mechlib.audit/7"
 
-#: The LP findings (dominance of a mechanism that is not derivable; a user whose dual from T fails) run up to this n.
+#: The LP findings (dominance of a mechanism that is not derivable; a user whose dual from T fails) are
+#: always decided up to this n (the audit's default; ``MECHLIB_LP_MAX_N`` lets it run further, its
+#: results then checked like any other): a skip at or below it is a failure.
 LP_MAX_N = 150
 #: The users' certified optima run up to this n (no LP: a dual built from T).
 USERS_MAX_N = 5000
@@ -392,26 +400,21 @@ def _check(cert: dict[str, Any], source: bytes | str | None, parsed: dict[str, A
     if cert["derivable"] is not derivable:
         failures.append(f"derivable is {cert['derivable']}, the derivation finding says {derivable}")
 
-    lp = decidable and n <= LP_MAX_N
     # a derivable M (outputs 0..m−1, the remap's guesses) is dominated by its own derivation, at any n
     by_derivation = decidable and derivable is True and outputs == list(range(len(outputs)))
     dom = cert["dominance"]
-    if _status(dom, "dominance", lp or by_derivation, failures) == "certified":
+    if _status(dom, "dominance", decidable, decidable and (n <= LP_MAX_N or by_derivation), failures) == "certified":
         _keys(dom, "dominance", {"status", "alpha", "remap"})
         if not _same(dom["alpha"], alpha, "dominance.alpha"):
             failures.append("dominance.alpha is not the DP level")
         if dom["remap"] == "derivation":
             if not by_derivation or derivation_failures:
                 failures.append("dominance names the derivation's remap, but M has no checked derivation here")
-        elif not lp:
-            failures.append("dominance by a remap other than the derivation is decided only up to n = 150")
         else:
             failures += _check_dominance(dom["remap"], m, inputs, outputs, alpha, n)
     users = cert["user_losses"]
-    if (
-        _status(users, "user_losses", decidable and n <= USERS_MAX_N and _numbers_fit(alpha, n), failures)
-        == "certified"
-    ):
+    fit = decidable and n <= USERS_MAX_N and _numbers_fit(alpha, n)
+    if _status(users, "user_losses", decidable, fit and n <= LP_MAX_N, failures, certifiable=fit) == "certified":
         _keys(users, "user_losses", {"status", "alpha", "users"})
         if not _same(users["alpha"], alpha, "user_losses.alpha"):
             failures.append("user_losses.alpha is not the DP level")
@@ -432,7 +435,7 @@ def _check(cert: dict[str, Any], source: bytes | str | None, parsed: dict[str, A
             if general is None:
                 general = (m.rationals(), _t(alpha, n))
             failures += _check_user(u, where, general[0], outputs, alpha, general[1], n)
-    unknown = [k for k in ("derivation", "dominance", "user_losses") if cert[k].get("status") == "UNKNOWN"]
+    unknown = [k for k in ("derivation", "dominance", "user_losses") if cert[k].get("status") in UNDECIDED]
     if cert["unknown"] != unknown:
         failures.append(f"unknown is {cert['unknown']}, the findings say {unknown}")
     return failures
@@ -526,18 +529,35 @@ def _check_claim(claimed: Any, verdict: Any, alpha: Q, with_profile: bool, profi
     return out
 
 
-def _status(finding: Any, name: str, decidable: bool, failures: list[str]) -> str:
-    """The finding's status; a skip where the audit decides, or an unknown status, is a failure."""
-    if not isinstance(finding, dict) or finding.get("status") not in ("certified", "skipped", "UNKNOWN"):
-        raise Malformed(f"{name}: expected a status of certified, skipped or UNKNOWN")
-    if finding["status"] != "certified":
-        _keys(finding, name, {"status", "reason"})
-        if finding["status"] == "skipped" and decidable:
-            failures.append(f"{name} is skipped although the audit decides it here")
-    elif not decidable:
-        failures.append(f"{name} is reported certified although the audit does not decide it here")
+UNDECIDED = ("skipped", "UNKNOWN")
+
+
+def _status(
+    finding: Any, name: str, applicable: bool, decided: bool, failures: list[str], certifiable: bool | None = None
+) -> str:
+    """The finding's status, its form checked: "not applicable" exactly where ``applicable`` is
+    false; "skipped" never where the audit always decides it (``decided``); "certified" only where
+    applicable (and ``certifiable``, default ``applicable``). Else a failure, and "invalid"."""
+    status = finding.get("status") if isinstance(finding, dict) else None
+    if status not in ("certified", "not applicable", *UNDECIDED):
+        raise Malformed(f"{name}: expected a status of certified, not applicable, skipped or UNKNOWN")
+    if status == "skipped":
+        _keys(finding, name, {"status", "reason", "decide"})
+    elif status != "certified":
+        _keys(finding, name, {"status", "reason"}, {"decide"})
+    problem = (
+        None
+        if (status == "not applicable") == (not applicable)
+        else f"{name} is reported {status} although it is {'' if applicable else 'not '}defined for this mechanism"
+    )
+    if problem is None and status == "skipped" and decided:
+        problem = f"{name} is skipped although the audit decides it here"
+    if problem is None and status == "certified" and not (applicable if certifiable is None else certifiable):
+        problem = f"{name} is reported certified although the audit does not decide it here"
+    if problem is not None:
+        failures.append(problem)
         return "invalid"
-    return str(finding["status"])
+    return str(status)
 
 
 def _is_inverse_t_times(y: IntRows, m: IntRows, alpha: Q) -> bool:
@@ -564,7 +584,7 @@ def _is_inverse_t_times(y: IntRows, m: IntRows, alpha: Q) -> bool:
 
 
 def _check_dominance(remap: Any, m: IntRows, inputs: list[int], outputs: list[int], alpha: Q, n: int) -> list[str]:
-    """T·Y's error tails nowhere above M's (CLAIMS.md note 1), in rationals (n ≤ 150)."""
+    """T·Y's error tails nowhere above M's (CLAIMS.md note 1), in rationals (n ≤ 150, or to MECHLIB_LP_MAX_N)."""
     y = _int_rows(remap, "dominance.remap", n + 1, None if "columns" not in remap else len(outputs))
     guesses = list(range(len(y.num[0]))) if y.num else []
     if not y.stochastic():
@@ -582,11 +602,15 @@ def _check_derivation(
 ) -> list[str]:
     """``given``: the remap Y of a matrix written as T·Y at the DP level (then a derivation naming
     that same Y holds by definition; Y's stochasticity is checked with the matrix)."""
-    if not isinstance(d, dict) or d.get("status") not in ("derivable", "not derivable", "skipped", "UNKNOWN"):
-        raise Malformed("derivation: expected a status of derivable, not derivable, skipped or UNKNOWN")
-    if d["status"] in ("skipped", "UNKNOWN"):
-        _keys(d, "derivation", {"status", "reason"})
-        return [f"derivability is decidable here but reported {d['status']!r}"] if decidable else []
+    statuses = ("derivable", "not derivable", "not applicable", *UNDECIDED)
+    if not isinstance(d, dict) or d.get("status") not in statuses:
+        raise Malformed(f"derivation: expected a status of {', '.join(statuses)}")
+    if d["status"] not in ("derivable", "not derivable"):
+        _keys(d, "derivation", {"status", "reason"}, {"decide"})
+        # decided wherever it is defined: neither skipped nor UNKNOWN is ever right
+        if d["status"] == "not applicable" and not decidable:
+            return []
+        return [f"derivability is {'decidable' if decidable else 'not defined'} here but reported {d['status']!r}"]
     if not decidable:
         return ["derivability is reported although it is not decided here (needs a count query, n ≥ 1, 0 < α < 1)"]
     out = [] if _same(d.get("alpha"), alpha, "derivation.alpha") else ["derivation.alpha is not the DP level"]
