@@ -80,16 +80,8 @@ def load_mechanism(
     """
     name = str(path)
     p = Path(path)
-    try:
-        size = p.stat().st_size
-        if not p.is_file():
-            raise InputError("is not a file", source=name)
-        if size > MAX_FILE_BYTES:
-            raise InputError(f"is {size:,} bytes", source=name, hint=f"expected at most {MAX_FILE_BYTES:,} bytes")
-        raw = p.read_bytes()  # hashed as given: the certificate names the file, compressed or not
-        data = uncompressed(raw, name)
-    except OSError as err:
-        raise InputError(f"cannot be read: {err.strerror or err}", source=name) from None
+    raw = read_limited(path)  # hashed as given: the certificate names the file, compressed or not
+    data = uncompressed(raw, name)
     suffix = (Path(p.stem) if p.suffix.lower() == ".gz" else p).suffix.lower()
     try:
         if suffix == ".json":
@@ -176,6 +168,21 @@ def _normalized(matrix: list[list[Fraction]]) -> list[list[Fraction]]:
             raise InputError("cannot be normalised (entries must be ≥ 0, not all 0)", row=i)
         result.append([x / total for x in row])
     return result
+
+
+def read_limited(path: str | os.PathLike[str]) -> bytes:
+    """A file's bytes, refused in one line before reading when it is not a file or is larger than
+    ``MAX_FILE_BYTES`` (a 1 GiB file would cost minutes and gigabytes before any check could fail)."""
+    name, p = str(path), Path(path)
+    try:
+        size = p.stat().st_size
+        if not p.is_file():
+            raise InputError("is not a file", source=name)
+        if size > MAX_FILE_BYTES:
+            raise InputError(f"is {size:,} bytes", source=name, hint=f"expected at most {MAX_FILE_BYTES:,} bytes")
+        return p.read_bytes()
+    except OSError as err:
+        raise InputError(f"cannot be read: {err.strerror or err}", source=name) from None
 
 
 def uncompressed(data: bytes, name: str) -> bytes:

@@ -460,8 +460,8 @@ def render_text(report: dict[str, Any]) -> str:
     if d["status"] == "not derivable":
         v = d["violation"]
         lines.append(
-            f"derivable  no: row {v['row']} of T⁻¹M is {v['entry']} at output {v['output']} "
-            f"({v['condition']} = {v['value']}, GS Thm 2)"
+            f"derivable  no: row {v['row']} of T⁻¹M is {_readable(v['entry'])} at output {v['output']} "
+            f"({v['condition']} = {_readable(v['value'])}, GS Thm 2)"
         )
     else:
         shown = "yes: M = Y∘T, Y in the JSON report" if d["status"] == "derivable" else undecided_text(d)

@@ -26,6 +26,10 @@ from mechlib.checkers.fields import IntRows, Malformed, Q, _f, _int, _keys, _lis
 
 #: arb working precision (bits) of the zCDP re-check.
 PRECISION = 128
+#: The producers' limits, (ordered neighbour pairs) × outputs, for the profile and the zCDP bracket
+#: (``mechlib.audit.approximate_dp``): a larger section is refused before any arithmetic.
+PROFILE_MAX_CELLS = 2_000_000
+RENYI_MAX_CELLS = 40_000
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,12 @@ def check_approximate(
     """The failures of a non-null ``approximate_dp`` section, and its profile when it checks."""
     _keys(section, "approximate_dp", {"profile", "at_delta", "renyi"})
     ordered = [p for i, j in neighbours for p in ((i, j), (j, i))]
+    cells = len(ordered) * len(col_of)
+    for name, limit, present in (("profile", PROFILE_MAX_CELLS, True), ("renyi", RENYI_MAX_CELLS, section["renyi"])):
+        if present is not None and cells > limit:
+            raise Malformed(
+                f"approximate_dp.{name}: {cells:,} (pair, output) cells, above {limit:,}, the audit's limit"
+            )
     failures, profile = _check_profile(section["profile"], m, ordered, row_of, col_of)
     at = section["at_delta"]
     if at is not None and profile is not None:

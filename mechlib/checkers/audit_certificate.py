@@ -70,6 +70,10 @@ SCHEMA = "mechlib.audit/7"
 LP_MAX_N = 150
 #: The users' certified optima run up to this n (no LP: a dual built from T).
 USERS_MAX_N = 5000
+#: The largest matrix (cells) the producers audit (``mechlib.core.stochastic.MAX_CELLS``): a
+#: certificate declaring more is refused before any arithmetic (T at n = 20,000 as T·Y is a few
+#: kilobytes of text but 4·10⁸ cells of n-digit numbers to rebuild).
+MAX_CELLS = 1 << 25
 
 #: Fields recorded for the reader but not re-checkable from the certificate.
 PROVENANCE = (
@@ -181,6 +185,19 @@ def _numbers_fit(alpha: Q, n: int) -> bool:
     a, b = int(alpha.p), int(alpha.q)
     bound = 3 * (a * a + b * b) * (b - a) ** 2 * (n + 1) ** 3 * max(n, 1) ** 2 * b**n * (a + b)
     return bool(bound < 10**numbers.MAX_DIGITS)
+
+
+def _t_fits(alpha: Q, n: int) -> None:
+    """T at α = a/b on 0..n has the row denominator b^n·(a + b) (``t_rows``): refused, before it is
+    built, past ``MAX_DIGITS`` hexadecimal digits — the limit of every number written in integer
+    rows, so T·Y is read exactly where M written out would be."""
+    a, b = int(alpha.p), int(alpha.q)
+    limit = numbers.MAX_DIGITS
+    if n * (b.bit_length() - 1) > 4 * limit or len(f"{b**n * (a + b):x}") > limit:
+        raise Malformed(
+            f"mechanism.matrix: T at t_alpha on 0..{n} has denominators b^n·(a + b) of more than {limit} "
+            "hexadecimal digits (raise MECHLIB_MAX_DIGITS to allow more)"
+        )
 
 
 def _t_times(t: IntRows, den: list[int], entries: list[list[tuple[int, int]]], width: int) -> IntRows:
@@ -327,6 +344,11 @@ def _check(cert: dict[str, Any], source: bytes | str | None, parsed: dict[str, A
     outputs = [_int(v, "mechanism.outputs") for v in _list(mech["outputs"], "mechanism.outputs")]
     if len(set(inputs)) != len(inputs) or len(set(outputs)) != len(outputs) or not inputs or not outputs:
         raise Malformed("mechanism.inputs/outputs: expected nonempty lists of distinct integers")
+    if len(inputs) * len(outputs) > MAX_CELLS:
+        raise Malformed(
+            f"mechanism: {len(inputs):,} inputs × {len(outputs):,} outputs is above {MAX_CELLS:,} cells, the "
+            "largest matrix mechlib audits"
+        )
     if cert["inputs"] != inputs or cert["outputs"] != outputs:
         failures.append("inputs/outputs differ from the mechanism's")
     n = len(inputs) - 1
@@ -352,6 +374,7 @@ def _check(cert: dict[str, Any], source: bytes | str | None, parsed: dict[str, A
         t_alpha = _f(form["t_alpha"], "mechanism.matrix.t_alpha")
         if not (count_query and n >= 1 and 0 < t_alpha < 1):
             raise Malformed("mechanism.matrix: T·Y needs a count query on 0..n, n ≥ 1, and 0 < t_alpha < 1")
+        _t_fits(t_alpha, n)
         remap = form["remap"]
         if isinstance(remap, dict) and "columns" in remap:  # Y's nonzeros alone, as written
             y_den, y_entries = _sparse_rows(remap, "mechanism.matrix.remap", n + 1, len(outputs))

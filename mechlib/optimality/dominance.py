@@ -128,8 +128,14 @@ def dominance_certificate(
             return Dominance(a, derived)
     basis = basis if basis is not None and basis.alpha == a and basis.n == mechanism.n else TBasis(a, mechanism.n)
     bounds = tail_profile(mechanism)
-    zf = _highs_dominance(basis, bounds)
-    remap = _rebuild(basis, bounds, zf, mechanism)
+    try:
+        zf = _highs_dominance(basis, bounds)
+        remap = _rebuild(basis, bounds, zf, mechanism)
+    except OverflowError:  # T⁻¹ has entries up to 1/(1 − α)²: past a float's range as α → 1
+        raise CertificationError(
+            f"the dominance LP runs in floats, and T⁻¹ at 1 − α ≈ {float(1 - a):.3g} has entries beyond their "
+            "range (≈ 1.8·10³⁰⁸)"
+        ) from None
     return Dominance(a, remap)
 
 
