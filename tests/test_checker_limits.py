@@ -22,6 +22,7 @@ from mechlib.audit.whitebox import audit
 from mechlib.checkers.audit_certificate import check_certificate
 from mechlib.cli import main
 from mechlib.core.families import truncated_geometric
+from mechlib.core.mechanism import Mechanism
 
 
 def test_the_checker_limits_are_the_producers() -> None:
@@ -96,3 +97,21 @@ def test_a_mechanism_next_to_alpha_one_audits_and_checks(capsys: pytest.CaptureF
     cert = json.loads((tmp_path / "third.cert.json").read_text())
     assert cert["unknown"] == ["dominance"] and cert["epsilon_interval"][0] == "0.000000000000000"
     assert check_certificate(cert, source.read_bytes()) == []
+
+
+@pytest.mark.parametrize("tamper", [False, True])
+def test_source_rows_over_other_denominators_compare_by_cross_products(tamper: bool) -> None:
+    """T read from a file in lowest terms has rows over 3·2^(n−1); the certificate's T·Y over
+    2^n·3: equal values, compared without a gcd per row, and one changed entry is caught."""
+    t = truncated_geometric("1/2", 6)
+    cert = json.loads(json.dumps(audit(LoadedMechanism(t, "t", "python", "0" * 64))))
+    assert "t_alpha" in cert["mechanism"]["matrix"]
+    cells = t.to_strings()
+    if tamper:  # another stochastic matrix: two entries of row 2 swapped
+        cells[2][0], cells[2][2] = cells[2][2], cells[2][0]
+    num, den = Mechanism(cells).scaled()
+    assert den[0] == 3 * 2**5  # T·Y's rows are over b^n·(a + b) = 2^6·3
+    parsed = {"matrix": {"denominators": list(den), "numerators": [list(r) for r in num]}, "inputs": cert["inputs"],
+              "outputs": cert["outputs"], "neighbours": cert["mechanism"]["neighbours"], "claimed": None}  # fmt: skip
+    failures = check_certificate(cert, None, parsed)
+    assert failures == (["mechanism.matrix differs from SOURCE's"] if tamper else [])

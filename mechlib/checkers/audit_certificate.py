@@ -165,17 +165,18 @@ def _sparse_rows(form: Any, where: str, height: int, width: int) -> tuple[list[i
 
 
 def _same_values(a: IntRows, b: IntRows) -> bool:
-    """Equal entries, a row at a time: the same list over the same denominator, or else the same
-    lowest terms (a row divided by the gcd of its entries and denominator is unique)."""
+    """Equal entries, a row at a time: the same list over the same denominator, or else equal
+    cross-products x·(e/g) = y·(d/g), g = gcd(d, e) — small multipliers when the denominators
+    differ by a small factor (T in lowest terms against T·Y: a factor 2), never a gcd per row."""
     return len(a.num) == len(b.num) and all(
-        len(ra) == len(rb) and (ra == rb if d == e else _lowest(ra, d) == _lowest(rb, e))
+        len(ra) == len(rb) and (ra == rb if d == e else _cross_equal(ra, d, rb, e))
         for ra, d, rb, e in zip(a.num, a.den, b.num, b.den)
     )
 
 
-def _lowest(row: list[int], den: int) -> tuple[int, list[int]]:
-    g = math.gcd(den, *row)
-    return (den, row) if g == 1 else (den // g, [x // g for x in row])
+def _cross_equal(ra: list[int], d: int, rb: list[int], e: int) -> bool:
+    g = math.gcd(d, e)
+    return list(map((e // g).__mul__, ra)) == list(map((d // g).__mul__, rb))
 
 
 def _numbers_fit(alpha: Q, n: int) -> bool:
