@@ -203,6 +203,8 @@ def _check_renyi(
             return ["approximate_dp.renyi: ρ = ∞ needs an output with x_i[r] > 0 = x_i′[r]"]
         return []
     rho_lo, rho_hi = (_f(x, "approximate_dp.renyi.rho_interval") for x in _list(rho, "rho_interval", 2))
+    if rho_lo < 0:
+        return [f"approximate_dp.renyi: ρ_lo = {rho[0]} is negative (D_λ ≥ 0)"]
     if not ordered:
         return [] if attained is None and rho_lo == rho_hi == 0 else ["approximate_dp.renyi: no neighbours, ρ = 0"]
     _keys(attained, "approximate_dp.renyi.attained", {"lambda", "inputs"})
@@ -212,7 +214,8 @@ def _check_renyi(
     logs = _logs(m)
     out = []
     reached = _divergence(logs[i], logs[j], lam)
-    if not lo <= lam <= hi or reached is None or not reached / flint.arb(lam) >= flint.arb(rho_lo):
+    # ρ_lo = 0 holds by D_λ ≥ 0 (a ball around an exact 0 would not show it)
+    if not lo <= lam <= hi or reached is None or not (rho_lo == 0 or reached / flint.arb(lam) >= flint.arb(rho_lo)):
         out.append(f"approximate_dp.renyi: D_λ/λ at λ = {attained['lambda']} does not reach ρ_lo = {rho[0]}")
     for a, b in itertools.pairwise(grid):
         for x, y in ordered:
