@@ -14,6 +14,7 @@ import pytest
 
 import mechlib.audit.approximate_dp
 import mechlib.audit.loading
+import mechlib.audit.whitebox
 import mechlib.checkers.approximate_dp
 import mechlib.checkers.audit_certificate
 import mechlib.core.stochastic
@@ -27,6 +28,7 @@ from mechlib.core.mechanism import Mechanism
 
 def test_the_checker_limits_are_the_producers() -> None:
     assert mechlib.checkers.audit_certificate.MAX_CELLS == mechlib.core.stochastic.MAX_CELLS
+    assert mechlib.checkers.audit_certificate.LP_CHECK_MAX_N == mechlib.audit.whitebox.LP_MAX_N_CAP
     for name in ("PROFILE_MAX_CELLS", "RENYI_MAX_CELLS"):
         assert getattr(mechlib.checkers.approximate_dp, name) == getattr(mechlib.audit.approximate_dp, name)
 

@@ -43,6 +43,8 @@ SCHEMA = "mechlib.audit/7"
 #: not check) run up to this n by default (``MECHLIB_LP_MAX_N`` raises it); larger is "skipped".
 LP_MAX_N = 150
 LP_MAX_N_ENV = "MECHLIB_LP_MAX_N"
+#: The most ``MECHLIB_LP_MAX_N`` may ask for (the checker re-checks an LP certificate up to this n).
+LP_MAX_N_CAP = 1000
 #: The standard users' certified optima (T then its optimal remap, with a dual built from T: no
 #: LP; O(n²) integer work each, ``optimality.standard_users``) run up to this n.
 USERS_MAX_N = 5000
@@ -228,8 +230,8 @@ def lp_max_n() -> int:
     text = os.environ.get(LP_MAX_N_ENV, "")
     if not text:
         return LP_MAX_N
-    if not text.isdigit():
-        raise InputError(f"{LP_MAX_N_ENV}={text!r}", hint=f"expected a whole number ≥ {LP_MAX_N}, or unset it")
+    if not (text.isascii() and text.isdigit()) or int(text) > LP_MAX_N_CAP:
+        raise InputError(f"{LP_MAX_N_ENV}={text!r}", hint=f"expected a whole number up to {LP_MAX_N_CAP}, or unset it")
     return max(LP_MAX_N, int(text))
 
 
@@ -297,12 +299,14 @@ def theory_findings(
         if mech.n > lp_max
         else None
     )
+    if too_big is not None and mech.n > LP_MAX_N_CAP:
+        too_big["decide"] = f"none yet: the LP findings run up to n = {LP_MAX_N_CAP}"
     users_skip = (
         not_applicable(unfit)
         if unfit
         else skipped(
             f"n = {mech.n} is above {USERS_MAX_N}, the size the users' optima run to",
-            "none yet: audit a mechanism with n ≤ {USERS_MAX_N}",
+            f"none yet: the users' optima are certified up to n = {USERS_MAX_N}",
         )
         if mech.n > USERS_MAX_N
         else skipped(
@@ -479,7 +483,8 @@ def render_text(report: dict[str, Any]) -> str:
     else:
         lines.append(f"users      {undecided_text(losses)}")
     if report["unknown"]:
-        lines.append(f"undecided  {', '.join(report['unknown'])}: the audit is incomplete (exit 3)")
+        code = "" if report["verdict"] == "FAIL" else " (exit 3)"  # a failed claim exits 1
+        lines.append(f"undecided  {', '.join(report['unknown'])}: the audit is incomplete{code}")
     lines.append("terms      mechlib explain [T | derivable | dominance | legal user | …]")
     return "\n".join(lines)
 

@@ -68,6 +68,9 @@ SCHEMA = "mechlib.audit/7"
 #: always decided up to this n (the audit's default; ``MECHLIB_LP_MAX_N`` lets it run further, its
 #: results then checked like any other): a skip at or below it is a failure.
 LP_MAX_N = 150
+#: ... and an LP certificate (a dominance remap other than the derivation) is re-checked up to this n
+#: (the most MECHLIB_LP_MAX_N allows): T·Y in rationals is O(n³).
+LP_CHECK_MAX_N = 1000
 #: The users' certified optima run up to this n (no LP: a dual built from T).
 USERS_MAX_N = 5000
 #: The largest matrix (cells) the producers audit (``mechlib.core.stochastic.MAX_CELLS``): a
@@ -434,6 +437,8 @@ def _check(cert: dict[str, Any], source: bytes | str | None, parsed: dict[str, A
         if dom["remap"] == "derivation":
             if not by_derivation or derivation_failures:
                 failures.append("dominance names the derivation's remap, but M has no checked derivation here")
+        elif n > LP_CHECK_MAX_N:
+            raise Malformed(f"dominance: an LP certificate is re-checked up to n = {LP_CHECK_MAX_N}, not {n}")
         else:
             failures += _check_dominance(dom["remap"], m, inputs, outputs, alpha, n)
     users = cert["user_losses"]
