@@ -179,7 +179,8 @@ def _same_values(a: IntRows, b: IntRows) -> bool:
 
 def _cross_equal(ra: list[int], d: int, rb: list[int], e: int) -> bool:
     g = math.gcd(d, e)
-    return list(map((e // g).__mul__, ra)) == list(map((d // g).__mul__, rb))
+    left, right = e // g, d // g  # one of them is often 1: that side is compared as it is
+    return (ra if left == 1 else list(map(left.__mul__, ra))) == (rb if right == 1 else list(map(right.__mul__, rb)))
 
 
 def _numbers_fit(alpha: Q, n: int) -> bool:
