@@ -17,25 +17,34 @@ from mechlib.core.families import truncated_geometric
 
 N = size(1000, 100)
 MODULE, FILE, CHECK = "mechlib audit (module source)", "mechlib audit (exact JSON file)", "mechlib check CERT FILE"
+ROWS = "mechlib audit (JSON file of integer rows)"
 
 
 @pytest.fixture(scope="module")
-def source_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("files") / f"t_{N}.json"
-    path.write_text(json.dumps({"matrix": truncated_geometric("1/2", N).to_strings()}))
-    return path
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """T as a user writes it (fractions in lowest terms) and as integer rows (the certificates' form)."""
+    folder, t = tmp_path_factory.mktemp("files"), truncated_geometric("1/2", N)
+    written = {FILE: folder / f"t_{N}.json", ROWS: folder / f"t_{N}_rows.json"}
+    written[FILE].write_text(json.dumps({"matrix": t.to_strings()}))
+    written[ROWS].write_text(json.dumps({"matrix": t.to_integer_rows()}))
+    return written
 
 
 @pytest.mark.benchmark(group=f"whole audit of T, α = 1/2, n = {N}: from its exact JSON file beside its module source")
-@pytest.mark.parametrize("role", [MODULE, FILE, CHECK])
-def test_file_beside_module(measure: Measure, tmp_path: Path, source_file: Path, role: str) -> None:
-    source = f"benchmarks.sources:t_{N}" if role == MODULE else str(source_file)
+@pytest.mark.parametrize("role", [MODULE, FILE, ROWS, CHECK])
+def test_file_beside_module(measure: Measure, tmp_path: Path, files: dict[str, Path], role: str) -> None:
+    source = f"benchmarks.sources:t_{N}" if role == MODULE else str(files.get(role, files[FILE]))
     cert = tmp_path / "cert.json"
     _command("audit", source, "-o", str(cert))
     argv = ("check", str(cert), source) if role == CHECK else ("audit", source, "-o", str(cert), "--force")
     relative: dict[str, Any] | None = (
-        {"role": MODULE, "at_most": 1.5} if role == FILE else {"role": FILE, "at_most": 0.5} if role == CHECK else None
+        {"role": MODULE, "at_most": 1.5}
+        if role in (FILE, ROWS)
+        else {"role": FILE, "at_most": 0.5}
+        if role == CHECK
+        else None
     )
     peaks: list[int] = []
     measure(lambda: peaks.append(_command(*argv)), role=role, n=N, relative_target=relative)
-    measure.note(f"peak memory {max(peaks) / 1024:.0f} MB; source file {source_file.stat().st_size / 1e6:.0f} MB")
+    size_mb = "" if role == MODULE else f"; source file {Path(source).stat().st_size / 1e6:.0f} MB"
+    measure.note(f"peak memory {max(peaks) / 1024:.0f} MB{size_mb}")

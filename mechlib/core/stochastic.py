@@ -16,7 +16,7 @@ import re
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
-from itertools import chain, compress, repeat
+from itertools import chain, compress, pairwise, repeat
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from mechlib.core import exact
@@ -471,6 +471,59 @@ def parse_plain_rows(matrix: Any) -> tuple[IntRows, tuple[int, ...]] | None:
             return None  # past the digit limit, or q = 0: the general parser says which
         value[text] = (int(num), int(den) if den else 1)
     return _over_denominators(matrix, value)
+
+
+_HEX = re.compile(r"[0-9a-f]+")
+
+
+def parse_integer_rows(form: dict[str, Any], width: int | None) -> tuple[IntRows, tuple[int, ...]]:
+    """The certificates' integer rows (:meth:`StochasticMatrix.to_integer_rows`) read as input:
+    ``denominators`` and ``numerators`` in lowercase hexadecimal, at most ``exact.MAX_DIGITS``
+    digits each, and for sparse rows their ``columns`` (then ``width``, the number of outputs, is
+    needed). Each distinct text is read once (equal entries share one int); the cell count is
+    checked first; an error names the row. Row sums are checked where the matrix is built."""
+    dens, rows = form["denominators"], form["numerators"]
+    columns = form.get("columns")
+    if columns is not None and width is None:
+        raise InputError("a sparse matrix (with columns) needs its outputs", hint='add "outputs": [0, 1, …]')
+    if len(dens) != len(rows) or (columns is not None and len(columns) != len(rows)):
+        raise InputError(f"{len(rows)} rows of numerators, {len(dens)} denominators"
+                         + ("" if columns is None else f", {len(columns)} rows of columns"),
+                         hint="one denominator (and one list of columns) per row")  # fmt: skip
+    size = (width or 0) if columns is not None else len(rows[0]) if rows else 0
+    _check_shape([range(size)] * len(rows) if columns is not None else rows)
+    value: dict[str, int] = {}
+    for text in set(chain(dens, chain.from_iterable(rows))):
+        if _HEX.fullmatch(text) is None or len(text) > exact.MAX_DIGITS:
+            where = next(i for i, row in enumerate(rows) if text == dens[i] or text in row)
+            raise InputError(
+                f"the entry {text[:40]!r} is not at most {exact.MAX_DIGITS} lowercase hexadecimal digits",
+                row=where,
+                hint="integer rows hold hexadecimal integers (as the audit certificates write them)",
+            )
+        value[text] = int(text, 16)
+    num: list[tuple[int, ...]] = []
+    for i, row in enumerate(rows):
+        values = tuple(map(value.__getitem__, row))
+        if columns is not None:
+            cols = columns[i]
+            ordered = all(a < b for a, b in pairwise(cols)) and (not cols or 0 <= cols[0] <= cols[-1] < size)
+            if len(cols) != len(values) or not ordered:
+                raise InputError(f"the columns are not increasing in 0..{size - 1}, one per numerator", row=i)
+            dense = [0] * size
+            for c, v in zip(cols, values):
+                dense[c] = v
+            values = tuple(dense)
+        num.append(values)
+    den = tuple(map(value.__getitem__, dens))
+    if 0 in den:
+        raise InputError("a row denominator is 0", row=den.index(0), hint="denominators are positive")
+    common = _lcm(set(den))  # one denominator for all rows when cheap, as _over_denominators does
+    if common.bit_length() > 2 * max(den).bit_length() + 64:
+        return tuple(num), den
+    return tuple(row if d == common else tuple(map((common // d).__mul__, row)) for row, d in zip(num, den)), (
+        common,
+    ) * len(den)
 
 
 def _is_sequence(obj: object) -> bool:
