@@ -50,7 +50,7 @@ import math
 import operator
 import re
 from fractions import Fraction
-from itertools import pairwise
+from itertools import accumulate, pairwise
 from typing import Any
 
 import flint
@@ -269,22 +269,6 @@ def _product(a: list[list[Q]], b: list[list[Q]]) -> list[list[Q]]:
     return [[p[i, j] for j in range(p.ncols())] for i in range(p.nrows())]
 
 
-def _tails(m: list[list[Q]], inputs: list[int], outputs: list[int], top: int) -> list[list[Q]]:
-    """P(|j − i| ≥ k | i) for k = 0..top: mass by distance, then suffix sums."""
-    out = []
-    for i, row in zip(inputs, m):
-        by_distance = [Q(0)] * (top + 2)
-        for o, p in zip(outputs, row):
-            by_distance[min(abs(o - i), top + 1)] += p
-        tail, acc = [Q(0)] * (top + 1), Q(0)
-        for k in range(top + 1, -1, -1):
-            acc += by_distance[k]
-            if k <= top:
-                tail[k] = acc
-        out.append(tail)
-    return out
-
-
 def _cone_nonnegative(w: list[Q], alpha: Q) -> bool:
     """min over the extreme rays x_{i+1} = α^±1·x_i of w·x (scaled to x_0 = 1) is ≥ 0."""
     f = w[-1]
@@ -438,8 +422,6 @@ def _check(cert: dict[str, Any], source: bytes | str | None, parsed: dict[str, A
         if dom["remap"] == "derivation":
             if not by_derivation or derivation_failures:
                 failures.append("dominance names the derivation's remap, but M has no checked derivation here")
-        elif n > LP_CHECK_MAX_N:
-            raise Malformed(f"dominance: an LP certificate is re-checked up to n = {LP_CHECK_MAX_N}, not {n}")
         else:
             failures += _check_dominance(dom["remap"], m, inputs, outputs, alpha, n)
     users = cert["user_losses"]
@@ -614,17 +596,38 @@ def _is_inverse_t_times(y: IntRows, m: IntRows, alpha: Q) -> bool:
 
 
 def _check_dominance(remap: Any, m: IntRows, inputs: list[int], outputs: list[int], alpha: Q, n: int) -> list[str]:
-    """T·Y's error tails nowhere above M's (CLAIMS.md note 1), in rationals (n ≤ 150, or to MECHLIB_LP_MAX_N)."""
-    y = _int_rows(remap, "dominance.remap", n + 1, None if "columns" not in remap else len(outputs))
-    guesses = list(range(len(y.num[0]))) if y.num else []
-    if not y.stochastic():
+    """T·Y's error tails nowhere above M's (CLAIMS.md note 1), in integers: T·Y from T's integer
+    rows and Y's nonzeros (``_t_times``, O(n · nonzeros of Y): the identity — T itself — at any n),
+    each row's tails as suffix sums of its numerators by distance, compared by cross-products. A
+    dense Y (an LP's) is re-checked up to ``LP_CHECK_MAX_N``."""
+    if isinstance(remap, dict) and "columns" in remap:  # guesses 0..n, as T's outputs
+        den, entries = _sparse_rows(remap, "dominance.remap", n + 1, n + 1)
+        guesses = list(range(n + 1))
+    else:
+        y = _int_rows(remap, "dominance.remap", n + 1, None)
+        den, entries = y.den, [[(c, v) for c, v in enumerate(row) if v] for row in y.num]
+        guesses = list(range(len(y.num[0])))
+    if sum(map(len, entries)) > 4 * (n + 1) and n > LP_CHECK_MAX_N:
+        raise Malformed(f"dominance: a dense remap (an LP's) is re-checked up to n = {LP_CHECK_MAX_N}, not {n}")
+    if any(sum(v for _, v in row) != d for row, d in zip(entries, den)):
         return ["the dominance remap is not stochastic"]
-    top = max(abs(o - i) for o in [*outputs, *guesses] for i in inputs) + 1
-    ours = _tails(_product(_t(alpha, n), y.rationals()), inputs, guesses, top)
-    theirs = _tails(m.rationals(), inputs, outputs, top)
-    if any(a > b for ra, rb in zip(ours, theirs) for a, b in zip(ra, rb)):
-        return ["T·Y has a heavier error tail than the mechanism somewhere"]
+    z = _t_times(t_rows(alpha, n), den, entries, len(guesses))
+    labels = [*outputs, *guesses]
+    top = max(max(labels) - min(inputs), max(inputs) - min(labels)) + 1  # past every distance
+    for k, i in enumerate(inputs):
+        ours, theirs = _int_tails(z.num[k], i, guesses, top), _int_tails(m.num[k], i, outputs, top)
+        if any(map(operator.gt, map(m.den[k].__mul__, ours[1:]), map(z.den[k].__mul__, theirs[1:]))):
+            return ["T·Y has a heavier error tail than the mechanism somewhere"]
     return []
+
+
+def _int_tails(row: list[int], i: int, labels: list[int], top: int) -> list[int]:
+    """Suffix sums by distance: den · P(|o − i| ≥ k | i) for k = 0..top."""
+    mass = [0] * (top + 2)
+    for o, x in zip(labels, row):
+        if x:
+            mass[min(abs(o - i), top + 1)] += x
+    return list(accumulate(reversed(mass)))[::-1][: top + 1]
 
 
 def _check_derivation(
