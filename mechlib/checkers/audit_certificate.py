@@ -622,11 +622,16 @@ def _check_dominance(remap: Any, m: IntRows, inputs: list[int], outputs: list[in
 
 
 def _int_tails(row: list[int], i: int, labels: list[int], top: int) -> list[int]:
-    """Suffix sums by distance: den · P(|o − i| ≥ k | i) for k = 0..top."""
+    """Suffix sums by distance: den · P(|o − i| ≥ k | i) for k = 0..top (every distance ≤ top).
+    Outputs 0..L−1 with i among them (the common case): the row read outward from i, by slices."""
     mass = [0] * (top + 2)
-    for o, x in zip(labels, row):
-        if x:
-            mass[min(abs(o - i), top + 1)] += x
+    if labels == list(range(len(row))) and 0 <= i < len(row):
+        left, right = row[i::-1], row[i + 1 :]  # distances 0..i, and 1..L−1−i
+        mass[: len(left)] = left
+        mass[1 : 1 + len(right)] = map(operator.add, mass[1 : 1 + len(right)], right)
+    else:
+        for o, x in zip(labels, row):
+            mass[abs(o - i)] += x
     return list(accumulate(reversed(mass)))[::-1][: top + 1]
 
 

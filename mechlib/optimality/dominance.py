@@ -95,12 +95,17 @@ def check_dominance(
     return None
 
 
-def integer_tails(num: Sequence[int], den: int, i: int, labels: Sequence[int], top: int) -> list[int]:
-    """den · P(|j − i| ≥ k | i) for k = 0..top, from one row's integer numerators (no Fraction)."""
+def integer_tails(num: Sequence[int], i: int, labels: Sequence[int], top: int) -> list[int]:
+    """den · P(|j − i| ≥ k | i) for k = 0..top (top ≥ every distance), from one row's integer
+    numerators over its denominator (no Fraction); for outputs 0..L−1 around i, by slices."""
     mass = [0] * (top + 2)
-    for j, x in zip(labels, num):
-        if x:
-            mass[min(abs(j - i), top + 1)] += x
+    if list(labels) == list(range(len(num))) and 0 <= i < len(num):
+        below, above = list(num[i::-1]), list(num[i + 1 :])  # distances 0..i and 1..L−1−i
+        mass[: len(below)] = below
+        mass[1 : 1 + len(above)] = map(operator.add, mass[1 : 1 + len(above)], above)
+    else:
+        for j, x in zip(labels, num):
+            mass[abs(j - i)] += x
     return list(accumulate(reversed(mass)))[::-1][: top + 1]
 
 
@@ -125,12 +130,13 @@ def t_itself_dominates(mechanism: Mechanism, basis: TBasis) -> bool:
         return False
     if t_itself_bits(mechanism, basis.alpha) > T_ITSELF_MAX_BITS:
         return False
-    top = max(abs(j - i) for i in inputs for j in [*labels, 0, basis.n])
+    every = [*labels, 0, basis.n]
+    top = max(max(every) - inputs[0], inputs[-1] - min(every))  # the largest |j − i| (inputs 0..n)
     steps = list(range(basis.n + 1))
     (t_num, t_den), (x_num, x_den) = basis.t.scaled(), mechanism.scaled()
     for i in inputs:
-        ours = integer_tails(t_num[i], t_den[i], i, steps, top)
-        theirs = integer_tails(x_num[i], x_den[i], i, labels, top)
+        ours = integer_tails(t_num[i], i, steps, top)
+        theirs = integer_tails(x_num[i], i, labels, top)
         if any(map(operator.gt, map(x_den[i].__mul__, ours[1:]), map(t_den[i].__mul__, theirs[1:]))):
             return False
     return True
