@@ -94,3 +94,17 @@ def test_t_and_every_remap_of_t_is_certified_without_the_lp(alpha: str, n: int, 
     with mock.patch.object(dominance, "_highs_dominance", side_effect=AssertionError("the LP was called")):
         found = dominance_certificate(x, alpha)
     assert check_dominance(x, Fraction(alpha), found.remap) is None
+
+
+@given(st.lists(st.integers(0, 50), min_size=1, max_size=9), st.data())
+def test_error_tails_by_slices_are_the_tails_by_distance(row: list[int], data: st.DataObject) -> None:
+    """The slice path (outputs 0..L−1, the input among them) of the producer's and the checker's
+    integer tails equals the per-output path (the same row, its outputs listed in reverse)."""
+    from mechlib.checkers.audit_certificate import _int_tails
+    from mechlib.optimality.dominance import integer_tails
+
+    i = data.draw(st.integers(0, len(row) - 1))
+    labels, top = list(range(len(row))), len(row)
+    expected = integer_tails(row[::-1], i, labels[::-1], top)  # not 0..L−1 in order: the general path
+    assert integer_tails(row, i, labels, top) == _int_tails(row, i, labels, top) == expected
+    assert expected == [sum(x for j, x in enumerate(row) if abs(j - i) >= k) for k in range(top + 1)]
