@@ -81,9 +81,10 @@ TERMS: tuple[Term, ...] = (
          "rows is at most ρ·λ for every order λ > 1. `--renyi LO:HI` brackets the least such ρ over that "
          "range of orders with arb balls (lower end: a computed D_λ/λ; upper end: D_λ grows with λ, so each "
          "grid cell [a, b] is bounded by D_b/a)."),
-    Term("UNKNOWN", ("not certified",),
-         "A finding mechlib could not decide exactly (a solver timed out, an LP could not be certified). "
-         "It is neither a pass nor a fail; the command exits 1 and says why."),
+    Term("UNKNOWN", ("not certified", "skipped", "undecided"),
+         "A finding mechlib could not decide exactly (a solver timed out, an LP could not be certified), or "
+         "SKIPPED: a size or digit limit stopped it, and the report names the option that would decide it. "
+         "It is neither a pass nor a fail; the command says why and exits non-zero (an audit exits 3)."),
     Term("PROVED", ("no counterexample", "refuted", "verdict", "strength", "all-n", "bounded", "instances", "sampled"),
          "`mechlib verify`'s verdicts: PROVED (a proof: SMT with two solvers, a symbolic identity, or an "
          "exact computation over the stated instances), NO COUNTEREXAMPLE (random examples only), REFUTED "

@@ -131,3 +131,32 @@ def test_ratio_groups_are_exact_where_floats_cannot_tell() -> None:
     for a, b in cases:
         outputs = list(range(len(a)))
         assert [sorted(g) for g in _by_ratio(a, b, outputs)] == [sorted(g) for g in _by_ratio_exactly(a, b, outputs)]
+
+
+def test_the_zcdp_bracket_never_has_a_negative_lower_end() -> None:
+    """Equal rows: D_λ = 0 exactly, a ball around 0; ρ's lower end is 0 (it printed −1e−12), the
+    checker accepts 0 by D_λ ≥ 0 and refuses a negative end."""
+    from mechlib.audit.loading import LoadedMechanism
+    from mechlib.audit.whitebox import audit
+    from mechlib.checkers.audit_certificate import check_certificate
+
+    flat = Mechanism([["1/2", "1/2"], ["1/2", "1/2"]])
+    report = audit(LoadedMechanism(flat, "flat", "python", "0" * 64), renyi=(Fraction(1), Fraction(8)))
+    rho = report["approximate_dp"]["renyi"]["rho_interval"]
+    assert rho[0] == "0" and Fraction(rho[1]) >= 0 and check_certificate(report) == []
+    report["approximate_dp"]["renyi"]["rho_interval"][0] = "-1/1000000000000"
+    assert any("negative" in f for f in check_certificate(report))
+
+
+@pytest.mark.parametrize(
+    ("mech", "wide"), [(randomized_response("99/100", 8), True), (truncated_geometric("1/2", 5), False)]
+)
+def test_a_zcdp_bracket_wider_than_its_aim_says_so(mech: Mechanism, wide: bool) -> None:
+    from mechlib.audit.approximate_dp import approximate_section, findings
+    from mechlib.core.renyi import TOLERANCE
+
+    section, _ = approximate_section(mech, renyi=(Fraction(1), Fraction(64)))
+    assert section is not None
+    lo, hi = (Fraction(x) for x in section["renyi"]["rho_interval"])
+    text = findings(section)[-1][1]
+    assert (hi > lo * (1 + TOLERANCE)) is wide and ("wider than the 0.1% aimed at" in text) is wide

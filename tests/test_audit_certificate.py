@@ -45,7 +45,11 @@ def test_every_fixture_certificate_rechecks(name: str) -> None:
         (["derivation", "violation", "inverse_row", 0], "5", "non-derivability"),
         (["dominance", "remap", "denominators", 0], "7", "dominance remap"),
         (["dominance", "remap"], "derivation", "no checked derivation"),
-        (["derivation"], {"status": "skipped", "reason": "hidden"}, "decidable"),
+        (["derivation"], {"status": "skipped", "reason": "hidden", "decide": "x"}, "decidable"),
+        (["derivation"], {"status": "not applicable", "reason": "hidden"}, "decidable"),
+        (["dominance"], {"status": "skipped", "reason": "hidden", "decide": "x"}, "skipped although"),
+        (["dominance"], {"status": "not applicable", "reason": "hidden"}, "although it is defined"),
+        (["user_losses"], {"status": "skipped", "reason": "hidden", "decide": "x"}, "skipped although"),
         (["claimed", "holds"], False, "claimed"),
         (["user_losses", "users", 0, "optimum"], "1/100", "optimality certificate"),
         (["user_losses", "users", 0, "dual", 0], "0", "optimality certificate"),
@@ -319,5 +323,10 @@ def test_users_are_skipped_where_their_numbers_would_pass_the_digit_limit(
     assert decided or "60 digits" in users["reason"]
     assert check_certificate(report) == []
     forged = copy.deepcopy(report)
-    forged["user_losses"] = {"status": "skipped", "reason": "too big"} if decided else report["user_losses"]
+    forged["user_losses"] = (
+        {"status": "skipped", "reason": "too big", "decide": "x"} if decided else report["user_losses"]
+    )
     assert not decided or any("skipped although" in f for f in check_certificate(forged))
+    assert report["unknown"] == ([] if decided else ["user_losses"])
+    hidden = {**report, "unknown": []}  # a skip cannot be left out of the undecided findings
+    assert decided or any("unknown is" in f for f in check_certificate(hidden))

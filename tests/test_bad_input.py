@@ -114,7 +114,7 @@ def test_big_valid_rationals_print(
     )
     monkeypatch.chdir(tmp_path)
     code, out, err = _run(capsys, "audit", "tiny:make", "--json")
-    assert code in (0, 1) and "Traceback" not in err
+    assert code in (0, 1, 3) and "Traceback" not in err
     assert len(json.loads(out)["dp_level"]) > 1000
 
 

@@ -238,8 +238,9 @@ def test_audit_reports_unknown_with_exit_3(capsys: pytest.CaptureFixture[str], m
     monkeypatch.setattr(mechlib.audit.whitebox, "dominance_certificate", fail)
     status, out, _ = run(capsys, "audit", str(FIXTURES / "gs_appendix_b.json"), "--json")
     report = json.loads(out)
-    assert status == 3 and report["unknown"] == ["dominance"]  # undecided: a finding skipped
-    assert report["dominance"] == {"status": "UNKNOWN", "reason": "HiGHS could not be certified (test)"}
+    assert status == 3 and report["unknown"] == ["dominance"]  # 3: undecided (the claim holds)
+    assert report["dominance"]["status"] == "UNKNOWN"
+    assert report["dominance"]["reason"] == "HiGHS could not be certified (test)" and report["dominance"]["decide"]
 
 
 def test_audit_skips_lp_findings_outside_their_range(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -248,19 +249,19 @@ def test_audit_skips_lp_findings_outside_their_range(capsys: pytest.CaptureFixtu
     status, out, _ = run(capsys, "audit", str(path), "--json")
     report = json.loads(out)
     assert status == 0 and report["dp_level"] == "0"
-    assert report["dominance"]["status"] == "skipped" and "0 < α < 1" in report["dominance"]["reason"]
-    assert report["derivable"] is None  # α = 0: T is the identity, derivability says nothing (skipped)
+    assert report["dominance"]["status"] == "not applicable" and "0 < α < 1" in report["dominance"]["reason"]
+    assert report["derivable"] is None and report["unknown"] == []  # α = 0: T is the identity, nothing to decide
 
 
 def test_a_mechanism_that_is_not_dp_is_not_called_derivable(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    """At α = 0 every mechanism is a remap of T_0 = I: derivability says nothing and is skipped."""
+    """At α = 0 every mechanism is a remap of T_0 = I: derivability says nothing (not applicable)."""
     from mechlib.checkers.audit_certificate import check_certificate
 
     source = tmp_path / "zero.json"
     source.write_text(json.dumps({"matrix": [["1", "0"], ["1/2", "1/2"]]}))
     status, out, _ = run(capsys, "audit", str(source), "--json")
     cert = json.loads(out)
-    assert status == 0 and cert["derivation"]["status"] == "skipped" and cert["derivable"] is None
+    assert status == 0 and cert["derivation"]["status"] == "not applicable" and cert["derivable"] is None
     assert "not DP for any ε" in cert["derivation"]["reason"] and check_certificate(cert) == []
     forged = {
         **cert,

@@ -123,3 +123,17 @@ def test_a_check_that_skips_the_tail_k_1_fails_the_dom_fuzz_property(monkeypatch
     monkeypatch.setattr(dominance, "check_dominance", skipping)
     problem = dom_claim.dominated(case)
     assert problem is not None and "k=1" in problem["problem"]
+
+
+@given(st.lists(st.integers(0, 50), min_size=1, max_size=9), st.data())
+def test_error_tails_by_slices_are_the_tails_by_distance(row: list[int], data: st.DataObject) -> None:
+    """The slice path (outputs 0..L−1, the input among them) of the producer's and the checker's
+    integer tails equals the per-output path (the same row, its outputs listed in reverse)."""
+    from mechlib.checkers.audit_certificate import _int_tails
+    from mechlib.optimality.dominance import integer_tails
+
+    i = data.draw(st.integers(0, len(row) - 1))
+    labels, top = list(range(len(row))), len(row)
+    expected = integer_tails(row[::-1], i, labels[::-1], top)  # not 0..L−1 in order: the general path
+    assert integer_tails(row, i, labels, top) == _int_tails(row, i, labels, top) == expected
+    assert expected == [sum(x for j, x in enumerate(row) if abs(j - i) >= k) for k in range(top + 1)]

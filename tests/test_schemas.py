@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _committed() -> list[tuple[Path, str]]:
     reports = ROOT / "reports"
-    found = [(p, "mechlib.audit/6") for p in sorted((reports / "examples").glob("*.audit.json"))]
+    found = [(p, "mechlib.audit/7") for p in sorted((reports / "examples").glob("*.audit.json"))]
     found += [(p, "mechlib.blackbox/8") for p in sorted((reports / "examples" / "blackbox").glob("*.blackbox.json"))]
     found += [(p, "mechanism") for p in sorted((reports / "examples" / "sources").glob("*.json"))]
     found += [(p, "mechanism") for p in sorted((ROOT / "tests" / "fixtures").glob("*.json"))]
@@ -93,7 +93,7 @@ def test_produced_blackbox_results_and_sweep_reports_follow_their_schemas(tmp_pa
     validate(report, "mechlib.sweep/1")
     merged = json.loads((out / report["blackbox"][0]["certificate"]).read_text())
     validate(merged, "mechlib.blackbox/8")
-    validate(json.loads((out / report["audits"][0]["certificate"]).read_text()), "mechlib.audit/6")
+    validate(json.loads((out / report["audits"][0]["certificate"]).read_text()), "mechlib.audit/7")
 
 
 def _audit() -> dict[str, Any]:

@@ -19,7 +19,7 @@ from mechlib.core.approximate import PrivacyProfile, privacy_profile
 from mechlib.core.exact import format_decimal, format_fraction
 from mechlib.core.mechanism import Mechanism
 from mechlib.core.privacy import epsilon_interval
-from mechlib.core.renyi import zcdp_rho
+from mechlib.core.renyi import MAX_POINTS, TOLERANCE, zcdp_rho
 from mechlib.errors import InputError
 
 #: The profile runs when (ordered neighbour pairs) × outputs is at most this (checked first).
@@ -158,10 +158,20 @@ def findings(section: dict[str, Any] | None) -> list[tuple[str, str]]:
                 "zCDP",
                 f"ρ = ∞ on λ ∈ [{lo}, {hi}] (an output impossible under a neighbour)"
                 if rho is None
-                else f"tightest ρ on λ ∈ [{lo}, {hi}] is in [{_decimal(rho[0])}, {_decimal(rho[1])}]",
+                else f"tightest ρ on λ ∈ [{lo}, {hi}] is in [{_decimal(rho[0])}, {_decimal(rho[1])}]"
+                + _bracket_width(Fraction(rho[0]), Fraction(rho[1]), len(renyi["grid"])),
             )
         )
     return out
+
+
+def _bracket_width(lo: Fraction, hi: Fraction, points: int) -> str:
+    """Nothing when the bracket meets its aim (hi ≤ lo·(1 + TOLERANCE)); else how wide it is, and why."""
+    if hi <= lo * (1 + TOLERANCE):
+        return ""
+    width = "its lower end 0" if lo == 0 else f"{float((hi - lo) / lo):.3%} wide"
+    aim = f"{float(TOLERANCE):.1%}"
+    return f" — wider than the {aim} aimed at ({width}; the grid stopped at {points} of at most {MAX_POINTS} points)"
 
 
 def _decimal(exact: str) -> str:

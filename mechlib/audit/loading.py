@@ -6,6 +6,9 @@ JSON  ``{"matrix": [["1/2", "1/2"], …], "outputs": [...], "claimed_alpha": "1/
       (or ``"claimed_epsilon"``; also optional ``"inputs"``, ``"neighbours"``, ``"name"``).
       Entries are ints, exact strings, or JSON number literals read as exact decimals
       (``0.1`` is 1/10: the digits in the file, never a binary float).
+      ``"matrix"`` may instead be integer rows, as the audit certificates write them:
+      ``{"denominators": ["c"], "numerators": [["4", "8"]]}`` (hexadecimal, one denominator a row;
+      sparse rows add ``"columns"`` and need ``"outputs"``): read in linear time.
 CSV   one row per input, exact strings (``1/3``, ``0.25``); ``#`` comment lines skipped.
 NPY   only with ``from_float=True``: each float is taken at its exact binary value.
 
@@ -37,7 +40,7 @@ import flint
 
 from mechlib.core.exact import MAX_DIGITS, format_fraction, parse_probability, to_fraction
 from mechlib.core.mechanism import Mechanism
-from mechlib.core.stochastic import MAX_CELLS, parse_cells, parse_plain_rows
+from mechlib.core.stochastic import MAX_CELLS, parse_cells, parse_integer_rows, parse_plain_rows
 from mechlib.errors import InputError
 from mechlib.schemas import structure_error
 
@@ -80,16 +83,8 @@ def load_mechanism(
     """
     name = str(path)
     p = Path(path)
-    try:
-        size = p.stat().st_size
-        if not p.is_file():
-            raise InputError("is not a file", source=name)
-        if size > MAX_FILE_BYTES:
-            raise InputError(f"is {size:,} bytes", source=name, hint=f"expected at most {MAX_FILE_BYTES:,} bytes")
-        raw = p.read_bytes()  # hashed as given: the certificate names the file, compressed or not
-        data = uncompressed(raw, name)
-    except OSError as err:
-        raise InputError(f"cannot be read: {err.strerror or err}", source=name) from None
+    raw = read_limited(path)  # hashed as given: the certificate names the file, compressed or not
+    data = uncompressed(raw, name)
     suffix = (Path(p.stem) if p.suffix.lower() == ".gz" else p).suffix.lower()
     try:
         if suffix == ".json":
@@ -116,12 +111,24 @@ def _build(
     fields: dict[str, Any], name: str, fmt: str, digest: str, from_float: bool, normalize_rows: bool
 ) -> LoadedMechanism:
     labels: dict[str, Any] = {key: fields.get(key) for key in ("inputs", "outputs", "neighbours")}
-    plain = None if normalize_rows else _plain_rows(fields["matrix"])
-    if plain is not None:  # every cell "p/q": integers read directly (T at n = 1000 from a file: 10 s → 2 s)
+    matrix = fields["matrix"]
+    if isinstance(matrix, dict):  # integer rows, as the certificates write them: read in linear time
+        if normalize_rows:
+            raise InputError("integer rows are exact", field="matrix", hint="drop --normalize-rows for this file")
+        outputs = labels["outputs"]
+        try:
+            mechanism = Mechanism.from_scaled(
+                *parse_integer_rows(matrix, None if outputs is None else len(outputs)), **labels
+            )
+        except InputError as err:
+            raise replace(err, field=err.field or "matrix") from None
+    elif (
+        plain := None if normalize_rows else _plain_rows(matrix)
+    ) is not None:  # every cell "p/q": integers read directly (T at n = 1000 from a file: 10 s → 2 s)
         mechanism = Mechanism.from_scaled(*plain, **labels)
     else:
-        matrix = _exact_matrix(fields["matrix"], from_float)
-        mechanism = Mechanism(_normalized(matrix) if normalize_rows else matrix, **labels)
+        cells = _exact_matrix(matrix, from_float)
+        mechanism = Mechanism(_normalized(cells) if normalize_rows else cells, **labels)
     alpha = eps = None
     if fields.get("claimed_alpha") is not None:
         alpha = _field(fields, "claimed_alpha", lambda v: parse_probability(v))
@@ -176,6 +183,21 @@ def _normalized(matrix: list[list[Fraction]]) -> list[list[Fraction]]:
             raise InputError("cannot be normalised (entries must be ≥ 0, not all 0)", row=i)
         result.append([x / total for x in row])
     return result
+
+
+def read_limited(path: str | os.PathLike[str]) -> bytes:
+    """A file's bytes, refused in one line before reading when it is not a file or is larger than
+    ``MAX_FILE_BYTES`` (a 1 GiB file would cost minutes and gigabytes before any check could fail)."""
+    name, p = str(path), Path(path)
+    try:
+        size = p.stat().st_size
+        if not p.is_file():
+            raise InputError("is not a file", source=name)
+        if size > MAX_FILE_BYTES:
+            raise InputError(f"is {size:,} bytes", source=name, hint=f"expected at most {MAX_FILE_BYTES:,} bytes")
+        return p.read_bytes()
+    except OSError as err:
+        raise InputError(f"cannot be read: {err.strerror or err}", source=name) from None
 
 
 def uncompressed(data: bytes, name: str) -> bytes:

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from fractions import Fraction
+from itertools import pairwise
 from typing import Any
 
 from mechlib.audit.approximate_dp import findings as approximate_lines
 from mechlib.audit.approximate_dp import plot_points
+from mechlib.audit.whitebox import undecided_text
 from mechlib.core.exact import format_fraction
 from mechlib.core.families import truncated_geometric
 from mechlib.core.mechanism import Mechanism
@@ -72,18 +74,15 @@ def _findings(report: dict[str, Any]) -> list[tuple[str, str]]:
         v = d["violation"]
         out.append(("derivable from T", f"no — T⁻¹M[{v['row']}][{v['output']}] = {v['entry']} < 0 (GS Thm 2)"))
     else:
-        out.append(
-            ("derivable from T", {"derivable": "yes — M = Y∘T, Y in the certificate"}.get(d["status"], d["status"]))
-        )
+        out.append(("derivable from T", "yes — M = Y∘T, Y in the certificate" if d["status"] == "derivable" else
+                    undecided_text(d)))  # fmt: skip
     dom = report["dominance"]
-    out.append(
-        (
-            "dominance",
-            "a remap of T is at least as good for every legal user"
-            if dom["status"] == "certified"
-            else f"{dom['status']} {dom.get('reason', '')}",
-        )
-    )
+    certified = dom["status"] == "certified"
+    out.append(("dominance", "a remap of T is at least as good for every legal user" if certified else
+                undecided_text(dom)))  # fmt: skip
+    losses = report["user_losses"]
+    if losses["status"] != "certified":
+        out.append(("users' certified optima", undecided_text(losses)))
     return out
 
 
@@ -124,8 +123,123 @@ def _heatmap(mech: Mechanism) -> dict[str, Any]:
     return {"rows": rows, "top": format_fraction(top)}
 
 
+#: Up to this n the HTML page draws every cell (with its exact value) and the signature; above, it
+#: summarises the matrix: a downsampled heatmap, the error tails and the worst rows.
+FULL_PAGE_MAX_N = 100
+#: The summary reads at most this many input rows (evenly spaced, the witness's among them) ...
+SUMMARY_ROWS = 400
+#: ... and draws a heatmap of at most this many rows × output bins.
+HEATMAP_SIDE = 64
+#: The worst rows listed (largest expected |output − input|).
+WORST_ROWS = 10
+
+
+class _FloatRows:
+    """Rows of the certificate's matrix as floats, for display only (never to decide anything),
+    one row at a time and without the rest: from integer rows (each scaled to 64 significant bits
+    before the division, so numbers of thousands of digits do not overflow), or from T·Y (T's row
+    from its formula at α as a float, times Y's nonzeros)."""
+
+    def __init__(self, report: dict[str, Any]) -> None:
+        import numpy as np
+
+        form = report["mechanism"]["matrix"]
+        self.width = len(report["outputs"])
+        self.t_alpha = float(Fraction(form["t_alpha"])) if "t_alpha" in form else None
+        if self.t_alpha is None:
+            self.form = form
+            return
+        entries = [(s, c, v) for s, row in enumerate(_sparse(form["remap"])) for c, v in row]  # Y's nonzeros
+        self.y_rows = np.array([s for s, _, _ in entries], dtype=np.intp)
+        self.y_cols = np.array([c for _, c, _ in entries], dtype=np.intp)
+        self.y_values = np.array([v for _, _, v in entries], dtype=float)
+        self.n = report["n"]
+
+    def row(self, i: int) -> Any:
+        import numpy as np
+
+        if self.t_alpha is not None:  # T[i][s] = α^|i−s|·(1 at s ∈ {0, n}, else 1 − α)/(1 + α)
+            a, steps = self.t_alpha, np.arange(self.n + 1)
+            t = a ** np.abs(i - steps) / (1 + a)
+            t[1:-1] *= 1 - a
+            weights = t[self.y_rows] * self.y_values
+            return np.bincount(self.y_cols, weights=weights, minlength=self.width)
+        out = np.zeros(self.width)
+        ((columns, values),) = _sparse_rows(self.form, [i])
+        out[columns] = values
+        return out
+
+
+def _sparse(form: dict[str, Any]) -> list[list[tuple[int, float]]]:
+    """Every row of integer rows as (column, float value) pairs, zeros left out."""
+    return [list(zip(c, v)) for c, v in _sparse_rows(form, range(len(form["denominators"])))]
+
+
+def _sparse_rows(form: dict[str, Any], picks: Any) -> list[tuple[list[int], list[float]]]:
+    """Rows ``picks`` of integer rows as (columns, float values), each scaled to 64 significant bits."""
+    out = []
+    for i in picks:
+        den, texts = int(form["denominators"][i], 16), form["numerators"][i]
+        shift = max(den.bit_length() - 64, 0)
+        scale = float(den >> shift)
+        columns = form["columns"][i] if "columns" in form else list(range(len(texts)))
+        kept = [(c, int(t, 16) >> shift) for c, t in zip(columns, texts) if t != "0"]
+        out.append(([c for c, _ in kept], [v / scale for _, v in kept]))
+    return out
+
+
+def _spaced(count: int, most: int) -> list[int]:
+    """At most ``most`` of 0..count − 1, evenly spaced, first and last included."""
+    if count <= most:
+        return list(range(count))
+    return sorted({round(k * (count - 1) / (most - 1)) for k in range(most)})
+
+
+def summary(report: dict[str, Any]) -> dict[str, Any]:
+    """The matrix of a large audit in brief, in floats for display: a heatmap of at most
+    ``HEATMAP_SIDE`` sampled inputs × output bins (each bin's probability mass), the error tails
+    max_i P(|output − i| ≥ k | i) at a few distances k, and the ``WORST_ROWS`` inputs with the
+    largest expected |output − i| — over every input up to ``SUMMARY_ROWS``, else over that many
+    evenly spaced (said on the page)."""
+    import numpy as np
+
+    inputs, outputs = report["inputs"], np.array(report["outputs"])
+    rows = _FloatRows(report)
+    witness = report["witness"]
+    picks = set(_spaced(len(inputs), SUMMARY_ROWS))
+    if witness is not None:
+        picks |= {inputs.index(v) for v in witness["inputs"]}
+    values = {i: rows.row(i) for i in sorted(picks)}
+    top = int(max(abs(outputs.max() - min(inputs)), abs(max(inputs) - outputs.min())))  # the largest |output − input|
+    ks = [k for k in (1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000) if k <= top]
+    tails, errors = [], []
+    for i, row in values.items():
+        distance = np.abs(outputs - inputs[i])
+        tails.append([float(row[distance >= k].sum()) for k in ks])
+        errors.append((float(row @ distance), float(row[distance == 0].sum()), inputs[i]))
+    worst_tail = [max(((t[c], inputs[i]) for t, i in zip(tails, values)), default=(0.0, 0)) for c in range(len(ks))]
+    ordered = sorted(values)
+    shown = [ordered[k] for k in _spaced(len(ordered), HEATMAP_SIDE)]
+    edges = np.linspace(0, len(outputs), min(HEATMAP_SIDE, len(outputs)) + 1).astype(int)
+    cells = [np.add.reduceat(values[i], edges[:-1]) for i in shown]
+    peak = max((float(c.max()) for c in cells), default=1.0) or 1.0
+    labels = [f"{outputs[a]}–{outputs[b - 1]}" if b - a > 1 else str(outputs[a]) for a, b in pairwise(edges)]
+    return {
+        "rows_read": len(values),
+        "inputs": len(inputs),
+        "heatmap": {
+            "columns": labels,
+            "rows": [(inputs[i], [(float(v), float(v) / peak) for v in c]) for i, c in zip(shown, cells)],
+            "top": peak,
+        },
+        "tails": [(k, p, i) for k, (p, i) in zip(ks, worst_tail)],
+        "worst": sorted(errors, reverse=True)[:WORST_ROWS],
+    }
+
+
 def render_html(report: dict[str, Any], certificate: str = "CERTIFICATE.json") -> str:
-    """One HTML file (``templates/audit.html``): inline CSS only, no script, no external resource."""
+    """One HTML file (``templates/audit.html``): inline CSS only, no script, no external resource.
+    Above ``FULL_PAGE_MAX_N`` the matrix is summarised (``summary``), not drawn cell by cell."""
     context = _context(report, certificate)
     worst = max((Fraction(u["mechanism"]) for u in context["users"]), default=Fraction(1)) or Fraction(1)
     context["users"] = [
@@ -133,12 +247,16 @@ def render_html(report: dict[str, Any], certificate: str = "CERTIFICATE.json") -
          "optimum_width": 12 * float(Fraction(u["optimum"]) / worst)}
         for u in context["users"]
     ]  # fmt: skip
-    mech = _mechanism(report)
     section = report["approximate_dp"]
     plot = None if section is None else plot_points(section)
+    if report["n"] > FULL_PAGE_MAX_N or len(report["outputs"]) > FULL_PAGE_MAX_N + 1:
+        brief = summary(report)
+        return render("audit.html", **context, heatmap=None, signature=None, summary=brief, profile_plot=plot)
+    mech = _mechanism(report)
     return render(
-        "audit.html", **context, heatmap=_heatmap(mech), signature=_signature_rows(report, mech), profile_plot=plot
-    )
+        "audit.html", **context, heatmap=_heatmap(mech), signature=_signature_rows(report, mech), summary=None,
+        profile_plot=plot,
+    )  # fmt: skip
 
 
 #: The glossary terms a black-box page explains.

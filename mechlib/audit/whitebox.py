@@ -9,6 +9,7 @@ note 1); and, for standard users, its loss with the optimal remap beside the cer
 from __future__ import annotations
 
 import json
+import os
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -24,19 +25,27 @@ from mechlib.core.exact import format_fraction
 from mechlib.core.mechanism import Mechanism
 from mechlib.core.post_processing import expected_loss, optimal_remap
 from mechlib.core.privacy import DPLevel, alpha_at_least_exp_minus, dp_level, epsilon_interval
+from mechlib.core.remap import Remap
 from mechlib.core.users import BayesUser, Prior
 from mechlib.errors import InputError
 from mechlib.optimality import standard_users
 from mechlib.optimality.derivability import TBasis, derivation_witness
-from mechlib.optimality.dominance import dominance_certificate
+from mechlib.optimality.dominance import T_ITSELF_MAX_BITS, dominance_certificate, t_itself_bits, t_itself_dominates
 from mechlib.optimality.optimal import CertificationError, optimal_bayes_mechanism, optimum_of_t
 from mechlib.optimality.standard_users import STANDARD_LOSSES, StandardUser
 from mechlib.provenance import package_versions
 
-SCHEMA = "mechlib.audit/6"  # /3: integer rows; /4: approximate_dp, claimed δ; /5: named losses; /6: M as T·Y
+#: /3: integer rows; /4: approximate_dp, claimed δ; /5: named losses; /6: M as T·Y; /7: a finding is
+#: "not applicable" or, when a limit stopped it, "skipped" with what would decide it — and every skipped
+#: or UNKNOWN finding is in ``unknown`` (an audit with one exits 3, undecided)
+SCHEMA = "mechlib.audit/7"
 
-#: The LP-based findings (dominance, certified optima) run up to this n; larger is "skipped".
+#: The LP-based findings (dominance of a mechanism that is not derivable, a user whose dual from T does
+#: not check) run up to this n by default (``MECHLIB_LP_MAX_N`` raises it); larger is "skipped".
 LP_MAX_N = 150
+LP_MAX_N_ENV = "MECHLIB_LP_MAX_N"
+#: The most ``MECHLIB_LP_MAX_N`` may ask for (the checker re-checks an LP certificate up to this n).
+LP_MAX_N_CAP = 1000
 #: The standard users' certified optima (T then its optimal remap, with a dual built from T: no
 #: LP; O(n²) integer work each, ``optimality.standard_users``) run up to this n.
 USERS_MAX_N = 5000
@@ -134,7 +143,7 @@ def audit(
     report["approximate_dp"] = approximate
     report.update(theory_findings(context, users, say))
     report["mechanism"]["matrix"] = matrix_form(mech, report["derivation"])
-    report["unknown"] = [k for k in ("derivation", "dominance", "user_losses") if report[k]["status"] == "UNKNOWN"]
+    report["unknown"] = [k for k in FINDINGS if report[k]["status"] in UNDECIDED]
     return report
 
 
@@ -217,14 +226,50 @@ def tool_versions() -> dict[str, str]:
     }
 
 
-def _attempt(action: Callable[[], dict[str, Any]], *, skip: str | None = None) -> dict[str, Any]:
-    """Run one finding: ``skip`` reason, a result, or UNKNOWN with the reason it failed."""
+def lp_max_n() -> int:
+    """The size the LP findings run to: ``LP_MAX_N``, or more when ``MECHLIB_LP_MAX_N`` says so."""
+    text = os.environ.get(LP_MAX_N_ENV, "")
+    if not text:
+        return LP_MAX_N
+    if not (text.isascii() and text.isdigit()) or int(text) > LP_MAX_N_CAP:
+        raise InputError(f"{LP_MAX_N_ENV}={text!r}", hint=f"expected a whole number up to {LP_MAX_N_CAP}, or unset it")
+    return max(LP_MAX_N, int(text))
+
+
+def skipped(reason: str, decide: str) -> dict[str, Any]:
+    """A finding a limit stopped: undecided (listed in ``unknown``), with what would decide it."""
+    return {"status": "skipped", "reason": reason, "decide": decide}
+
+
+def not_applicable(reason: str) -> dict[str, Any]:
+    """A finding that does not exist for this mechanism (nothing to decide)."""
+    return {"status": "not applicable", "reason": reason}
+
+
+#: The findings in a report, in order; those skipped or UNKNOWN are listed in ``unknown``.
+FINDINGS = ("derivation", "dominance", "user_losses")
+UNDECIDED = ("skipped", "UNKNOWN")
+
+
+def _attempt(action: Callable[[], dict[str, Any]], *, skip: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Run one finding: the ``skip`` finding, a result, or UNKNOWN with the reason it failed."""
     if skip is not None:
-        return {"status": "skipped", "reason": skip}
+        return skip
     try:
         return action()
+    except _Limit as limit:
+        return limit.finding
     except (CertificationError, InputError) as err:
-        return {"status": "UNKNOWN", "reason": str(err)}
+        return {"status": "UNKNOWN", "reason": str(err), "decide": "none known: please report it (the mechanism, "
+                "the command and this reason)"}  # fmt: skip
+
+
+class _Limit(Exception):
+    """A finding stopped part-way by a size limit: ``finding`` is its skipped entry."""
+
+    def __init__(self, finding: dict[str, Any]) -> None:
+        super().__init__(finding["reason"])
+        self.finding = finding
 
 
 def _silent(_step: str) -> None:
@@ -246,13 +291,31 @@ def theory_findings(
         if not inside
         else None
     )
-    too_big = f"n = {mech.n} is above {LP_MAX_N}, the size the LP findings run to" if mech.n > LP_MAX_N else None
-    lp_skip = unfit or too_big
-    users_skip = unfit or (
-        f"n = {mech.n} is above {USERS_MAX_N}, the size the users' optima run to"
+    lp_max = lp_max_n()
+    too_big = (
+        skipped(
+            f"n = {mech.n} is above {lp_max}, the size the LP findings run to",
+            f"set {LP_MAX_N_ENV}={mech.n} to run the LP ((n + 1)² unknowns: minutes to hours past n = {LP_MAX_N})",
+        )
+        if mech.n > lp_max
+        else None
+    )
+    if too_big is not None and mech.n > LP_MAX_N_CAP:
+        too_big["decide"] = f"none yet: the LP findings run up to n = {LP_MAX_N_CAP}"
+    users_skip = (
+        not_applicable(unfit)
+        if unfit
+        else skipped(
+            f"n = {mech.n} is above {USERS_MAX_N}, the size the users' optima run to",
+            f"none yet: the users' optima are certified up to n = {USERS_MAX_N}",
+        )
         if mech.n > USERS_MAX_N
-        else f"at α = {format_fraction(alpha)} and n = {mech.n} the optima's numbers can pass {exact.MAX_DIGITS} "
-        "digits (raise MECHLIB_MAX_DIGITS to allow more)"
+        else skipped(
+            f"at α = {_readable(format_fraction(alpha))} and n = {mech.n} the optima's numbers can pass "
+            f"{exact.MAX_DIGITS} digits",
+            f"raise MECHLIB_MAX_DIGITS (to {standard_users.digits_needed(alpha, mech.n)} for this mechanism) for the "
+            "audit and for `mechlib check`",
+        )
         if not standard_users.numbers_fit(alpha, mech.n)
         else None
     )
@@ -278,8 +341,18 @@ def theory_findings(
             # Y∘T = M exactly (GS Thm 2, closed-form T⁻¹): the tails are equal, no LP and no
             # product needed at any n; the certificate points at the derivation's remap
             return {"status": "certified", "alpha": format_fraction(alpha), "remap": "derivation"}
-        if lp_skip is not None:
-            return {"status": "skipped", "reason": lp_skip}
+        if too_big is not None:
+            assert basis is not None
+            if not t_itself_dominates(mech, basis):  # T itself, at any n (O(n²) integers)
+                bits = t_itself_bits(mech, alpha)
+                tried = (
+                    "T itself has heavier error tails somewhere"
+                    if bits <= T_ITSELF_MAX_BITS
+                    else f"T itself was not tried (its numbers and M's have {bits:,} bits, above {T_ITSELF_MAX_BITS:,})"
+                )
+                return too_big | {"reason": f"{too_big['reason']}; {tried}"}
+            return {"status": "certified", "alpha": format_fraction(alpha),
+                    "remap": Remap.identity(basis.t.outputs).to_integer_rows()}  # fmt: skip
         found = dominance_certificate(mech, alpha, level=alpha, basis=basis)
         return {"status": "certified", "alpha": format_fraction(alpha), "remap": found.remap.to_integer_rows()}
 
@@ -305,24 +378,18 @@ def theory_findings(
                 mine = of_t.value if is_t else standard_users.remapped_loss(mech, user, remap)
                 rows.append(_row("uniform", kind, user.prior, kind, mine, remap, of_t.value, of_t.dual, of_t.remap, {}))
                 continue
-            row = _user_row("uniform", kind, user.as_bayes_user(), remap, t, is_t, kind)  # the LP, up to LP_MAX_N
-            if row is None:
-                raise CertificationError(f"the dual built from T does not check and {too_big}")
-            rows.append(row)
+            rows.append(_user_row("uniform", kind, user.as_bayes_user(), remap, t, is_t, kind))  # the LP, up to lp_max
         for prior_name, loss_name, extra_user in extra:
             say(f"the certified optimum of the user {prior_name}/{loss_name}")
             if extra_user.n != n:
                 raise InputError(f"the user {prior_name}/{loss_name} is on 0..{extra_user.n}", hint=f"expected 0..{n}")
-            row = _user_row(prior_name, loss_name, extra_user, optimal_remap(mech, extra_user), t, is_t, None)
-            if row is None:
-                raise CertificationError(f"the dual built from T does not check and {too_big}")
-            rows.append(row)
+            rows.append(_user_row(prior_name, loss_name, extra_user, optimal_remap(mech, extra_user), t, is_t, None))
         return {"status": "certified", "alpha": format_fraction(alpha), "users": rows}
 
     def _user_row(
         prior_name: str, loss_name: str, user: BayesUser, remap: Any, t: Any, is_t: bool, named: str | None
-    ) -> dict[str, Any] | None:
-        """A user's row by the general code: T's dual (no LP), else the LP up to LP_MAX_N (None above)."""
+    ) -> dict[str, Any]:
+        """A user's row by the general code: T's dual (no LP), else the LP up to ``lp_max`` (a skip above)."""
         mine = expected_loss(mech, user, remap)
         # GRS Thm 3.1: T then its optimal remap, with a dual built from T's columns (no LP);
         # the LP (with its own optimal mechanism) only if that dual does not check
@@ -330,7 +397,8 @@ def theory_findings(
         if of_t is not None:
             value, dual, t_remap, primal = of_t.value, of_t.dual, of_t.remap, {}
         elif too_big is not None:
-            return None
+            raise _Limit(too_big | {"reason": f"{prior_name}/{loss_name}: the dual built from T does not check and "
+                                    + too_big["reason"]})  # fmt: skip
         else:
             best = optimal_bayes_mechanism(user, alpha)
             value, dual, t_remap = best.value, best.dual, optimal_remap(t, user)
@@ -341,15 +409,16 @@ def theory_findings(
     skip = (
         None
         if count_query and 0 < alpha < 1
-        else "the mechanism is not DP for any ε (α = 0): every mechanism is a remap of T at α = 0"
+        else not_applicable("the mechanism is not DP for any ε (α = 0): every mechanism is a remap of T at α = 0")
         if count_query and alpha == 0
-        else "needs a count-query mechanism, 0 < α < 1"
+        else not_applicable(unfit or "needs a count-query mechanism, 0 < α < 1")
     )
     found = _attempt(derivation, skip=skip)
+    status = found["status"]
     return {
-        "derivable": found.get("status") == "derivable" if found["status"] != "skipped" else None,
+        "derivable": status == "derivable" if status in ("derivable", "not derivable") else None,
         "derivation": found,
-        "dominance": _attempt(dominance, skip=unfit),  # a derivable M is dominated at any n
+        "dominance": _attempt(dominance, skip=not_applicable(unfit) if unfit else None),  # a derivable M: at any n
         "user_losses": _attempt(user_losses, skip=users_skip),
     }
 
@@ -406,17 +475,15 @@ def render_text(report: dict[str, Any]) -> str:
     if d["status"] == "not derivable":
         v = d["violation"]
         lines.append(
-            f"derivable  no: row {v['row']} of T⁻¹M is {v['entry']} at output {v['output']} "
-            f"({v['condition']} = {v['value']}, GS Thm 2)"
+            f"derivable  no: row {v['row']} of T⁻¹M is {_readable(v['entry'])} at output {v['output']} "
+            f"({v['condition']} = {_readable(v['value'])}, GS Thm 2)"
         )
     else:
-        shown = "yes: M = Y∘T, Y in the JSON report" if d["status"] == "derivable" else d["status"]
-        lines.append(f"derivable  {shown}" + (f" ({d['reason']})" if "reason" in d else ""))
+        shown = "yes: M = Y∘T, Y in the JSON report" if d["status"] == "derivable" else undecided_text(d)
+        lines.append(f"derivable  {shown}")
     dom = report["dominance"]
-    lines.append(
-        f"dominance  {dom['status']}"
-        + (f" ({dom['reason']})" if "reason" in dom else ": a remap of T at least as good for every legal user")
-    )
+    shown = "certified: a remap of T at least as good for every legal user"
+    lines.append(f"dominance  {shown if dom['status'] == 'certified' else undecided_text(dom)}")
     losses = report["user_losses"]
     if losses["status"] == "certified":
         for row in losses["users"]:
@@ -425,9 +492,20 @@ def render_text(report: dict[str, Any]) -> str:
                 f"(optimum over all ε-DP mechanisms {_readable(row['optimum'])})"
             )
     else:
-        lines.append(f"users      {losses['status']} ({losses.get('reason', '')})")
+        lines.append(f"users      {undecided_text(losses)}")
+    if report["unknown"]:
+        code = "" if report["verdict"] == "FAIL" else " (exit 3)"  # a failed claim exits 1
+        lines.append(f"undecided  {', '.join(report['unknown'])}: the audit is incomplete{code}")
     lines.append("terms      mechlib explain [T | derivable | dominance | legal user | …]")
     return "\n".join(lines)
+
+
+def undecided_text(finding: dict[str, Any]) -> str:
+    """A finding not certified, in words: its status in capitals when undecided, why, and what would decide it."""
+    status = finding["status"]
+    shown = status.upper() if status in UNDECIDED else status
+    decide = f"; to decide it: {finding['decide']}" if "decide" in finding else ""
+    return f"{shown} ({finding.get('reason', '')}{decide})"
 
 
 def _readable(exact: str) -> str:

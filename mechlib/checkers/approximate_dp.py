@@ -26,6 +26,10 @@ from mechlib.checkers.fields import IntRows, Malformed, Q, _f, _int, _keys, _lis
 
 #: arb working precision (bits) of the zCDP re-check.
 PRECISION = 128
+#: The producers' limits, (ordered neighbour pairs) × outputs, for the profile and the zCDP bracket
+#: (``mechlib.audit.approximate_dp``): a larger section is refused before any arithmetic.
+PROFILE_MAX_CELLS = 2_000_000
+RENYI_MAX_CELLS = 40_000
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,12 @@ def check_approximate(
     """The failures of a non-null ``approximate_dp`` section, and its profile when it checks."""
     _keys(section, "approximate_dp", {"profile", "at_delta", "renyi"})
     ordered = [p for i, j in neighbours for p in ((i, j), (j, i))]
+    cells = len(ordered) * len(col_of)
+    for name, limit, present in (("profile", PROFILE_MAX_CELLS, True), ("renyi", RENYI_MAX_CELLS, section["renyi"])):
+        if present is not None and cells > limit:
+            raise Malformed(
+                f"approximate_dp.{name}: {cells:,} (pair, output) cells, above {limit:,}, the audit's limit"
+            )
     failures, profile = _check_profile(section["profile"], m, ordered, row_of, col_of)
     at = section["at_delta"]
     if at is not None and profile is not None:
@@ -193,6 +203,8 @@ def _check_renyi(
             return ["approximate_dp.renyi: ρ = ∞ needs an output with x_i[r] > 0 = x_i′[r]"]
         return []
     rho_lo, rho_hi = (_f(x, "approximate_dp.renyi.rho_interval") for x in _list(rho, "rho_interval", 2))
+    if rho_lo < 0:
+        return [f"approximate_dp.renyi: ρ_lo = {rho[0]} is negative (D_λ ≥ 0)"]
     if not ordered:
         return [] if attained is None and rho_lo == rho_hi == 0 else ["approximate_dp.renyi: no neighbours, ρ = 0"]
     _keys(attained, "approximate_dp.renyi.attained", {"lambda", "inputs"})
@@ -202,7 +214,8 @@ def _check_renyi(
     logs = _logs(m)
     out = []
     reached = _divergence(logs[i], logs[j], lam)
-    if not lo <= lam <= hi or reached is None or not reached / flint.arb(lam) >= flint.arb(rho_lo):
+    # ρ_lo = 0 holds by D_λ ≥ 0 (a ball around an exact 0 would not show it)
+    if not lo <= lam <= hi or reached is None or not (rho_lo == 0 or reached / flint.arb(lam) >= flint.arb(rho_lo)):
         out.append(f"approximate_dp.renyi: D_λ/λ at λ = {attained['lambda']} does not reach ρ_lo = {rho[0]}")
     for a, b in itertools.pairwise(grid):
         for x, y in ordered:

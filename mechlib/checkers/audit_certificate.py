@@ -1,4 +1,4 @@
-"""Independent re-check of a white-box audit certificate (schema ``mechlib.audit/6``).
+"""Independent re-check of a white-box audit certificate (schema ``mechlib.audit/7``).
 
 Shares nothing with the producer but the JSON data model: it parses the exact strings itself,
 builds T and its closed-form inverse from their formulas, and recomputes **every field** — or lists
@@ -32,7 +32,13 @@ formula and multiplies, so that matrix is exactly what every check below reads.
    cone (so no α-DP mechanism loses less), reached by T with its recorded remap (GRS Thm 3.1) and,
    when given, by the optimum X* (α-DP, stochastic);
 6. the ``alpha`` of every finding is the DP level; ``derivable``, ``verdict`` and ``unknown``
-   agree with the findings; a finding is skipped only where the audit cannot decide it;
+   agree with the findings; a finding is "not applicable" exactly where it is not defined (not a
+   count query on 0..n, n ≥ 1, or α ∉ (0, 1)); "skipped" only where a size or digit limit of the
+   audit can stop it, never where the audit always decides it (there a skip is a failure); and
+   every skipped or UNKNOWN finding is listed in ``unknown`` (recomputed). A skip claims nothing,
+   and the claimed level's verdict does not depend on the findings, so a skip hides no failure: it
+   leaves the finding undecided, in ``unknown`` and exit 3 for the audit — it cannot be removed
+   from ``unknown`` nor forged where the audit decides;
 7. ``approximate_dp`` (when present): the privacy profile, the tightest ε at δ, a claimed (ε, δ) and
    the zCDP bracket, by ``mechlib.checkers.approximate_dp``.
 """
@@ -44,7 +50,7 @@ import math
 import operator
 import re
 from fractions import Fraction
-from itertools import pairwise
+from itertools import accumulate, pairwise
 from typing import Any
 
 import flint
@@ -56,12 +62,21 @@ from mechlib.checkers.numbers import MAX_DIGITS
 from mechlib.checkers.standard_users import Matrices, check_standard_user, t_rows
 from mechlib.schemas import precheck
 
-SCHEMA = "mechlib.audit/6"
+SCHEMA = "mechlib.audit/7"
 
-#: The LP findings (dominance of a mechanism that is not derivable; a user whose dual from T fails) run up to this n.
+#: The LP findings (dominance of a mechanism that is not derivable; a user whose dual from T fails) are
+#: always decided up to this n (the audit's default; ``MECHLIB_LP_MAX_N`` lets it run further, its
+#: results then checked like any other): a skip at or below it is a failure.
 LP_MAX_N = 150
+#: ... and an LP certificate (a dominance remap other than the derivation) is re-checked up to this n
+#: (the most MECHLIB_LP_MAX_N allows): T·Y in rationals is O(n³).
+LP_CHECK_MAX_N = 1000
 #: The users' certified optima run up to this n (no LP: a dual built from T).
 USERS_MAX_N = 5000
+#: The largest matrix (cells) the producers audit (``mechlib.core.stochastic.MAX_CELLS``): a
+#: certificate declaring more is refused before any arithmetic (T at n = 20,000 as T·Y is a few
+#: kilobytes of text but 4·10⁸ cells of n-digit numbers to rebuild).
+MAX_CELLS = 1 << 25
 
 #: Fields recorded for the reader but not re-checkable from the certificate.
 PROVENANCE = (
@@ -153,17 +168,19 @@ def _sparse_rows(form: Any, where: str, height: int, width: int) -> tuple[list[i
 
 
 def _same_values(a: IntRows, b: IntRows) -> bool:
-    """Equal entries, a row at a time: the same list over the same denominator, or else the same
-    lowest terms (a row divided by the gcd of its entries and denominator is unique)."""
+    """Equal entries, a row at a time: the same list over the same denominator, or else equal
+    cross-products x·(e/g) = y·(d/g), g = gcd(d, e) — small multipliers when the denominators
+    differ by a small factor (T in lowest terms against T·Y: a factor 2), never a gcd per row."""
     return len(a.num) == len(b.num) and all(
-        len(ra) == len(rb) and (ra == rb if d == e else _lowest(ra, d) == _lowest(rb, e))
+        len(ra) == len(rb) and (ra == rb if d == e else _cross_equal(ra, d, rb, e))
         for ra, d, rb, e in zip(a.num, a.den, b.num, b.den)
     )
 
 
-def _lowest(row: list[int], den: int) -> tuple[int, list[int]]:
-    g = math.gcd(den, *row)
-    return (den, row) if g == 1 else (den // g, [x // g for x in row])
+def _cross_equal(ra: list[int], d: int, rb: list[int], e: int) -> bool:
+    g = math.gcd(d, e)
+    left, right = e // g, d // g  # one of them is often 1: that side is compared as it is
+    return (ra if left == 1 else list(map(left.__mul__, ra))) == (rb if right == 1 else list(map(right.__mul__, rb)))
 
 
 def _numbers_fit(alpha: Q, n: int) -> bool:
@@ -173,6 +190,19 @@ def _numbers_fit(alpha: Q, n: int) -> bool:
     a, b = int(alpha.p), int(alpha.q)
     bound = 3 * (a * a + b * b) * (b - a) ** 2 * (n + 1) ** 3 * max(n, 1) ** 2 * b**n * (a + b)
     return bool(bound < 10**numbers.MAX_DIGITS)
+
+
+def _t_fits(alpha: Q, n: int) -> None:
+    """T at α = a/b on 0..n has the row denominator b^n·(a + b) (``t_rows``): refused, before it is
+    built, past ``MAX_DIGITS`` hexadecimal digits — the limit of every number written in integer
+    rows, so T·Y is read exactly where M written out would be."""
+    a, b = int(alpha.p), int(alpha.q)
+    limit = numbers.MAX_DIGITS
+    if n * (b.bit_length() - 1) > 4 * limit or len(f"{b**n * (a + b):x}") > limit:
+        raise Malformed(
+            f"mechanism.matrix: T at t_alpha on 0..{n} has denominators b^n·(a + b) of more than {limit} "
+            "hexadecimal digits (raise MECHLIB_MAX_DIGITS to allow more)"
+        )
 
 
 def _t_times(t: IntRows, den: list[int], entries: list[list[tuple[int, int]]], width: int) -> IntRows:
@@ -239,22 +269,6 @@ def _product(a: list[list[Q]], b: list[list[Q]]) -> list[list[Q]]:
     return [[p[i, j] for j in range(p.ncols())] for i in range(p.nrows())]
 
 
-def _tails(m: list[list[Q]], inputs: list[int], outputs: list[int], top: int) -> list[list[Q]]:
-    """P(|j − i| ≥ k | i) for k = 0..top: mass by distance, then suffix sums."""
-    out = []
-    for i, row in zip(inputs, m):
-        by_distance = [Q(0)] * (top + 2)
-        for o, p in zip(outputs, row):
-            by_distance[min(abs(o - i), top + 1)] += p
-        tail, acc = [Q(0)] * (top + 1), Q(0)
-        for k in range(top + 1, -1, -1):
-            acc += by_distance[k]
-            if k <= top:
-                tail[k] = acc
-        out.append(tail)
-    return out
-
-
 def _cone_nonnegative(w: list[Q], alpha: Q) -> bool:
     """min over the extreme rays x_{i+1} = α^±1·x_i of w·x (scaled to x_0 = 1) is ≥ 0."""
     f = w[-1]
@@ -319,6 +333,11 @@ def _check(cert: dict[str, Any], source: bytes | str | None, parsed: dict[str, A
     outputs = [_int(v, "mechanism.outputs") for v in _list(mech["outputs"], "mechanism.outputs")]
     if len(set(inputs)) != len(inputs) or len(set(outputs)) != len(outputs) or not inputs or not outputs:
         raise Malformed("mechanism.inputs/outputs: expected nonempty lists of distinct integers")
+    if len(inputs) * len(outputs) > MAX_CELLS:
+        raise Malformed(
+            f"mechanism: {len(inputs):,} inputs × {len(outputs):,} outputs is above {MAX_CELLS:,} cells, the "
+            "largest matrix mechlib audits"
+        )
     if cert["inputs"] != inputs or cert["outputs"] != outputs:
         failures.append("inputs/outputs differ from the mechanism's")
     n = len(inputs) - 1
@@ -344,6 +363,7 @@ def _check(cert: dict[str, Any], source: bytes | str | None, parsed: dict[str, A
         t_alpha = _f(form["t_alpha"], "mechanism.matrix.t_alpha")
         if not (count_query and n >= 1 and 0 < t_alpha < 1):
             raise Malformed("mechanism.matrix: T·Y needs a count query on 0..n, n ≥ 1, and 0 < t_alpha < 1")
+        _t_fits(t_alpha, n)
         remap = form["remap"]
         if isinstance(remap, dict) and "columns" in remap:  # Y's nonzeros alone, as written
             y_den, y_entries = _sparse_rows(remap, "mechanism.matrix.remap", n + 1, len(outputs))
@@ -392,26 +412,21 @@ def _check(cert: dict[str, Any], source: bytes | str | None, parsed: dict[str, A
     if cert["derivable"] is not derivable:
         failures.append(f"derivable is {cert['derivable']}, the derivation finding says {derivable}")
 
-    lp = decidable and n <= LP_MAX_N
     # a derivable M (outputs 0..m−1, the remap's guesses) is dominated by its own derivation, at any n
     by_derivation = decidable and derivable is True and outputs == list(range(len(outputs)))
     dom = cert["dominance"]
-    if _status(dom, "dominance", lp or by_derivation, failures) == "certified":
+    if _status(dom, "dominance", decidable, decidable and (n <= LP_MAX_N or by_derivation), failures) == "certified":
         _keys(dom, "dominance", {"status", "alpha", "remap"})
         if not _same(dom["alpha"], alpha, "dominance.alpha"):
             failures.append("dominance.alpha is not the DP level")
         if dom["remap"] == "derivation":
             if not by_derivation or derivation_failures:
                 failures.append("dominance names the derivation's remap, but M has no checked derivation here")
-        elif not lp:
-            failures.append("dominance by a remap other than the derivation is decided only up to n = 150")
         else:
             failures += _check_dominance(dom["remap"], m, inputs, outputs, alpha, n)
     users = cert["user_losses"]
-    if (
-        _status(users, "user_losses", decidable and n <= USERS_MAX_N and _numbers_fit(alpha, n), failures)
-        == "certified"
-    ):
+    fit = decidable and n <= USERS_MAX_N and _numbers_fit(alpha, n)
+    if _status(users, "user_losses", decidable, fit and n <= LP_MAX_N, failures, certifiable=fit) == "certified":
         _keys(users, "user_losses", {"status", "alpha", "users"})
         if not _same(users["alpha"], alpha, "user_losses.alpha"):
             failures.append("user_losses.alpha is not the DP level")
@@ -432,7 +447,7 @@ def _check(cert: dict[str, Any], source: bytes | str | None, parsed: dict[str, A
             if general is None:
                 general = (m.rationals(), _t(alpha, n))
             failures += _check_user(u, where, general[0], outputs, alpha, general[1], n)
-    unknown = [k for k in ("derivation", "dominance", "user_losses") if cert[k].get("status") == "UNKNOWN"]
+    unknown = [k for k in ("derivation", "dominance", "user_losses") if cert[k].get("status") in UNDECIDED]
     if cert["unknown"] != unknown:
         failures.append(f"unknown is {cert['unknown']}, the findings say {unknown}")
     return failures
@@ -526,18 +541,35 @@ def _check_claim(claimed: Any, verdict: Any, alpha: Q, with_profile: bool, profi
     return out
 
 
-def _status(finding: Any, name: str, decidable: bool, failures: list[str]) -> str:
-    """The finding's status; a skip where the audit decides, or an unknown status, is a failure."""
-    if not isinstance(finding, dict) or finding.get("status") not in ("certified", "skipped", "UNKNOWN"):
-        raise Malformed(f"{name}: expected a status of certified, skipped or UNKNOWN")
-    if finding["status"] != "certified":
-        _keys(finding, name, {"status", "reason"})
-        if finding["status"] == "skipped" and decidable:
-            failures.append(f"{name} is skipped although the audit decides it here")
-    elif not decidable:
-        failures.append(f"{name} is reported certified although the audit does not decide it here")
+UNDECIDED = ("skipped", "UNKNOWN")
+
+
+def _status(
+    finding: Any, name: str, applicable: bool, decided: bool, failures: list[str], certifiable: bool | None = None
+) -> str:
+    """The finding's status, its form checked: "not applicable" exactly where ``applicable`` is
+    false; "skipped" never where the audit always decides it (``decided``); "certified" only where
+    applicable (and ``certifiable``, default ``applicable``). Else a failure, and "invalid"."""
+    status = finding.get("status") if isinstance(finding, dict) else None
+    if status not in ("certified", "not applicable", *UNDECIDED):
+        raise Malformed(f"{name}: expected a status of certified, not applicable, skipped or UNKNOWN")
+    if status == "skipped":
+        _keys(finding, name, {"status", "reason", "decide"})
+    elif status != "certified":
+        _keys(finding, name, {"status", "reason"}, {"decide"})
+    problem = (
+        None
+        if (status == "not applicable") == (not applicable)
+        else f"{name} is reported {status} although it is {'' if applicable else 'not '}defined for this mechanism"
+    )
+    if problem is None and status == "skipped" and decided:
+        problem = f"{name} is skipped although the audit decides it here"
+    if problem is None and status == "certified" and not (applicable if certifiable is None else certifiable):
+        problem = f"{name} is reported certified although the audit does not decide it here"
+    if problem is not None:
+        failures.append(problem)
         return "invalid"
-    return str(finding["status"])
+    return str(status)
 
 
 def _is_inverse_t_times(y: IntRows, m: IntRows, alpha: Q) -> bool:
@@ -564,17 +596,43 @@ def _is_inverse_t_times(y: IntRows, m: IntRows, alpha: Q) -> bool:
 
 
 def _check_dominance(remap: Any, m: IntRows, inputs: list[int], outputs: list[int], alpha: Q, n: int) -> list[str]:
-    """T·Y's error tails nowhere above M's (CLAIMS.md note 1), in rationals (n ≤ 150)."""
-    y = _int_rows(remap, "dominance.remap", n + 1, None if "columns" not in remap else len(outputs))
-    guesses = list(range(len(y.num[0]))) if y.num else []
-    if not y.stochastic():
+    """T·Y's error tails nowhere above M's (CLAIMS.md note 1), in integers: T·Y from T's integer
+    rows and Y's nonzeros (``_t_times``, O(n · nonzeros of Y): the identity — T itself — at any n),
+    each row's tails as suffix sums of its numerators by distance, compared by cross-products. A
+    dense Y (an LP's) is re-checked up to ``LP_CHECK_MAX_N``."""
+    if isinstance(remap, dict) and "columns" in remap:  # guesses 0..n, as T's outputs
+        den, entries = _sparse_rows(remap, "dominance.remap", n + 1, n + 1)
+        guesses = list(range(n + 1))
+    else:
+        y = _int_rows(remap, "dominance.remap", n + 1, None)
+        den, entries = y.den, [[(c, v) for c, v in enumerate(row) if v] for row in y.num]
+        guesses = list(range(len(y.num[0])))
+    if sum(map(len, entries)) > 4 * (n + 1) and n > LP_CHECK_MAX_N:
+        raise Malformed(f"dominance: a dense remap (an LP's) is re-checked up to n = {LP_CHECK_MAX_N}, not {n}")
+    if any(sum(v for _, v in row) != d for row, d in zip(entries, den)):
         return ["the dominance remap is not stochastic"]
-    top = max(abs(o - i) for o in [*outputs, *guesses] for i in inputs) + 1
-    ours = _tails(_product(_t(alpha, n), y.rationals()), inputs, guesses, top)
-    theirs = _tails(m.rationals(), inputs, outputs, top)
-    if any(a > b for ra, rb in zip(ours, theirs) for a, b in zip(ra, rb)):
-        return ["T·Y has a heavier error tail than the mechanism somewhere"]
+    z = _t_times(t_rows(alpha, n), den, entries, len(guesses))
+    labels = [*outputs, *guesses]
+    top = max(max(labels) - min(inputs), max(inputs) - min(labels)) + 1  # past every distance
+    for k, i in enumerate(inputs):
+        ours, theirs = _int_tails(z.num[k], i, guesses, top), _int_tails(m.num[k], i, outputs, top)
+        if any(map(operator.gt, map(m.den[k].__mul__, ours[1:]), map(z.den[k].__mul__, theirs[1:]))):
+            return ["T·Y has a heavier error tail than the mechanism somewhere"]
     return []
+
+
+def _int_tails(row: list[int], i: int, labels: list[int], top: int) -> list[int]:
+    """Suffix sums by distance: den · P(|o − i| ≥ k | i) for k = 0..top (every distance ≤ top).
+    Outputs 0..L−1 with i among them (the common case): the row read outward from i, by slices."""
+    mass = [0] * (top + 2)
+    if labels == list(range(len(row))) and 0 <= i < len(row):
+        left, right = row[i::-1], row[i + 1 :]  # distances 0..i, and 1..L−1−i
+        mass[: len(left)] = left
+        mass[1 : 1 + len(right)] = map(operator.add, mass[1 : 1 + len(right)], right)
+    else:
+        for o, x in zip(labels, row):
+            mass[abs(o - i)] += x
+    return list(accumulate(reversed(mass)))[::-1][: top + 1]
 
 
 def _check_derivation(
@@ -582,11 +640,15 @@ def _check_derivation(
 ) -> list[str]:
     """``given``: the remap Y of a matrix written as T·Y at the DP level (then a derivation naming
     that same Y holds by definition; Y's stochasticity is checked with the matrix)."""
-    if not isinstance(d, dict) or d.get("status") not in ("derivable", "not derivable", "skipped", "UNKNOWN"):
-        raise Malformed("derivation: expected a status of derivable, not derivable, skipped or UNKNOWN")
-    if d["status"] in ("skipped", "UNKNOWN"):
-        _keys(d, "derivation", {"status", "reason"})
-        return [f"derivability is decidable here but reported {d['status']!r}"] if decidable else []
+    statuses = ("derivable", "not derivable", "not applicable", *UNDECIDED)
+    if not isinstance(d, dict) or d.get("status") not in statuses:
+        raise Malformed(f"derivation: expected a status of {', '.join(statuses)}")
+    if d["status"] not in ("derivable", "not derivable"):
+        _keys(d, "derivation", {"status", "reason"}, {"decide"})
+        # decided wherever it is defined: neither skipped nor UNKNOWN is ever right
+        if d["status"] == "not applicable" and not decidable:
+            return []
+        return [f"derivability is {'decidable' if decidable else 'not defined'} here but reported {d['status']!r}"]
     if not decidable:
         return ["derivability is reported although it is not decided here (needs a count query, n ≥ 1, 0 < α < 1)"]
     out = [] if _same(d.get("alpha"), alpha, "derivation.alpha") else ["derivation.alpha is not the DP level"]

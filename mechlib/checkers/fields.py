@@ -84,7 +84,8 @@ def check_epsilon(interval: Any, alpha: Q, where: str) -> list[str]:
         if not isinstance(text, str) or "." not in text or len(text.split(".")[1]) != 15:
             raise Malformed(f"{where}: expected a decimal with 15 digits, got {text!r}")
     lo, hi = (_f(v, where) for v in ends)
-    flint.ctx.prec = 256
+    # α's own bits on top of 256: ln(1/α) near α = 1 (1 − α ≈ 10⁻³⁰⁰) is then still a tight ball
+    flint.ctx.prec = 256 + max(int(alpha.p).bit_length(), int(alpha.q).bit_length())
     eps = -flint.arb(alpha).log()
     if not (flint.arb(lo) <= eps and eps <= flint.arb(hi)) or lo < 0 or hi - lo > Q(2, 10**15):
         return [f"{where} [{ends[0]}, {ends[1]}] does not bracket ln(1/α) tightly"]

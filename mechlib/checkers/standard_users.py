@@ -1,5 +1,5 @@
 """Re-check of a certificate's user row whose loss is named (``"loss": "absolute" | "squared" |
-"binary"``, ``mechlib.audit/6``), in integers and O(n²), written apart from the producer.
+"binary"``, ``mechlib.audit/7``), in integers and O(n²), written apart from the producer.
 
 With the prior p and the matrix x[i][r] = num[i][r]/den[i], the weights w_i = p_i·x[i][r] are
 integers after one common scaling L. For each output r the least expected loss min_j Σ_i w_i·l(i, j)

@@ -33,13 +33,11 @@ def add_parser(sub: Any, name: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mechlib.audit.loading import read_json, uncompressed
+    from mechlib.audit.loading import read_json, read_limited, uncompressed
     from mechlib.checkers import audit_certificate, blackbox_result, bracket_certificate, universal_certificate
 
-    try:
-        cert = read_json(uncompressed(Path(args.certificate).read_bytes(), args.certificate))
-    except OSError as err:
-        raise InputError(f"cannot read: {err.strerror or err}", source=args.certificate) from None
+    try:  # read_limited: the size limit checked before reading (a 1 GiB file is refused in one line)
+        cert = read_json(uncompressed(read_limited(args.certificate), args.certificate))
     except InputError as err:
         raise err.at(args.certificate) from None
     found = cert.get("schema") if isinstance(cert, dict) else type(cert).__name__

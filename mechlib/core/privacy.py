@@ -136,7 +136,7 @@ def epsilon_bounds(alpha: Fraction, digits: int = 12) -> tuple[Fraction, Fractio
             ball = -to_arb(alpha).log()
             lo, hi = arb_bounds(ball)
         if hi - lo < Fraction(1, 10**digits):
-            return lo, hi
+            return max(lo, Fraction(0)), hi  # ε > 0 for α < 1: a ball's lower end may dip below 0 as α → 1
         prec *= 2
 
 

@@ -29,6 +29,9 @@ from mechlib.core.privacy import arb_bounds, arb_precision, to_arb
 PRECISION = 128
 #: Decimal places of the bracket's ends (rounded outward).
 DIGITS = 12
+#: The bracket's aim: hi ≤ lo·(1 + TOLERANCE), refining up to MAX_POINTS grid points (else wider, and said so).
+TOLERANCE = Fraction(1, 1000)
+MAX_POINTS = 400
 
 
 def renyi_divergence(p: Sequence[Fraction], q: Sequence[Fraction], order: Fraction) -> flint.arb | None:
@@ -89,7 +92,7 @@ def _max_over_pairs(
 
 
 def zcdp_rho(
-    mechanism: Mechanism, lo: Fraction, hi: Fraction, *, tolerance: Fraction = Fraction(1, 1000), max_points: int = 400
+    mechanism: Mechanism, lo: Fraction, hi: Fraction, *, tolerance: Fraction = TOLERANCE, max_points: int = MAX_POINTS
 ) -> RhoBracket:
     """Bracket the tightest ρ with D_λ ≤ ρ·λ for λ ∈ [lo, hi] (1 ≤ lo < hi), refining the grid
     (midpoints of the cells whose bound is too high, rounded to short rationals) until
@@ -110,7 +113,8 @@ def zcdp_rho(
                     if found is None:
                         return RhoBracket(tuple(grid), None, None, None)
                     values[lam] = found
-            lower = {lam: _rational(values[lam][0] / to_arb(lam), up=False) for lam in grid}
+            # D_λ ≥ 0: a ball's lower end below 0 (ρ = 0, rows equal) is 0, never a negative ρ
+            lower = {lam: max(Fraction(0), _rational(values[lam][0] / to_arb(lam), up=False)) for lam in grid}
             best = max(grid, key=lambda lam: lower[lam])
             uppers = [_rational(values[b][0] / to_arb(a), up=True) for a, b in itertools.pairwise(grid)]
             top = max(uppers)

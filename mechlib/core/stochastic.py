@@ -12,13 +12,15 @@ x[i][r] = num[i][r] / den[i]. Hot loops (DP checks, products) work on these inte
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+import re
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
-from itertools import compress, repeat
+from itertools import chain, compress, pairwise, repeat
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from mechlib.core.exact import _int_text, format_fraction, plain_ratio, to_fraction
+from mechlib.core import exact
+from mechlib.core.exact import _int_text, format_fraction, to_fraction
 from mechlib.errors import InputError
 
 if TYPE_CHECKING:
@@ -235,7 +237,7 @@ class StochasticMatrix:
         return [[_ratio_text(a, d) for a in row] for row, d in zip(self._num, self._den)]
 
     def to_integer_rows(self) -> dict[str, Any]:
-        """The certificates' form of a matrix (``mechlib.audit/6``): per row, integer numerators
+        """The certificates' form of a matrix (``mechlib.audit/7``): per row, integer numerators
         over one denominator (divided by their common gcd), each as lowercase hexadecimal digits —
         the form the matrix is held in, and hexadecimal text is linear-time to write and read
         (decimal is quadratic in the digits; T at n = 1000 has 300-digit numerators). When at most
@@ -404,40 +406,124 @@ def parse_cells(matrix: Sequence[Sequence[Any]], *, from_float: bool = False) ->
 
 def _parse_rows(matrix: Sequence[Sequence[Any]], *, from_float: bool) -> tuple[IntRows, tuple[int, ...]]:
     cells = parse_cells(matrix, from_float=from_float)
-    return _over_denominators([[(v.numerator, v.denominator) for v in values] for values in cells])
+    return _over_denominators(cells, {v: (v.numerator, v.denominator) for row in cells for v in row})
 
 
-def _over_denominators(cells: list[list[tuple[int, int]]]) -> tuple[IntRows, tuple[int, ...]]:
-    """Rows of exact (numerator, denominator > 0) cells as integer rows over per-row denominators —
-    one denominator for all rows when that costs at most about twice the largest row's bits (T read
-    from a file of fractions in lowest terms: rows over 3·2^k for varying k, which every DP check and
-    product would otherwise cross-multiply)."""
-    dens = [math.lcm(*(q for _, q in values)) for values in cells]
-    common = math.lcm(*dens)
-    if common.bit_length() <= 2 * max(d.bit_length() for d in dens) + 64:
-        dens = [common] * len(dens)
-    num_rows = tuple(tuple(p * (d // q) for p, q in values) for values, d in zip(cells, dens))
-    return num_rows, tuple(dens)
+def _over_denominators(
+    rows: Sequence[Sequence[Hashable]], value: Mapping[Hashable, tuple[int, int]]
+) -> tuple[IntRows, tuple[int, ...]]:
+    """Rows of cells, ``value`` giving each distinct cell (a Fraction, or the text it was read
+    from) as (numerator, denominator > 0), as integer rows over per-row denominators: one
+    denominator for all rows when that costs at most about twice the largest row's bits (T read
+    from a file of fractions in lowest terms: rows over 3·2^k for varying k, which every DP check
+    and product would otherwise cross-multiply). Each distinct cell is scaled once (once a row when
+    the rows keep their own denominators), and equal cells share one integer, as the families' do."""
+    common = _lcm({q for _, q in value.values()})
+    # every row's lcm is at least the largest denominator: past that bound only, the rows' own lcms decide
+    top = max(q for _, q in value.values())
+    own = None if common.bit_length() <= 2 * top.bit_length() + 64 else [
+        _lcm({value[k][1] for k in set(row)}) for row in rows]  # fmt: skip
+    if own is None or common.bit_length() <= 2 * max(d.bit_length() for d in own) + 64:
+        scaled = {k: p * (common // q) for k, (p, q) in value.items()}
+        return tuple(tuple(map(scaled.__getitem__, row)) for row in rows), (common,) * len(rows)
+    num_rows = []
+    for row, d in zip(rows, own):
+        scaled = {k: value[k][0] * (d // value[k][1]) for k in set(row)}
+        num_rows.append(tuple(map(scaled.__getitem__, row)))
+    return tuple(num_rows), tuple(own)
+
+
+def _lcm(values: set[int]) -> int:
+    """lcm of positive integers, from the largest: a remainder test per value, a gcd only when it
+    does not divide (T in lowest terms: the largest denominator is the lcm)."""
+    result = max(values)
+    for q in values:
+        if result % q:
+            result = math.lcm(result, q)
+    return result
+
+
+#: A plain nonnegative cell "p/q" or "p" (ASCII digits).
+_PLAIN_CELL = re.compile(r"([0-9]+)(?:/([0-9]+))?")
 
 
 def parse_plain_rows(matrix: Any) -> tuple[IntRows, tuple[int, ...]] | None:
     """The integer rows of a rectangular matrix whose every cell is a string "p/q" or "p" with p ≥ 0
-    (``exact.plain_ratio``) — the common form of large exact files — read with ``int`` alone, no
-    ``Fraction`` per cell; None when any cell is of another form (the general parser then reads it
-    and names a bad cell). The shape and cell count are checked first."""
+    in ASCII digits, q > 0, at most ``exact.MAX_DIGITS`` digits each — the common form of large
+    exact files — in linear time: each distinct text is read once (``int`` alone, no ``Fraction``)
+    and every cell is then a dictionary look-up (T's million cells have ≈ 2n distinct texts). None
+    when any cell is of another form (the general parser then reads it and names a bad cell). The
+    shape and cell count are checked first."""
     if not isinstance(matrix, list) or not all(isinstance(row, list) for row in matrix):
         return None
     _check_shape(matrix)
-    cells = []
-    for row in matrix:
-        values = []
-        for cell in row:
-            found = plain_ratio(cell) if isinstance(cell, str) else None
-            if found is None or found[0] < 0:  # a negative entry: the general parser names it
-                return None
-            values.append(found)
-        cells.append(values)
-    return _over_denominators(cells)
+    try:
+        distinct = set(chain.from_iterable(matrix))
+    except TypeError:  # an unhashable cell
+        return None
+    value: dict[Hashable, tuple[int, int]] = {}
+    for text in distinct:  # a cell equal to a string is a string: any other cell leaves one here
+        found = _PLAIN_CELL.fullmatch(text) if type(text) is str else None
+        if found is None:
+            return None
+        num, den = found.groups()
+        if max(len(num), len(den or "")) > exact.MAX_DIGITS or not (den or "1").strip("0"):
+            return None  # past the digit limit, or q = 0: the general parser says which
+        value[text] = (int(num), int(den) if den else 1)
+    return _over_denominators(matrix, value)
+
+
+_HEX = re.compile(r"[0-9a-f]+")
+
+
+def parse_integer_rows(form: dict[str, Any], width: int | None) -> tuple[IntRows, tuple[int, ...]]:
+    """The certificates' integer rows (:meth:`StochasticMatrix.to_integer_rows`) read as input:
+    ``denominators`` and ``numerators`` in lowercase hexadecimal, at most ``exact.MAX_DIGITS``
+    digits each, and for sparse rows their ``columns`` (then ``width``, the number of outputs, is
+    needed). Each distinct text is read once (equal entries share one int); the cell count is
+    checked first; an error names the row. Row sums are checked where the matrix is built."""
+    dens, rows = form["denominators"], form["numerators"]
+    columns = form.get("columns")
+    if columns is not None and width is None:
+        raise InputError("a sparse matrix (with columns) needs its outputs", hint='add "outputs": [0, 1, …]')
+    if len(dens) != len(rows) or (columns is not None and len(columns) != len(rows)):
+        raise InputError(f"{len(rows)} rows of numerators, {len(dens)} denominators"
+                         + ("" if columns is None else f", {len(columns)} rows of columns"),
+                         hint="one denominator (and one list of columns) per row")  # fmt: skip
+    size = (width or 0) if columns is not None else len(rows[0]) if rows else 0
+    _check_shape([range(size)] * len(rows) if columns is not None else rows)
+    value: dict[str, int] = {}
+    for text in set(chain(dens, chain.from_iterable(rows))):
+        if _HEX.fullmatch(text) is None or len(text) > exact.MAX_DIGITS:
+            where = next(i for i, row in enumerate(rows) if text == dens[i] or text in row)
+            raise InputError(
+                f"the entry {text[:40]!r} is not at most {exact.MAX_DIGITS} lowercase hexadecimal digits",
+                row=where,
+                hint="integer rows hold hexadecimal integers (as the audit certificates write them)",
+            )
+        value[text] = int(text, 16)
+    num: list[tuple[int, ...]] = []
+    for i, row in enumerate(rows):
+        values = tuple(map(value.__getitem__, row))
+        if columns is not None:
+            cols = columns[i]
+            ordered = all(a < b for a, b in pairwise(cols)) and (not cols or 0 <= cols[0] <= cols[-1] < size)
+            if len(cols) != len(values) or not ordered:
+                raise InputError(f"the columns are not increasing in 0..{size - 1}, one per numerator", row=i)
+            dense = [0] * size
+            for c, v in zip(cols, values):
+                dense[c] = v
+            values = tuple(dense)
+        num.append(values)
+    den = tuple(map(value.__getitem__, dens))
+    if 0 in den:
+        raise InputError("a row denominator is 0", row=den.index(0), hint="denominators are positive")
+    common = _lcm(set(den))  # one denominator for all rows when cheap, as _over_denominators does
+    if common.bit_length() > 2 * max(den).bit_length() + 64:
+        return tuple(num), den
+    return tuple(row if d == common else tuple(map((common // d).__mul__, row)) for row, d in zip(num, den)), (
+        common,
+    ) * len(den)
 
 
 def _is_sequence(obj: object) -> bool:

@@ -14,8 +14,11 @@ row); Y is rebuilt exactly from its support and the tight tails, and ``check_dom
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import accumulate
 
 from mechlib.core.exact import format_fraction, parse_probability
 from mechlib.core.exact_linear import first_accepted
@@ -115,6 +118,53 @@ def planted_violations(z: Mechanism) -> list[tuple[int, int, Mechanism]]:
     return planted
 
 
+def integer_tails(num: Sequence[int], i: int, labels: Sequence[int], top: int) -> list[int]:
+    """den · P(|j − i| ≥ k | i) for k = 0..top (top ≥ every distance), from one row's integer
+    numerators over its denominator (no Fraction); for outputs 0..L−1 around i, by slices."""
+    mass = [0] * (top + 2)
+    if list(labels) == list(range(len(num))) and 0 <= i < len(num):
+        below, above = list(num[i::-1]), list(num[i + 1 :])  # distances 0..i and 1..L−1−i
+        mass[: len(below)] = below
+        mass[1 : 1 + len(above)] = map(operator.add, mass[1 : 1 + len(above)], above)
+    else:
+        for j, x in zip(labels, num):
+            mass[abs(j - i)] += x
+    return list(accumulate(reversed(mass)))[::-1][: top + 1]
+
+
+#: T itself is tried while T's and X's row denominators together have at most this many bits: the
+#: (n + 1)² tail comparisons cost O(n² · bits) (the exponential mechanism at n = 1000 has ≈ 2·10⁵).
+T_ITSELF_MAX_BITS = 50_000
+
+
+def t_itself_bits(mechanism: Mechanism, alpha: Fraction) -> int:
+    """The bits of T's row denominator b^n·(a + b) at α = a/b plus X's largest: the cost of ``t_itself_dominates``."""
+    b = alpha.denominator
+    return mechanism.n * b.bit_length() + (alpha.numerator + b).bit_length() + max(mechanism.scaled()[1]).bit_length()
+
+
+def t_itself_dominates(mechanism: Mechanism, basis: TBasis) -> bool:
+    """Whether T (Y the identity) has error tails nowhere above X's: O(n²) integer work, at any n,
+    no LP — T itself dominates many dense mechanisms (k-ary randomized response, the exponential
+    mechanism at their DP level). Tails over the row denominators, compared by cross-products.
+    False (not tried) past ``T_ITSELF_MAX_BITS``."""
+    inputs, labels = list(mechanism.inputs), list(mechanism.outputs)
+    if inputs != list(range(basis.n + 1)) or not all(type(j) is int for j in labels):
+        return False
+    if t_itself_bits(mechanism, basis.alpha) > T_ITSELF_MAX_BITS:
+        return False
+    every = [*labels, 0, basis.n]
+    top = max(max(every) - inputs[0], inputs[-1] - min(every))  # the largest |j − i| (inputs 0..n)
+    steps = list(range(basis.n + 1))
+    (t_num, t_den), (x_num, x_den) = basis.t.scaled(), mechanism.scaled()
+    for i in inputs:
+        ours = integer_tails(t_num[i], i, steps, top)
+        theirs = integer_tails(x_num[i], i, labels, top)
+        if any(map(operator.gt, map(x_den[i].__mul__, ours[1:]), map(t_den[i].__mul__, theirs[1:]))):
+            return False
+    return True
+
+
 def dominance_certificate(
     mechanism: Mechanism,
     alpha: object | None = None,
@@ -150,9 +200,17 @@ def dominance_certificate(
         if derived is not None:  # Y∘T = X: its tails are X's own, at any n, with no LP
             return Dominance(a, derived)
     basis = basis if basis is not None and basis.alpha == a and basis.n == mechanism.n else TBasis(a, mechanism.n)
+    if t_itself_dominates(mechanism, basis):  # O(n²) integers, no LP
+        return Dominance(a, Remap.identity(basis.t.outputs))
     bounds = tail_profile(mechanism)
-    zf = _highs_dominance(basis, bounds)
-    remap = _rebuild(basis, bounds, zf, mechanism)
+    try:
+        zf = _highs_dominance(basis, bounds)
+        remap = _rebuild(basis, bounds, zf, mechanism)
+    except OverflowError:  # T⁻¹ has entries up to 1/(1 − α)²: past a float's range as α → 1
+        raise CertificationError(
+            f"the dominance LP runs in floats, and T⁻¹ at 1 − α ≈ {float(1 - a):.3g} has entries beyond their "
+            "range (≈ 1.8·10³⁰⁸)"
+        ) from None
     return Dominance(a, remap)
 
 

@@ -53,9 +53,21 @@ def numbers_fit(alpha: Fraction, n: int) -> bool:
     At the default 4000 digits: n ≤ 8300 at α = 1/3, about 3990 at α = 1/10."""
     from mechlib.core import exact
 
+    return bool(_bound(alpha, n) < 10**exact.MAX_DIGITS)
+
+
+def digits_needed(alpha: Fraction, n: int) -> int:
+    """The least ``MAX_DIGITS`` at which ``numbers_fit(alpha, n)`` holds (the bound's digits)."""
+    bound = _bound(alpha, n)
+    digits = max(1, bound.bit_length() * 30103 // 100000)  # at most the digits: bound < 2^bits, 0.30103 > log₁₀ 2
+    while 10**digits <= bound:
+        digits += 1
+    return digits
+
+
+def _bound(alpha: Fraction, n: int) -> int:
     a, b = alpha.numerator, alpha.denominator
-    bound = 3 * (a * a + b * b) * (b - a) ** 2 * (n + 1) ** 3 * max(n, 1) ** 2 * b**n * (a + b)
-    return bool(bound < 10**exact.MAX_DIGITS)
+    return int(3 * (a * a + b * b) * (b - a) ** 2 * (n + 1) ** 3 * max(n, 1) ** 2 * b**n * (a + b))
 
 
 def loss_array(kind: str, offsets: Any) -> Any:

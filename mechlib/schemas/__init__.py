@@ -1,5 +1,5 @@
 """JSON Schemas (draft 2020-12) of every file format mechlib reads or writes, shipped with the
-package: ``mechanism`` (mechanism files), ``mechlib.audit/6``, ``mechlib.blackbox/8`` (and /7, /6, read only),
+package: ``mechanism`` (mechanism files), ``mechlib.audit/7``, ``mechlib.blackbox/8`` (and /7, /6, read only),
 ``mechlib.bracket/1``, ``mechlib.verify/1``, ``mechlib.mutants/1``, ``mechlib.sweep/1``,
 ``mechlib.universal/1`` (``mechlib prove-universal --json``), ``mechlib.universal/2`` (its certificate).
 
@@ -19,7 +19,7 @@ from typing import Any
 #: Schema id → file in this package.
 FILES = {
     "mechanism": "mechanism.schema.json",
-    "mechlib.audit/6": "audit.schema.json",
+    "mechlib.audit/7": "audit.schema.json",
     "mechlib.blackbox/8": "blackbox.schema.json",
     # results handed out earlier, still checked against their own families: /7 (neighbours pooled, five
     # one-tailed sums, one level) and /6 (before the sums)
