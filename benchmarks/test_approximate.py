@@ -122,7 +122,7 @@ def sampler(mech: Mechanism) -> Sampler:
 
 def ours(mech: Mechanism, claimed: Fraction, samples: int, seed: int) -> bool:
     phases = sample_phases(sampler(mech), 3, samples, seed)
-    return bool(delta_test(phases, EPSILON, claimed, 0.05, PATH)["verdict"] == "violation")
+    return bool(delta_test(phases, EPSILON, claimed, "0.05", PATH)["verdict"] == "violation")
 
 
 def bonferroni(mech: Mechanism, claimed: Fraction, samples: int, seed: int) -> bool:

@@ -185,7 +185,7 @@ def _recorded_witness(violation: dict[str, Any]) -> Witness:
     return witness
 
 
-def _mechlib(alpha_fa: float) -> Method:
+def _mechlib(alpha_fa: Fraction | str) -> Method:
     """``mechlib blackbox``'s ε test at ``alpha_fa``: Poisson phase sizes of mean budget/4 and 3·budget/4
     per count."""
 
@@ -253,7 +253,7 @@ def _fisher_bonferroni(thinnings: int) -> Method:
 #: data give it several chances where the counts are small).
 METHODS: dict[str, Method] = {
     "mechlib": mechlib_flags,
-    f"mechlib at α_FA = {ALPHA_FA:g}": _mechlib(ALPHA_FA),
+    f"mechlib at α_FA = {ALPHA_FA:g}": _mechlib(repr(ALPHA_FA)),
     f"StatDP (p averaged over 200 thinnings), α_FA = {ALPHA_FA:g}": _fisher_bonferroni(THINNINGS),
     f"Fisher, one thinning, α_FA = {ALPHA_FA:g}": _fisher_bonferroni(1),
 }
@@ -313,7 +313,7 @@ def test_planted_bug_detection(measure: Measure) -> None:
         shown = [_detected(found[name][bug, budget], SEEDS) for name in METHODS]
         rows.append([bug, f"{budget:,}", *shown, "yes" if ours[0] >= best else f"**NO** ({ours[0] - best:+d})"])
     measure.table(
-        f"Planted bugs detected (claimed ε = 1, n = 5; mechlib at its default α_FA = {DEFAULT_ALPHA_FA:g}, the "
+        f"Planted bugs detected (claimed ε = 1, n = 5; mechlib at its default α_FA = {DEFAULT_ALPHA_FA}, the "
         f"baselines at {ALPHA_FA:g}; samples per count; +f false: flags whose witness the mechanism keeps)",
         ["planted bug", "samples per count", *METHODS, "mechlib ≥ both baselines"],
         rows,
@@ -348,7 +348,7 @@ def test_false_alarms(measure: Measure) -> None:
     budgets = ", ".join(f"{b:,}" for b in BUDGETS)
     totals = {name: sum(raised[name].values()) for name in METHODS}
     measure.table(
-        f"False alarms on correct mechanisms (claimed ε = 1; mechlib at its default α_FA = {DEFAULT_ALPHA_FA:g}; "
+        f"False alarms on correct mechanisms (claimed ε = 1; mechlib at its default α_FA = {DEFAULT_ALPHA_FA}; "
         f"{runs} runs each: budgets {budgets} × {FALSE_ALARM_SEEDS} seeds)",
         ["mechanism", *METHODS],
         [[name, *(f"{raised[m][name]}/{runs}" for m in METHODS)] for name in CORRECT]
@@ -387,7 +387,7 @@ def test_false_alarm_rate_at_the_boundary(measure: Measure) -> None:
         f"False-alarm rate on T at ε = 1, the claim exactly ({RATE_RUNS} runs per method, budgets "
         f"{', '.join(f'{b:,}' for b in BUDGETS)} in turn)",
         ["method", "false alarms", "bounded by"],
-        [[name, _rate(raised[name], RATE_RUNS), f"{DEFAULT_ALPHA_FA if name == 'mechlib' else ALPHA_FA:g}"]
+        [[name, _rate(raised[name], RATE_RUNS), DEFAULT_ALPHA_FA if name == "mechlib" else f"{ALPHA_FA:g}"]
          for name in raised],
     )  # fmt: skip
     measure.note("; ".join(f"{name}: {_rate(raised[name], RATE_RUNS)}" for name in raised))
@@ -462,7 +462,7 @@ def test_transition_cells_with_more_seeds(measure: Measure) -> None:
         [
             "planted bug",
             "samples per count",
-            f"mechlib, α_FA = {DEFAULT_ALPHA_FA:g}",
+            f"mechlib, α_FA = {DEFAULT_ALPHA_FA}",
             FOLLOW_UP_BASELINE,
             "equal rates: Fisher exact p",
         ],
@@ -479,7 +479,7 @@ def thinned_half_flags(
     sizes: the samples of a count are then i.i.d.); a union bound keeps the level α_FA."""
     sizes = poisson_sizes(budget, N, seed)
     selection, test = (_histograms(rows, s, np.random.default_rng([seed, k])) for k, s in zip((1, 2), sizes))
-    violation = dp_test((selection, test), EPSILON, ALPHA_FA / 2, pairs)["violation"]
+    violation = dp_test((selection, test), EPSILON, Fraction(repr(ALPHA_FA)) / 2, pairs)["violation"]
     if violation is not None:
         return _recorded_witness(violation)
     merged = add_histograms(selection, test)

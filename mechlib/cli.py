@@ -181,8 +181,9 @@ def build_parser() -> argparse.ArgumentParser:
     box.add_argument("--samples", type=int, default=100_000, help="mean samples per count (Poisson; default 100000)")
     box.add_argument("--seed", type=int, default=0)
     box.add_argument(
-        "--alpha-fa", type=float, default=DEFAULT_ALPHA_FA,
-        help=f"false-alarm rate: the chance that an ε-DP sampler is reported violating (default {DEFAULT_ALPHA_FA})",
+        "--alpha-fa", default=DEFAULT_ALPHA_FA, metavar="ALPHA",
+        help="false-alarm rate, an exact number in (0, 1/2) such as 0.01 or 1/100, recorded as typed: the chance "
+        f"that an ε-DP sampler is reported violating (default {DEFAULT_ALPHA_FA})",
     )  # fmt: skip
     box.add_argument("--pmf", metavar="FILE", help="claimed exact pmf: a mechanism JSON/CSV file (rows = counts)")
     box.add_argument("--range", metavar="LO:HI", help="the declared output range; a value outside it is an error")
@@ -230,7 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
         "check",
         help="re-verify a certificate with the independent checker",
         description="Re-verify every witness of a certificate (schemas mechlib.audit/6, "
-        "mechlib.blackbox/8 and mechlib.bracket/1) without trusting the code that produced it; a "
+        "mechlib.blackbox/9 (and /8, /7, /6) and mechlib.bracket/1) without trusting the code that produced it; a "
         "gzip-compressed certificate is read as is. "
         "Exit 0 if it holds, 1 if any check fails, 2 if the file is not a certificate.",
     )
@@ -381,11 +382,13 @@ def violation_text(v: dict[str, Any]) -> str:
     return f"{what}: {k} vs {other} hits; P(Bin({k + other}, θ₀) ≥ {k}) ≤ its level, θ₀ = {null} (exact in --json)"
 
 
-def blackbox_headline(dp: dict[str, Any], alpha_fa: float) -> list[str]:
+def blackbox_headline(dp: dict[str, Any]) -> list[str]:
     """What the sample shows about the true ε: a certified lower bound; outputs one neighbour never
     produced (consistent with ε = ∞, which no sample certifies); the power statement only when
     no such output makes it moot."""
-    confidence = f"{100 * (1 - alpha_fa):g}% confidence"
+    from mechlib.audit import confidence as at
+
+    confidence = at(dp["alpha_fa"])
     bound = dp["epsilon_lower_bound"]
     from mechlib.audit.ratio_test import hypothesis_in_words
 
@@ -414,9 +417,10 @@ def delta_headline(test: dict[str, Any] | None) -> list[str]:
     """The (ε, δ) test's verdict and its certified lower bound on the true δ(ε)."""
     if test is None:
         return []
+    from mechlib.audit import confidence as at
     from mechlib.audit.blackbox_delta import event_name
 
-    confidence = f"{100 * (1 - test['alpha_fa']):g}% confidence"
+    confidence = at(test["alpha_fa"])
     event = test["event"]
     lines = [f"δ test     (ε, δ) = ({test['epsilon']}, {test['delta']}), α_FA = {test['alpha_fa']}: {test['verdict']}"]
     if test["delta_lower_bound"] is None:
@@ -655,6 +659,7 @@ def _blackbox_neighbours(spec: str, n: int) -> list[tuple[int, int]]:
 
 
 def _blackbox(args: argparse.Namespace) -> int:
+    from mechlib.audit import OUTSIDE_SHOWN, false_alarm_rate, outside_in_words
     from mechlib.audit.adapters import sampler as make_sampler
     from mechlib.audit.blackbox import blackbox_result
     from mechlib.audit.loading import load_mechanism
@@ -670,13 +675,15 @@ def _blackbox(args: argparse.Namespace) -> int:
         or (library_epsilon is not None and library_epsilon <= 0)
         or args.n < 1
         or args.samples < 1
-        or not 0 < args.alpha_fa < 1
     ):
         raise InputError(
-            f"--epsilon {args.epsilon} --library-epsilon {args.library_epsilon} --n {args.n} "
-            f"--samples {args.samples} --alpha-fa {args.alpha_fa}",
-            hint="expected ε > 0, library ε > 0, N ≥ 1, samples ≥ 1, 0 < α_FA < 1",
+            f"--epsilon {args.epsilon} --library-epsilon {args.library_epsilon} --n {args.n} --samples {args.samples}",
+            hint="expected ε > 0, library ε > 0, N ≥ 1, samples ≥ 1",
         )
+    try:
+        false_alarm_rate(args.alpha_fa)
+    except InputError as err:
+        raise InputError(f"--alpha-fa {args.alpha_fa}: {err.problem}", hint=err.hint) from None
     pmf = None
     if args.pmf:
         claimed = load_mechanism(args.pmf).mechanism
@@ -738,25 +745,26 @@ def _blackbox(args: argparse.Namespace) -> int:
         dp = result["dp"]
         # the headline first: what the sample proves about the true δ(ε) and ε, whatever the claim
         headline = delta_headline(result["delta_test"])
-        for line in headline[1:] + blackbox_headline(dp, args.alpha_fa):
+        for line in headline[1:] + blackbox_headline(dp):
             print(line)
         print(f"sampler    {args.sampler} ({result['samples_per_second']} samples/s)")
         pure = " (pure ε-DP, for information: the claim is (ε, δ))" if delta is not None else ""
         h = dp["hypotheses"]
-        tested = f"ε = {dp['epsilon']}, α_FA = {args.alpha_fa}, {h['single']} hypotheses + {h['summed']} summed"
+        tested = f"ε = {dp['epsilon']}, α_FA = {dp['alpha_fa']}, {h['single']} hypotheses + {h['summed']} summed"
         print(f"dp test    {tested}: {dp['verdict']}{pure}")
         if dp["violation"]:
             print(f"violation  {violation_text(dp['violation'])}")
         conformance = result["conformance"]
         if conformance:
-            c = conformance["cell"]
-            where = (
-                f": input {c['input']}, output {c['output']}: {c['count']} of {c['samples']} samples, claimed "
-                f"p = {c['claimed']} outside [{conformance['interval'][0]}, {conformance['interval'][1]}]"
-                if c
-                else ""
+            outside = conformance["outside"]
+            print(
+                f"pmf        {conformance['verdict']}"
+                + (f": {len(outside)} of {conformance['cells']} cells" * bool(outside))
             )
-            print(f"pmf        {conformance['verdict']}{where}")
+            for cell in outside[:OUTSIDE_SHOWN]:
+                print(f"outside    {outside_in_words(cell)}")
+            if len(outside) > OUTSIDE_SHOWN:
+                print(f"outside    … and {len(outside) - OUTSIDE_SHOWN} more (every one in --json)")
         for line in headline[:1]:
             print(line)
     decisive = result["delta_test"] or result["dp"]  # an (ε, δ) claim is decided by the δ test alone
