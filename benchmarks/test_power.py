@@ -125,6 +125,43 @@ BUGS: dict[str, list[dict[int, float]]] = {
 }
 
 
+#: The true ε at the one count a single-count bug breaks (claimed 1): as in issue 35's report.
+SINGLE_COUNT_EPSILON = 1.95
+
+
+def _thin_tail(count: int, neighbour: int, tail: dict[str, int]) -> list[dict[int, float]]:
+    """T at ε = 1, except that ``count`` gives the ``tail`` event (far from it) e^−1.95 times
+    ``neighbour``'s probability of it instead of e^−1 times, the mass moved to its own output: true ε
+    1.95 between ``neighbour`` and ``count`` on that tail alone, every other pair of counts untouched."""
+    rows = _table(_t(1.0))
+    inside = [s for s in rows[count] if event_hits({s: 1}, tail)]
+    scale = event_hits(rows[neighbour], tail) * math.exp(-SINGLE_COUNT_EPSILON) / event_hits(rows[count], tail)
+    moved = sum(rows[count][s] for s in inside) * (1 - scale)
+    rows[count] = {s: p * scale if s in inside else p + moved * (s == count) for s, p in rows[count].items()}
+    return rows
+
+
+def _rare_output_at(count: int) -> list[dict[int, float]]:
+    """``_rare_output`` planted at another count: 99 instead of ``count`` with probability 10⁻⁴."""
+    rows = _table(_t(1.0))
+    rows[count] = rows[count] | {count: rows[count][count] - 1e-4, 99: 1e-4}
+    return rows
+
+
+#: Bugs confined to one count (issue 35): the top, the bottom and a middle count each give a far tail
+#: e^−0.95 less often than T does, and a rare output at the end count 0.
+SINGLE_COUNT_BUGS: dict[str, list[dict[int, float]]] = {
+    f"top count {N}: s ≤ 1 rarer (ε = 1.95 vs {N - 1})": _thin_tail(N, N - 1, {"at_most": 1}),
+    f"bottom count 0: s ≥ {N - 1} rarer (ε = 1.95 vs 1)": _thin_tail(0, 1, {"at_least": N - 1}),
+    f"middle count 2: s ≥ {N} rarer (ε = 1.95 vs 3)": _thin_tail(2, 3, {"at_least": N}),
+    "a rare output at count 0 (p = 10⁻⁴, ε = ∞)": _rare_output_at(0),
+}
+SINGLE_COUNT_BUDGETS = {bug: [10**3, 3 * 10**3, 10**4] for bug in list(SINGLE_COUNT_BUGS)[:3]} | {
+    "a rare output at count 0 (p = 10⁻⁴, ε = ∞)": [10**4, 3 * 10**4, 10**5]
+}
+SINGLE_COUNT_SEEDS = size(30, 2)
+
+
 def _randomized_response() -> list[dict[int, float]]:
     """Randomized response on 0..N at ε = 1: the true count with weight e, any other with weight 1."""
     e = math.exp(1)
@@ -274,11 +311,14 @@ def _seed(budget: int, k: int, offset: int = 0) -> int:
 Scores = dict[tuple[str, int], tuple[int, int]]
 
 
-def scored(method: Method, cells: list[tuple[str, int]], seeds: Callable[[int], range]) -> Scores:
-    """``method`` on each planted-bug cell over ``seeds(budget)``, each flag scored by its witness."""
+def scored(
+    method: Method, cells: list[tuple[str, int]], seeds: Callable[[int], range], bugs: dict[str, Any] | None = None
+) -> Scores:
+    """``method`` on each planted-bug cell (of ``bugs``, BUGS by default) over ``seeds(budget)``, each
+    flag scored by its witness."""
     found = {}
     for bug, budget in cells:
-        rows, pairs = BUGS[bug], path_neighbours(N)
+        rows, pairs = (BUGS if bugs is None else bugs)[bug], path_neighbours(N)
         witnesses = [method(rows, pairs, budget, seed) for seed in seeds(budget)]
         true = sum(w is not None and witness_is_true(rows, pairs, w) for w in witnesses)
         found[bug, budget] = (true, sum(w is not None for w in witnesses) - true)
@@ -526,3 +566,41 @@ def test_a_candidate_with_a_thinned_half(measure: Measure) -> None:
     )
     total = len(CORRECT) * len(BUDGETS) * FALSE_ALARM_SEEDS
     measure.note(f"the candidate's false alarms on the correct mechanisms: {_rate(alarms, total)}")
+
+
+@pytest.mark.benchmark(
+    group=f"black-box ε test: bugs confined to one count, claimed ε = 1, n = {N}, {SINGLE_COUNT_SEEDS} runs per cell"
+)
+def test_single_count_bugs(measure: Measure) -> None:
+    """Issue 35: a bug at one count only (an end row, a middle row, a rare output at the end), mechlib
+    beside the baselines at equal samples; each run its own seed (20 000 + budget index × 1000 + k)."""
+    cells = [(bug, budget) for bug, budgets in SINGLE_COUNT_BUDGETS.items() for budget in budgets]
+
+    def seeds(budget: int) -> range:
+        start = 20_000 + 1000 * sorted({b for _, b in cells}).index(budget)
+        return range(start, start + SINGLE_COUNT_SEEDS)
+
+    found = {
+        "mechlib": measure(
+            lambda: scored(mechlib_flags, cells, seeds, SINGLE_COUNT_BUGS),
+            role="mechlib",
+            n=SINGLE_COUNT_SEEDS,
+            rounds=1,
+        )
+    }
+    found |= {name: scored(METHODS[name], cells, seeds, SINGLE_COUNT_BUGS) for name in OTHERS}
+    rows, behind = [], []
+    for bug, budget in cells:
+        ours, statdp = found["mechlib"][bug, budget][0], found[BASELINES[0]][bug, budget][0]
+        shown = [_detected(found[name][bug, budget], SINGLE_COUNT_SEEDS) for name in METHODS]
+        rows.append([bug, f"{budget:,}", *shown, "yes" if ours >= statdp else f"**NO** ({ours - statdp:+d})"])
+        if ours < statdp:
+            behind.append(f"{bug} @ {budget:,} ({ours - statdp:+d})")
+    measure.table(
+        f"Bugs confined to one count, detected (claimed ε = 1, n = {N}; mechlib at its default α_FA = "
+        f"{DEFAULT_ALPHA_FA}, the baselines at {ALPHA_FA:g}; samples per count; +f false: flags whose witness "
+        "the mechanism keeps)",
+        ["planted bug", "samples per count", *METHODS, "mechlib ≥ StatDP"],
+        rows,
+    )
+    measure.note("mechlib at or above StatDP in every cell" if not behind else f"behind StatDP at: {'; '.join(behind)}")
