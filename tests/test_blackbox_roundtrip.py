@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -140,3 +141,35 @@ def test_a_bad_alpha_fa_exits_2_naming_it(
     err = capsys.readouterr().err
     assert message in err and "--alpha-fa" in err and len(err.strip().splitlines()) == 1
     assert not (where / "r.json").exists()
+
+
+def test_each_nonconformant_cell_is_checked(where: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every cell listed outside is re-derived: one left out, listed twice or out of order, a decimal
+    that is not its exact value's, a verdict that disagrees, an α_FA that differs from the DP test's."""
+    import copy
+
+    from mechlib.checkers.blackbox_result import check_result
+
+    out = where / "r.json"
+    args = ["blackbox", "rt_samplers:wrong_spec", *BASE, "--pmf", "t_half.json", "--delta", "1e-3", "-o", str(out)]
+    assert main(args) == 1
+    capsys.readouterr()
+    doc = json.loads(out.read_text())
+    outside = doc["conformance"]["outside"]
+    assert len(outside) >= 2 and check_result(doc) == []
+
+    def fails(change: Any, words: str) -> None:
+        bad = copy.deepcopy(doc)
+        change(bad)
+        assert any(words in f for f in check_result(bad)), check_result(bad)
+
+    fails(lambda d: d["conformance"]["outside"].pop(), "not listed")
+    fails(lambda d: d["conformance"]["outside"].reverse(), "order")
+    fails(lambda d: d["conformance"]["outside"].append(d["conformance"]["outside"][0]), "once each")
+    fails(lambda d: d["conformance"]["outside"][0]["approx"].update(claimed="0.5"), "approx")
+    fails(lambda d: d["conformance"].update(verdict="conformant"), "does not match")
+    fails(lambda d: d["conformance"].update(alpha_fa="1/50"), "not the DP test's")
+    fails(lambda d: d["delta_test"].update(alpha_fa="1/50"), "α_FA differ")
+    fails(lambda d: d["delta_test"].update(per_bound_level="1/7"), "per_bound_level")
+    fails(lambda d: d["conformance"].update(per_bound_level="1/7"), "per_bound_level")
+    assert check_result({**doc, "dp": {**doc["dp"], "alpha_fa": 0.01}})  # /9 wants exact text
