@@ -604,3 +604,88 @@ def test_single_count_bugs(measure: Measure) -> None:
         rows,
     )
     measure.note("mechlib at or above StatDP in every cell" if not behind else f"behind StatDP at: {'; '.join(behind)}")
+
+
+#: The candidate's share of α_FA for the hypotheses chosen on the selection phase, and how many it chooses.
+ADAPTIVE_SHARE, ADAPTIVE_CHOSEN = Fraction(1, 2), 2
+
+
+def adaptive_flags(
+    rows: list[dict[int, float]], pairs: list[tuple[int, int]], budget: int, seed: int
+) -> Witness | None:
+    """A candidate design (issue 35), not mechlib's test: mechlib's family on both phases at
+    (1 − ADAPTIVE_SHARE)·α_FA, plus the ADAPTIVE_CHOSEN single hypotheses with the smallest conditional
+    p-value on the selection phase alone, each tested on the test phase alone at ADAPTIVE_SHARE·α_FA/
+    ADAPTIVE_CHOSEN. Valid: the phases are independent (Poisson splitting), so the choice is fixed given
+    the test phase, and the levels add up to α_FA (union bound)."""
+    from scipy.stats import binom
+
+    from mechlib.audit.ratio_test import exhaustive_events, hypothesis_inputs, null_theta, tail_at_most
+    from mechlib.infodesign.alpha import exp_bounds
+
+    alpha = Fraction(DEFAULT_ALPHA_FA)
+    sizes = poisson_sizes(budget, N, seed)
+    selection, test = (_histograms(rows, s, np.random.default_rng([seed, k])) for k, s in zip((1, 2), sizes))
+    violation = dp_test((selection, test), EPSILON, alpha * (1 - ADAPTIVE_SHARE), pairs)["violation"]
+    if violation is not None:
+        return _recorded_witness(violation)
+    _, t = exp_bounds(EPSILON)
+    distance = graph_distances(pairs)
+    scored_on_selection = []
+    for event in exhaustive_events(selection):  # events of the selection phase alone: the choice ignores the test
+        hits = [event_hits(h, event) for h in selection]
+        for i, js in hypothesis_inputs(pairs):
+            theta = null_theta(t, [distance[i][j] for j in js])
+            k, other = hits[i], sum(hits[j] for j in js)
+            p = float(binom.sf(k - 1, k + other, float(theta))) if k else 1.0
+            scored_on_selection.append((p, i, js, event, theta))
+    scored_on_selection.sort(key=lambda c: c[0])
+    level = alpha * ADAPTIVE_SHARE / ADAPTIVE_CHOSEN
+    for _, i, js, event, theta in scored_on_selection[:ADAPTIVE_CHOSEN]:
+        k, other = event_hits(test[i], event), sum(event_hits(test[j], event) for j in js)
+        if tail_at_most(k, k + other, theta, level):
+            return [(i, js, event)]
+    return None
+
+
+@pytest.mark.benchmark(
+    group=f"black-box ε test: a candidate with an adaptive share (α_FA/2 on {ADAPTIVE_CHOSEN} hypotheses chosen on the "
+    f"selection phase) on the single-count bugs, {SINGLE_COUNT_SEEDS} runs per cell, and its false alarms"
+)
+def test_a_candidate_with_an_adaptive_share(measure: Measure) -> None:
+    """Evidence for a design decision (issue 35), not mechlib's verdict: does spending half of α_FA on a
+    few hypotheses chosen on the selection phase reach StatDP on bugs confined to one count, and what do
+    the correct mechanisms pay in false alarms? The single-count table's cells and seeds."""
+    cells = [(bug, budget) for bug, budgets in SINGLE_COUNT_BUDGETS.items() for budget in budgets]
+
+    def seeds(budget: int) -> range:
+        start = 20_000 + 1000 * sorted({b for _, b in cells}).index(budget)
+        return range(start, start + SINGLE_COUNT_SEEDS)
+
+    role = "contrast: a candidate design"
+    found = {
+        "candidate": measure(
+            lambda: scored(adaptive_flags, cells, seeds, SINGLE_COUNT_BUGS), role=role, n=SINGLE_COUNT_SEEDS, rounds=1
+        ),
+        "mechlib": scored(mechlib_flags, cells, seeds, SINGLE_COUNT_BUGS),
+        "StatDP": scored(METHODS[BASELINES[0]], cells, seeds, SINGLE_COUNT_BUGS),
+    }
+    rows = [
+        [bug, f"{budget:,}", *(_detected(found[m][bug, budget], SINGLE_COUNT_SEEDS) for m in found)]
+        for bug, budget in cells
+    ]
+    measure.table(
+        f"A candidate design on the single-count bugs: detections ({SINGLE_COUNT_SEEDS} runs per cell; claimed ε = 1, "
+        f"n = {N}; mechlib and the candidate at α_FA = {DEFAULT_ALPHA_FA}, StatDP at {ALPHA_FA:g})",
+        ["planted bug", "samples per count", f"candidate: family at α_FA/2 + {ADAPTIVE_CHOSEN} chosen at α_FA/4 each",
+         "mechlib", BASELINES[0]],
+        rows,
+    )  # fmt: skip
+    alarms = sum(
+        adaptive_flags(rows_, pairs, budget, _seed(budget, k, 10**6)) is not None
+        for rows_, pairs in CORRECT.values()
+        for budget in BUDGETS
+        for k in range(FALSE_ALARM_SEEDS)
+    )
+    total = len(CORRECT) * len(BUDGETS) * FALSE_ALARM_SEEDS
+    measure.note(f"the candidate's false alarms on the correct mechanisms: {_rate(alarms, total)}")
