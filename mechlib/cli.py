@@ -757,10 +757,8 @@ def _blackbox(args: argparse.Namespace) -> int:
         conformance = result["conformance"]
         if conformance:
             outside = conformance["outside"]
-            print(
-                f"pmf        {conformance['verdict']}"
-                + (f": {len(outside)} of {conformance['cells']} cells" * bool(outside))
-            )
+            shown = f": {len(outside)} of {conformance['cells']} cells outside their intervals" if outside else ""
+            print(f"pmf        {conformance['verdict']}{shown}")
             for cell in outside[:OUTSIDE_SHOWN]:
                 print(f"outside    {outside_in_words(cell)}")
             if len(outside) > OUTSIDE_SHOWN:

@@ -386,7 +386,9 @@ def _claimed_pmf(c: dict[str, Any], counts: Histograms) -> tuple[list[str], list
     return out, pmf, sorted({s for h in counts for s in h} | {s for row in pmf for s in row})
 
 
-def _inside(counts: Histograms, pmf: list[dict[int, Fraction]], outputs: list[int], level: Fraction) -> list[Any]:
+def _outside_cells(
+    counts: Histograms, pmf: list[dict[int, Fraction]], outputs: list[int], level: Fraction
+) -> list[Any]:
     """The cells (i, s) whose claimed p lies outside the checker's own verified interval, in order."""
     found = []
     for i, (h, row) in enumerate(zip(counts, pmf)):
@@ -437,7 +439,7 @@ def _check_conformance(c: dict[str, Any], alpha: Fraction, counts: Histograms) -
             out.append(f"{where}.approx is not the exact values to 6 significant digits: {shown}")
     if named != sorted(set(named)):
         out.append("conformance.outside: the cells are not listed once each, in the order (input, output)")
-    missed = [cell for cell in _inside(counts, pmf, outputs, level) if cell not in named]
+    missed = [cell for cell in _outside_cells(counts, pmf, outputs, level) if cell not in named]
     if missed:
         out.append(f"conformance: the cell (input, output) = {missed[0]} is outside its interval but not listed")
     return out
@@ -462,7 +464,7 @@ def _check_conformance_v8(c: Any, counts: Histograms) -> list[str]:
     if c["verdict"] == "conformant":
         if c["cell"] is not None or c["interval"] is not None:
             return [*out, "conformance says conformant but records a failing cell"]
-        wrong = _inside(counts, pmf, outputs, delta)[:1]
+        wrong = _outside_cells(counts, pmf, outputs, delta)[:1]
         return out + [f"conformance says conformant, but the cell {cell} is outside its interval" for cell in wrong]
     cell = _keys(c["cell"], "conformance.cell", {"input", "output", "count", "samples", "claimed"})
     i, s = _int(cell["input"], "conformance.cell.input", 0), _int(cell["output"], "conformance.cell.output")
