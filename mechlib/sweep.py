@@ -188,7 +188,7 @@ def _plan_audits(k: int, entry: dict[str, Any], where: str, timeout: float) -> l
     return out
 
 
-def sweep_alpha_fa(value: Any) -> str:
+def _manifest_alpha_fa(value: Any) -> str:
     """A manifest's alpha_fa as the result records it: a string as written, a TOML number as its
     shortest decimal (0.01 → "0.01", its value as written, not its binary float's)."""
     if isinstance(value, float) and math.isfinite(value):
@@ -208,7 +208,7 @@ def _plan_blackbox(k: int, entry: dict[str, Any], where: str, timeout: float) ->
     samples = _ints(entry.get("samples", 100_000), f"{where} samples", 1)[0]
     alpha_fa = entry.get("alpha_fa", DEFAULT_ALPHA_FA)
     try:
-        false_alarm_rate(sweep_alpha_fa(alpha_fa))
+        false_alarm_rate(_manifest_alpha_fa(alpha_fa))
     except InputError:
         raise InputError(
             f"{where} alpha_fa = {alpha_fa!r}", hint='expected an exact number in (0, 1/2): "1/100", "0.01" or 0.01'
@@ -444,7 +444,7 @@ def _merge_blackbox(
             seconds=seconds,
             phases=(selection, test),
             epsilon=to_fraction(mine[0].task.kwargs["epsilon"]),
-            alpha_fa=sweep_alpha_fa(entry.get("alpha_fa", DEFAULT_ALPHA_FA)),
+            alpha_fa=_manifest_alpha_fa(entry.get("alpha_fa", DEFAULT_ALPHA_FA)),
         )
         slug = "".join(ch if ch.isalnum() else "_" for ch in entry["sampler"])
         path = f"certificates/{slug}-{k + 1}.blackbox.json"
