@@ -160,6 +160,13 @@ SINGLE_COUNT_BUDGETS = {bug: [10**3, 3 * 10**3, 10**4] for bug in list(SINGLE_CO
     "a rare output at count 0 (p = 10⁻⁴, ε = ∞)": [10**4, 3 * 10**4, 10**5]
 }
 SINGLE_COUNT_SEEDS = size(30, 2)
+SINGLE_COUNT_CELLS = [(bug, budget) for bug, budgets in SINGLE_COUNT_BUDGETS.items() for budget in budgets]
+
+
+def _single_count_seeds(budget: int) -> range:
+    """The single-count study's seeds at ``budget``: 20 000 + budget index × 1000 + k."""
+    start = 20_000 + 1000 * sorted({b for _, b in SINGLE_COUNT_CELLS}).index(budget)
+    return range(start, start + SINGLE_COUNT_SEEDS)
 
 
 def _randomized_response() -> list[dict[int, float]]:
@@ -574,12 +581,7 @@ def test_a_candidate_with_a_thinned_half(measure: Measure) -> None:
 def test_single_count_bugs(measure: Measure) -> None:
     """Issue 35: a bug at one count only (an end row, a middle row, a rare output at the end), mechlib
     beside the baselines at equal samples; each run its own seed (20 000 + budget index × 1000 + k)."""
-    cells = [(bug, budget) for bug, budgets in SINGLE_COUNT_BUDGETS.items() for budget in budgets]
-
-    def seeds(budget: int) -> range:
-        start = 20_000 + 1000 * sorted({b for _, b in cells}).index(budget)
-        return range(start, start + SINGLE_COUNT_SEEDS)
-
+    cells, seeds = SINGLE_COUNT_CELLS, _single_count_seeds
     found = {
         "mechlib": measure(
             lambda: scored(mechlib_flags, cells, seeds, SINGLE_COUNT_BUGS),
@@ -656,12 +658,7 @@ def test_a_candidate_with_an_adaptive_share(measure: Measure) -> None:
     """Evidence for a design decision (issue 35), not mechlib's verdict: does spending half of α_FA on a
     few hypotheses chosen on the selection phase reach StatDP on bugs confined to one count, and what do
     the correct mechanisms pay in false alarms? The single-count table's cells and seeds."""
-    cells = [(bug, budget) for bug, budgets in SINGLE_COUNT_BUDGETS.items() for budget in budgets]
-
-    def seeds(budget: int) -> range:
-        start = 20_000 + 1000 * sorted({b for _, b in cells}).index(budget)
-        return range(start, start + SINGLE_COUNT_SEEDS)
-
+    cells, seeds = SINGLE_COUNT_CELLS, _single_count_seeds
     role = "contrast: a candidate design"
     found = {
         "candidate": measure(
