@@ -173,3 +173,22 @@ def test_each_nonconformant_cell_is_checked(where: Path, capsys: pytest.CaptureF
     fails(lambda d: d["delta_test"].update(per_bound_level="1/7"), "per_bound_level")
     fails(lambda d: d["conformance"].update(per_bound_level="1/7"), "per_bound_level")
     assert check_result({**doc, "dp": {**doc["dp"], "alpha_fa": 0.01}})  # /9 wants exact text
+
+
+def test_a_v8_result_written_with_pmf_rechecks_through_the_command(capsys: pytest.CaptureFixture[str]) -> None:
+    """The issue's case: a /8 result written by ``mechlib blackbox --pmf --delta`` (at 9c33db7, whose own
+    ``mechlib check`` rejected it: its float levels read back as Decimal) holds; a wrong level still fails."""
+    import copy
+
+    from mechlib.audit.loading import read_json
+    from mechlib.checkers.blackbox_result import check_result
+
+    path = Path(__file__).parent / "results_v8" / "rt_samplers_wrong_spec_pmf.blackbox.json"
+    assert main(["check", str(path)]) == 0
+    assert capsys.readouterr().out.rstrip().endswith(": holds")
+    doc = read_json(path.read_bytes())
+    assert doc["schema"] == "mechlib.blackbox/8" and doc["conformance"]["verdict"] == "nonconformant"
+    for part in ("conformance", "delta_test"):
+        bad = copy.deepcopy(doc)
+        bad[part]["per_bound_level"] *= 2
+        assert any("per_bound_level" in f for f in check_result(bad)), part
