@@ -332,7 +332,7 @@ def test_delta_against_the_oracle_event(measure: Measure) -> None:
     measure.note(
         "samples per count to flag at least half the runs: "
         + "; ".join(
-            f"σ = {sigma}, {name.split(',')[0]}: "
+            f"σ = {sigma}, {name.split()[0]}: "
             + (f"{first[sigma, name]:,}" if (sigma, name) in first else "beyond the grid")
             for sigma in SIGMAS
             for name in names
