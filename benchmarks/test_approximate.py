@@ -123,7 +123,7 @@ def sampler(mech: Mechanism) -> Sampler:
 
 def ours(mech: Mechanism, claimed: Fraction, samples: int, seed: int) -> bool:
     phases = sample_phases(sampler(mech), 3, samples, seed)
-    return bool(delta_test(phases, EPSILON, claimed, 0.05, PATH)["verdict"] == "violation")
+    return bool(delta_test(phases, EPSILON, claimed, "0.05", PATH)["verdict"] == "violation")
 
 
 def bonferroni(mech: Mechanism, claimed: Fraction, samples: int, seed: int) -> bool:
@@ -185,3 +185,157 @@ def test_delta_false_alarms(measure: Measure) -> None:
 
     raised = measure(alarms, role="mechlib", n=FALSE_ALARM_RUNS, rounds=1)
     measure.note(f"{raised} false alarms in {len(BUGS) * FALSE_ALARM_RUNS} runs (10,000 samples/count; α_FA = 0.05)")
+
+
+# --- (ε, δ) against its limit (issue 35): the oracle-event test beside mechlib's and the Bonferroni test ---
+
+#: The rounded Gaussians round(i + N(0, σ²)) on counts 0..3, claimed (1, 10⁻⁵)-DP.
+SIGMAS = (2, 3)
+CLAIMED_DELTA = Fraction(1, 10**5)
+#: The level of every test in this study, mechlib's default α_FA.
+LIMIT_ALPHA = Fraction(1, 100)
+LIMIT_BUDGETS = [size(b, b // 100) for b in (10**4, 10**5, 10**6, 3 * 10**6, 5 * 10**6)]
+LIMIT_SEEDS = size(40, 2)
+
+
+def rounded_gaussian(sigma: float) -> list[dict[int, float]]:
+    """P_i(s) = Φ((s + ½ − i)/σ) − Φ((s − ½ − i)/σ) on i − 10σ..i + 10σ, for counts 0..3 (floats: what a
+    library samples; the mass beyond 10σ is below 10⁻²³)."""
+    from scipy.stats import norm
+
+    width = int(10 * sigma)
+    return [
+        {
+            s: float(norm.cdf((s + 0.5 - i) / sigma) - norm.cdf((s - 0.5 - i) / sigma))
+            for s in range(i - width, i + width + 1)
+        }
+        for i in range(4)
+    ]
+
+
+def best_event(rows: list[dict[int, float]]) -> tuple[float, set[int]]:
+    """The true δ(1) of the pair (0, 1) (every neighbour pair alike, by shift) and its event, the
+    likelihood-ratio set S* = {s : P_0(s) > e·P_1(s)} where δ(1) = P_0(S*) − e·P_1(S*) (floats)."""
+    import math
+
+    best = {s for s, p in rows[0].items() if p > math.e * rows[1].get(s, 0.0)}
+    return sum(rows[0][s] - math.e * rows[1].get(s, 0.0) for s in best), best
+
+
+def multinomial_phases(rows: list[dict[int, float]], budget: int, seed: int) -> Any:
+    """The two phases of ``mechlib blackbox`` (Poisson sizes of mean budget/4 and 3·budget/4 per count),
+    each count's histogram one multinomial draw (the law of that many independent samples)."""
+    import numpy as np
+
+    from mechlib.audit.blackbox import poisson_sizes
+
+    out = []
+    for k, sizes in zip((1, 2), poisson_sizes(budget, 3, seed), strict=True):
+        rng = np.random.default_rng([seed, k])
+        phase = []
+        for row, size_ in zip(rows, sizes, strict=True):
+            labels, p = list(row), np.array(list(row.values()))
+            drawn = rng.multinomial(size_, p / p.sum())
+            phase.append({labels[x]: int(c) for x, c in enumerate(drawn) if c})
+        out.append(phase)
+    return tuple(out)
+
+
+def oracle_bound(phases: Any, event: set[int]) -> Fraction:
+    """The oracle-event test's certified lower bound on δ(1): one Clopper–Pearson comparison on the known
+    best event, both phases, L_0(S*) − t·U_1(S*) at LIMIT_ALPHA/2 each (t ≥ e rational), no selection."""
+    from mechlib.audit.blackbox import add_histograms
+
+    counts = add_histograms(*phases)
+    (k0, n0), (k1, n1) = ((sum(v for s, v in counts[i].items() if s in event), sum(counts[i].values())) for i in (0, 1))
+    _, t = exp_bounds(EPSILON)
+    return cp_lower(k0, n0, LIMIT_ALPHA / 2) - t * cp_upper(k1, n1, LIMIT_ALPHA / 2)
+
+
+def bonferroni_bound(phases: Any) -> Fraction:
+    """Bonferroni over every (ordered pair, single output or tail seen), both phases, each bound at
+    LIMIT_ALPHA/(2H): the largest certified L_i(E) − t·U_j(E)."""
+    from mechlib.audit.blackbox import add_histograms
+    from mechlib.audit.blackbox_delta import event_hits
+
+    counts = add_histograms(*phases)
+    seen = sorted({s for h in counts for s in h})
+    events = [{"outputs": [s]} for s in seen] + [{"at_most": s} for s in seen] + [{"at_least": s} for s in seen]
+    pairs = ordered_pairs(PATH)
+    level = LIMIT_ALPHA / (2 * len(pairs) * len(events))
+    _, t = exp_bounds(EPSILON)
+    best = Fraction(0)
+    for i, j in pairs:
+        n_i, n_j = sum(counts[i].values()), sum(counts[j].values())
+        for event in events:
+            k_i, k_j = event_hits(counts[i], event), event_hits(counts[j], event)
+            if k_i / n_i - float(t) * k_j / n_j > float(best):  # only a candidate above the best is verified
+                best = max(best, cp_lower(k_i, n_i, level) - t * cp_upper(k_j, n_j, level))
+    return best
+
+
+def mechlib_bound(phases: Any) -> Fraction:
+    """mechlib's (ε, δ) test at LIMIT_ALPHA: its certified lower bound on δ(1) (0 when none)."""
+    bound = delta_test(phases, EPSILON, CLAIMED_DELTA, LIMIT_ALPHA, PATH)["delta_lower_bound"]
+    return Fraction(bound) if bound is not None else Fraction(0)
+
+
+LIMIT_METHODS = {
+    f"mechlib δ test, α_FA = {LIMIT_ALPHA}": mechlib_bound,
+    f"Bonferroni over every (pair, event), α_FA = {LIMIT_ALPHA}": bonferroni_bound,
+}
+
+
+@pytest.mark.benchmark(
+    group=f"black-box (ε, δ) test against its limit: rounded Gaussians σ = 2, 3 claimed (1, 10⁻⁵), {LIMIT_SEEDS} "
+    "runs per cell, beside the oracle-event test"
+)
+def test_delta_against_the_oracle_event(measure: Measure) -> None:
+    """Per σ and budget: runs flagged (certified δ lower bound > 10⁻⁵) and the median certified bound,
+    for mechlib's test, the Bonferroni test and the oracle that knows the best event in advance (the
+    limit of any test that compares one event); the same samples for all three."""
+
+    def study() -> dict[tuple[int, int], dict[str, list[Fraction]]]:
+        found = {}
+        for sigma in SIGMAS:
+            rows = rounded_gaussian(sigma)
+            _, event = best_event(rows)
+            for budget in LIMIT_BUDGETS:
+                cell: dict[str, list[Fraction]] = {name: [] for name in [*LIMIT_METHODS, "oracle"]}
+                for k in range(LIMIT_SEEDS):
+                    phases = multinomial_phases(rows, budget, 30_000 + 100 * sigma + k)
+                    for name, method in LIMIT_METHODS.items():
+                        cell[name].append(method(phases))
+                    cell["oracle"].append(oracle_bound(phases, event))
+                found[sigma, budget] = cell
+        return found
+
+    found = measure(study, role="mechlib", n=LIMIT_SEEDS, rounds=1)
+    names = [*LIMIT_METHODS, f"oracle event (one comparison), α = {LIMIT_ALPHA}"]
+    rows: list[list[str]] = []
+    first: dict[tuple[int, str], int] = {}
+    for (sigma, budget), cell in found.items():
+        true, _ = best_event(rounded_gaussian(sigma))
+        shown = []
+        for name, bounds in zip(names, cell.values(), strict=True):
+            flagged = sum(b > CLAIMED_DELTA for b in bounds)
+            median = sorted(bounds)[len(bounds) // 2]
+            shown.append(f"{flagged}/{len(bounds)}; median bound {float(median):.3g}")
+            if 2 * flagged >= len(bounds):
+                first.setdefault((sigma, name), budget)
+        rows.append([f"σ = {sigma} (true δ(1) ≈ {true:.3g})", f"{budget:,}", *shown])
+    measure.table(
+        "(ε, δ) = (1, 10⁻⁵) claimed of rounded Gaussians on counts 0..3: runs flagged and the median certified "
+        "lower bound on δ(1), per test (samples per count; the same samples for every test)",
+        ["mechanism", "samples per count", *names],
+        rows,
+    )
+    measure.note(
+        "samples per count to flag at least half the runs: "
+        + "; ".join(
+            f"σ = {sigma}, {name.split()[0]}: "
+            + (f"{first[sigma, name]:,}" if (sigma, name) in first else "beyond the grid")
+            for sigma in SIGMAS
+            for name in names
+        )
+    )

@@ -113,7 +113,7 @@ def test_samples_to_flag_a_planted_bug(measure: Measure) -> None:
 
     needed = measure(smallest_flagging_size, role="mechlib", n=5, rounds=1)
     in_all = None if needed is None else 6 * needed
-    measure.note(f"{needed} samples per count ({in_all} in all), α_FA = {DEFAULT_ALPHA_FA:g} (mechlib's default)")
+    measure.note(f"{needed} samples per count ({in_all} in all), α_FA = {DEFAULT_ALPHA_FA} (mechlib's default)")
 
 
 def _timed_command(*argv: str) -> tuple[float, int]:

@@ -126,6 +126,50 @@ BUGS: dict[str, list[dict[int, float]]] = {
 }
 
 
+#: The true ε at the one count a single-count bug breaks (claimed 1): as in issue 35's report.
+SINGLE_COUNT_EPSILON = 1.95
+
+
+def _thin_tail(count: int, neighbour: int, tail: dict[str, int]) -> list[dict[int, float]]:
+    """T at ε = 1, except that ``count`` gives the ``tail`` event (far from it) e^−1.95 times
+    ``neighbour``'s probability of it instead of e^−1 times, the mass moved to its own output: true ε
+    1.95 between ``neighbour`` and ``count`` on that tail alone, every other pair of counts untouched."""
+    rows = _table(_t(1.0))
+    inside = [s for s in rows[count] if event_hits({s: 1}, tail)]
+    scale = event_hits(rows[neighbour], tail) * math.exp(-SINGLE_COUNT_EPSILON) / event_hits(rows[count], tail)
+    moved = sum(rows[count][s] for s in inside) * (1 - scale)
+    rows[count] = {s: p * scale if s in inside else p + moved * (s == count) for s, p in rows[count].items()}
+    return rows
+
+
+def _rare_output_at(count: int) -> list[dict[int, float]]:
+    """``_rare_output`` planted at another count: 99 instead of ``count`` with probability 10⁻⁴."""
+    rows = _table(_t(1.0))
+    rows[count] = rows[count] | {count: rows[count][count] - 1e-4, 99: 1e-4}
+    return rows
+
+
+#: Bugs confined to one count (issue 35): the top, the bottom and a middle count each give a far tail
+#: e^−0.95 less often than T does, and a rare output at the end count 0.
+SINGLE_COUNT_BUGS: dict[str, list[dict[int, float]]] = {
+    f"top count {N}: s ≤ 1 rarer (ε = 1.95 vs {N - 1})": _thin_tail(N, N - 1, {"at_most": 1}),
+    f"bottom count 0: s ≥ {N - 1} rarer (ε = 1.95 vs 1)": _thin_tail(0, 1, {"at_least": N - 1}),
+    f"middle count 2: s ≥ {N} rarer (ε = 1.95 vs 3)": _thin_tail(2, 3, {"at_least": N}),
+    "a rare output at count 0 (p = 10⁻⁴, ε = ∞)": _rare_output_at(0),
+}
+SINGLE_COUNT_BUDGETS = {bug: [10**3, 3 * 10**3, 10**4] for bug in list(SINGLE_COUNT_BUGS)[:3]} | {
+    "a rare output at count 0 (p = 10⁻⁴, ε = ∞)": [10**4, 3 * 10**4, 10**5]
+}
+SINGLE_COUNT_SEEDS = size(30, 2)
+SINGLE_COUNT_CELLS = [(bug, budget) for bug, budgets in SINGLE_COUNT_BUDGETS.items() for budget in budgets]
+
+
+def _single_count_seeds(budget: int) -> range:
+    """The single-count study's seeds at ``budget``: 20 000 + budget index × 1000 + k."""
+    start = 20_000 + 1000 * sorted({b for _, b in SINGLE_COUNT_CELLS}).index(budget)
+    return range(start, start + SINGLE_COUNT_SEEDS)
+
+
 def _randomized_response() -> list[dict[int, float]]:
     """Randomized response on 0..N at ε = 1: the true count with weight e, any other with weight 1."""
     e = math.exp(1)
@@ -186,7 +230,7 @@ def _recorded_witness(violation: dict[str, Any]) -> Witness:
     return witness
 
 
-def _mechlib(alpha_fa: float) -> Method:
+def _mechlib(alpha_fa: Fraction | str) -> Method:
     """``mechlib blackbox``'s ε test at ``alpha_fa``: Poisson phase sizes of mean budget/4 and 3·budget/4
     per count."""
 
@@ -254,7 +298,7 @@ def _fisher_bonferroni(thinnings: int) -> Method:
 #: data give it several chances where the counts are small).
 METHODS: dict[str, Method] = {
     "mechlib": mechlib_flags,
-    f"mechlib at α_FA = {ALPHA_FA:g}": _mechlib(ALPHA_FA),
+    f"mechlib at α_FA = {ALPHA_FA:g}": _mechlib(repr(ALPHA_FA)),
     f"StatDP (p averaged over 200 thinnings), α_FA = {ALPHA_FA:g}": _fisher_bonferroni(THINNINGS),
     f"Fisher, one thinning, α_FA = {ALPHA_FA:g}": _fisher_bonferroni(1),
 }
@@ -275,11 +319,14 @@ def _seed(budget: int, k: int, offset: int = 0) -> int:
 Scores = dict[tuple[str, int], tuple[int, int]]
 
 
-def scored(method: Method, cells: list[tuple[str, int]], seeds: Callable[[int], range]) -> Scores:
-    """``method`` on each planted-bug cell over ``seeds(budget)``, each flag scored by its witness."""
+def scored(
+    method: Method, cells: list[tuple[str, int]], seeds: Callable[[int], range], bugs: dict[str, Any] | None = None
+) -> Scores:
+    """``method`` on each planted-bug cell (of ``bugs``, BUGS by default) over ``seeds(budget)``, each
+    flag scored by its witness."""
     found = {}
     for bug, budget in cells:
-        rows, pairs = BUGS[bug], path_neighbours(N)
+        rows, pairs = (BUGS if bugs is None else bugs)[bug], path_neighbours(N)
         witnesses = [method(rows, pairs, budget, seed) for seed in seeds(budget)]
         true = sum(w is not None and witness_is_true(rows, pairs, w) for w in witnesses)
         found[bug, budget] = (true, sum(w is not None for w in witnesses) - true)
@@ -314,7 +361,7 @@ def test_planted_bug_detection(measure: Measure) -> None:
         shown = [_detected(found[name][bug, budget], SEEDS) for name in METHODS]
         rows.append([bug, f"{budget:,}", *shown, "yes" if ours[0] >= best else f"**NO** ({ours[0] - best:+d})"])
     measure.table(
-        f"Planted bugs detected (claimed ε = 1, n = 5; mechlib at its default α_FA = {DEFAULT_ALPHA_FA:g}, the "
+        f"Planted bugs detected (claimed ε = 1, n = 5; mechlib at its default α_FA = {DEFAULT_ALPHA_FA}, the "
         f"baselines at {ALPHA_FA:g}; samples per count; +f false: flags whose witness the mechanism keeps)",
         ["planted bug", "samples per count", *METHODS, "mechlib ≥ both baselines"],
         rows,
@@ -349,7 +396,7 @@ def test_false_alarms(measure: Measure) -> None:
     budgets = ", ".join(f"{b:,}" for b in BUDGETS)
     totals = {name: sum(raised[name].values()) for name in METHODS}
     measure.table(
-        f"False alarms on correct mechanisms (claimed ε = 1; mechlib at its default α_FA = {DEFAULT_ALPHA_FA:g}; "
+        f"False alarms on correct mechanisms (claimed ε = 1; mechlib at its default α_FA = {DEFAULT_ALPHA_FA}; "
         f"{runs} runs each: budgets {budgets} × {FALSE_ALARM_SEEDS} seeds)",
         ["mechanism", *METHODS],
         [[name, *(f"{raised[m][name]}/{runs}" for m in METHODS)] for name in CORRECT]
@@ -388,7 +435,7 @@ def test_false_alarm_rate_at_the_boundary(measure: Measure) -> None:
         f"False-alarm rate on T at ε = 1, the claim exactly ({RATE_RUNS} runs per method, budgets "
         f"{', '.join(f'{b:,}' for b in BUDGETS)} in turn)",
         ["method", "false alarms", "bounded by"],
-        [[name, _rate(raised[name], RATE_RUNS), f"{DEFAULT_ALPHA_FA if name == 'mechlib' else ALPHA_FA:g}"]
+        [[name, _rate(raised[name], RATE_RUNS), DEFAULT_ALPHA_FA if name == "mechlib" else f"{ALPHA_FA:g}"]
          for name in raised],
     )  # fmt: skip
     measure.note("; ".join(f"{name}: {_rate(raised[name], RATE_RUNS)}" for name in raised))
@@ -463,7 +510,7 @@ def test_transition_cells_with_more_seeds(measure: Measure) -> None:
         [
             "planted bug",
             "samples per count",
-            f"mechlib, α_FA = {DEFAULT_ALPHA_FA:g}",
+            f"mechlib, α_FA = {DEFAULT_ALPHA_FA}",
             FOLLOW_UP_BASELINE,
             "equal rates: Fisher exact p",
         ],
@@ -480,7 +527,7 @@ def thinned_half_flags(
     sizes: the samples of a count are then i.i.d.); a union bound keeps the level α_FA."""
     sizes = poisson_sizes(budget, N, seed)
     selection, test = (_histograms(rows, s, np.random.default_rng([seed, k])) for k, s in zip((1, 2), sizes))
-    violation = dp_test((selection, test), EPSILON, ALPHA_FA / 2, pairs)["violation"]
+    violation = dp_test((selection, test), EPSILON, Fraction(repr(ALPHA_FA)) / 2, pairs)["violation"]
     if violation is not None:
         return _recorded_witness(violation)
     merged = add_histograms(selection, test)
@@ -524,6 +571,119 @@ def test_a_candidate_with_a_thinned_half(measure: Measure) -> None:
         for rows_, pairs in CORRECT.values()
         for budget in BUDGETS
         for seed in range(FALSE_ALARM_SEEDS)
+    )
+    total = len(CORRECT) * len(BUDGETS) * FALSE_ALARM_SEEDS
+    measure.note(f"the candidate's false alarms on the correct mechanisms: {_rate(alarms, total)}")
+
+
+@pytest.mark.benchmark(
+    group=f"black-box ε test: bugs confined to one count, claimed ε = 1, n = {N}, {SINGLE_COUNT_SEEDS} runs per cell"
+)
+def test_single_count_bugs(measure: Measure) -> None:
+    """Issue 35: a bug at one count only (an end row, a middle row, a rare output at the end), mechlib
+    beside the baselines at equal samples; each run its own seed (20 000 + budget index × 1000 + k)."""
+    cells, seeds = SINGLE_COUNT_CELLS, _single_count_seeds
+    found = {
+        "mechlib": measure(
+            lambda: scored(mechlib_flags, cells, seeds, SINGLE_COUNT_BUGS),
+            role="mechlib",
+            n=SINGLE_COUNT_SEEDS,
+            rounds=1,
+        )
+    }
+    found |= {name: scored(METHODS[name], cells, seeds, SINGLE_COUNT_BUGS) for name in OTHERS}
+    rows, behind = [], []
+    for bug, budget in cells:
+        ours, statdp = found["mechlib"][bug, budget][0], found[BASELINES[0]][bug, budget][0]
+        shown = [_detected(found[name][bug, budget], SINGLE_COUNT_SEEDS) for name in METHODS]
+        rows.append([bug, f"{budget:,}", *shown, "yes" if ours >= statdp else f"**NO** ({ours - statdp:+d})"])
+        if ours < statdp:
+            behind.append(f"{bug} @ {budget:,} ({ours - statdp:+d})")
+    measure.table(
+        f"Bugs confined to one count, detected (claimed ε = 1, n = {N}; mechlib at its default α_FA = "
+        f"{DEFAULT_ALPHA_FA}, the baselines at {ALPHA_FA:g}; samples per count; +f false: flags whose witness "
+        "the mechanism keeps)",
+        ["planted bug", "samples per count", *METHODS, "mechlib ≥ StatDP"],
+        rows,
+    )
+    measure.note("mechlib at or above StatDP in every cell" if not behind else f"behind StatDP at: {'; '.join(behind)}")
+
+
+#: The candidate's share of α_FA for the hypotheses chosen on the selection phase, and how many it chooses.
+ADAPTIVE_SHARE, ADAPTIVE_CHOSEN = Fraction(1, 2), 2
+
+
+def adaptive_flags(
+    rows: list[dict[int, float]], pairs: list[tuple[int, int]], budget: int, seed: int
+) -> Witness | None:
+    """A candidate design (issue 35), not mechlib's test: mechlib's family on both phases at
+    (1 − ADAPTIVE_SHARE)·α_FA, plus the ADAPTIVE_CHOSEN single hypotheses with the smallest conditional
+    p-value on the selection phase alone, each tested on the test phase alone at ADAPTIVE_SHARE·α_FA/
+    ADAPTIVE_CHOSEN. Valid: the phases are independent (Poisson splitting), so the choice is fixed given
+    the test phase, and the levels add up to α_FA (union bound)."""
+    from scipy.stats import binom
+
+    from mechlib.audit.ratio_test import exhaustive_events, hypothesis_inputs, null_theta, tail_at_most
+    from mechlib.infodesign.alpha import exp_bounds
+
+    alpha = Fraction(DEFAULT_ALPHA_FA)
+    sizes = poisson_sizes(budget, N, seed)
+    selection, test = (_histograms(rows, s, np.random.default_rng([seed, k])) for k, s in zip((1, 2), sizes))
+    violation = dp_test((selection, test), EPSILON, alpha * (1 - ADAPTIVE_SHARE), pairs)["violation"]
+    if violation is not None:
+        return _recorded_witness(violation)
+    _, t = exp_bounds(EPSILON)
+    distance = graph_distances(pairs)
+    scored_on_selection = []
+    for event in exhaustive_events(selection):  # events of the selection phase alone: the choice ignores the test
+        hits = [event_hits(h, event) for h in selection]
+        for i, js in hypothesis_inputs(pairs):
+            theta = null_theta(t, [distance[i][j] for j in js])
+            k, other = hits[i], sum(hits[j] for j in js)
+            p = float(binom.sf(k - 1, k + other, float(theta))) if k else 1.0
+            scored_on_selection.append((p, i, js, event, theta))
+    scored_on_selection.sort(key=lambda c: c[0])
+    level = alpha * ADAPTIVE_SHARE / ADAPTIVE_CHOSEN
+    for _, i, js, event, theta in scored_on_selection[:ADAPTIVE_CHOSEN]:
+        k, other = event_hits(test[i], event), sum(event_hits(test[j], event) for j in js)
+        if tail_at_most(k, k + other, theta, level):
+            return [(i, js, event)]
+    return None
+
+
+@pytest.mark.benchmark(
+    group=f"black-box ε test: a candidate with an adaptive share (α_FA/2 on {ADAPTIVE_CHOSEN} hypotheses chosen on the "
+    f"selection phase) on the single-count bugs, {SINGLE_COUNT_SEEDS} runs per cell, and its false alarms"
+)
+def test_a_candidate_with_an_adaptive_share(measure: Measure) -> None:
+    """Evidence for a design decision (issue 35), not mechlib's verdict: does spending half of α_FA on a
+    few hypotheses chosen on the selection phase reach StatDP on bugs confined to one count, and what do
+    the correct mechanisms pay in false alarms? The single-count table's cells and seeds."""
+    cells, seeds = SINGLE_COUNT_CELLS, _single_count_seeds
+    role = "contrast: a candidate design"
+    found = {
+        "candidate": measure(
+            lambda: scored(adaptive_flags, cells, seeds, SINGLE_COUNT_BUGS), role=role, n=SINGLE_COUNT_SEEDS, rounds=1
+        ),
+        "mechlib": scored(mechlib_flags, cells, seeds, SINGLE_COUNT_BUGS),
+        "StatDP": scored(METHODS[BASELINES[0]], cells, seeds, SINGLE_COUNT_BUGS),
+    }
+    rows = [
+        [bug, f"{budget:,}", *(_detected(found[m][bug, budget], SINGLE_COUNT_SEEDS) for m in found)]
+        for bug, budget in cells
+    ]
+    measure.table(
+        f"A candidate design on the single-count bugs: detections ({SINGLE_COUNT_SEEDS} runs per cell; claimed ε = 1, "
+        f"n = {N}; mechlib and the candidate at α_FA = {DEFAULT_ALPHA_FA}, StatDP at {ALPHA_FA:g})",
+        ["planted bug", "samples per count", f"candidate: family at α_FA/2 + {ADAPTIVE_CHOSEN} chosen at α_FA/4 each",
+         "mechlib", BASELINES[0]],
+        rows,
+    )  # fmt: skip
+    alarms = sum(
+        adaptive_flags(rows_, pairs, budget, _seed(budget, k, 10**6)) is not None
+        for rows_, pairs in CORRECT.values()
+        for budget in BUDGETS
+        for k in range(FALSE_ALARM_SEEDS)
     )
     total = len(CORRECT) * len(BUDGETS) * FALSE_ALARM_SEEDS
     measure.note(f"the candidate's false alarms on the correct mechanisms: {_rate(alarms, total)}")

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import pickle
 import tomllib
@@ -43,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from mechlib import __version__
-from mechlib.audit import DEFAULT_ALPHA_FA, MAX_COUNT, MAX_SAMPLES
+from mechlib.audit import DEFAULT_ALPHA_FA, MAX_COUNT, MAX_SAMPLES, false_alarm_rate
 from mechlib.audit.loading import write_all, write_atomic
 from mechlib.core.exact import format_fraction, to_fraction
 from mechlib.engine import MAX_TIMEOUT, Task, TaskResult, run_all
@@ -214,6 +215,16 @@ def _plan_audits(k: int, entry: dict[str, Any], where: str, timeout: float) -> l
     return out
 
 
+def _manifest_alpha_fa(value: Any) -> str:
+    """A manifest's alpha_fa as the result records it: a string as written, a TOML number as its
+    shortest decimal (0.01 → "0.01", its value as written, not its binary float's)."""
+    if isinstance(value, float) and math.isfinite(value):
+        return repr(value)
+    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return str(value)
+    raise InputError(f"alpha_fa = {value!r}", hint="expected an exact number")
+
+
 def _plan_blackbox(k: int, entry: dict[str, Any], where: str, timeout: float) -> list[Planned]:
     """One task per seed (the merge adds their histograms)."""
     sampler = entry.get("sampler")
@@ -224,8 +235,12 @@ def _plan_blackbox(k: int, entry: dict[str, Any], where: str, timeout: float) ->
     n = _ints(entry.get("n"), f"{where} n", 1, MAX_COUNT)[0]
     samples = _ints(entry.get("samples", 100_000), f"{where} samples", 1, MAX_SAMPLES)[0]
     alpha_fa = entry.get("alpha_fa", DEFAULT_ALPHA_FA)
-    if isinstance(alpha_fa, bool) or not isinstance(alpha_fa, int | float) or not 0 < alpha_fa < 1:
-        raise InputError(f"{where} alpha_fa = {alpha_fa!r}", hint="expected 0 < alpha_fa < 1")
+    try:
+        false_alarm_rate(_manifest_alpha_fa(alpha_fa))
+    except InputError:
+        raise InputError(
+            f"{where} alpha_fa = {alpha_fa!r}", hint='expected an exact number in (0, 1/2): "1/100", "0.01" or 0.01'
+        ) from None
     seeds = _ints(entry.get("seeds", [0]), f"{where} seeds")
     if len(set(seeds)) != len(seeds):
         raise InputError(f"{where} seeds = {seeds}", hint="seeds must differ (their counts are added)")
@@ -485,7 +500,7 @@ def _merge_blackbox(
     planned: list[Planned], results: dict[str, TaskResult], manifest: dict[str, Any]
 ) -> tuple[list[dict[str, Any]], dict[str, str]]:
     """Per [[blackbox]] entry: the seeds' histograms added exactly, then one DP test on the sum —
-    a ``mechlib.blackbox/8`` result that ``mechlib check`` re-verifies (Poisson sizes add up: the
+    a ``mechlib.blackbox/9`` result that ``mechlib check`` re-verifies (Poisson sizes add up: the
     merged phases are again of Poisson sizes with equal means across counts)."""
     from mechlib.audit.blackbox import blackbox_result
     from mechlib.audit.statistics import add_histograms
@@ -512,7 +527,7 @@ def _merge_blackbox(
             seconds=seconds,
             phases=(selection, test),
             epsilon=to_fraction(mine[0].task.kwargs["epsilon"]),
-            alpha_fa=float(entry.get("alpha_fa", DEFAULT_ALPHA_FA)),
+            alpha_fa=_manifest_alpha_fa(entry.get("alpha_fa", DEFAULT_ALPHA_FA)),
         )
         slug = "".join(ch if ch.isalnum() else "_" for ch in entry["sampler"])
         path = f"certificates/{slug}-{k + 1}.blackbox.json"

@@ -171,7 +171,7 @@ def _blackbox_page() -> str:
     phases = sample_phases(sampler("mechlib:truncated_geometric", 3, Fraction(1)), 3, 3000, 0)
     result = blackbox_result(
         spec="mechlib:truncated_geometric", library="mechlib", n=3, samples=3000, seed=0, seconds=1.0,
-        phases=phases, epsilon=Fraction(1, 2), alpha_fa=0.05,
+        phases=phases, epsilon=Fraction(1, 2), alpha_fa="0.05",
     )  # fmt: skip
     return render_blackbox_html(result, None)
 

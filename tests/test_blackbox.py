@@ -84,8 +84,8 @@ def _phases(counts: list[dict[int, int]]) -> tuple[list[dict[int, int]], list[di
 def test_dp_test_on_exact_counts() -> None:
     """Deterministic histograms: 1.5× between neighbours passes ε = 1, 9× fails ε = 1/2."""
     counts = [{0: 6000, 1: 4000}, {0: 4000, 1: 6000}]
-    assert dp_test(_phases(counts), Fraction(1), 0.05, path_neighbours(1))["verdict"] == "no violation found"
-    bad = dp_test(_phases([{0: 9000, 1: 1000}, {0: 1000, 1: 9000}]), Fraction(1, 2), 0.05, path_neighbours(1))
+    assert dp_test(_phases(counts), Fraction(1), "0.05", path_neighbours(1))["verdict"] == "no violation found"
+    bad = dp_test(_phases([{0: 9000, 1: 1000}, {0: 1000, 1: 9000}]), Fraction(1, 2), "0.05", path_neighbours(1))
     assert bad["verdict"] == "violation" and bad["violation"]["inputs"] in ([0, 1], [1, 0])
     assert float(bad["epsilon_lower_bound"]["epsilon"]) > 2
 
@@ -124,7 +124,7 @@ def test_cli_blackbox_flags_a_loose_sampler_and_passes_a_tight_one(
 ) -> None:
     assert main(["blackbox", "my_samplers:loose", "--n", "3", "--epsilon", "1", "--samples", "4000", "--json"]) == 1
     result = json.loads(capsys.readouterr().out)
-    assert result["dp"]["verdict"] == "violation" and result["schema"] == "mechlib.blackbox/8"
+    assert result["dp"]["verdict"] == "violation" and result["schema"] == "mechlib.blackbox/9"
     assert main(["blackbox", "my_samplers:tight", "--n", "3", "--epsilon", "0.7", "--samples", "4000", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["dp"]["verdict"] == "no violation found"
 
@@ -388,9 +388,9 @@ def test_every_produced_result_checks_on_arbitrary_small_phases() -> None:
     @given(
         st.sampled_from([2, 3, 5]).flatmap(lambda n: st.tuples(*[_histogram_strategy()] * (2 * n + 2))),
         st.sampled_from(["1/10", "1/2", "1", "3"]),
-        st.sampled_from([0.05, 0.5, 0.9]),
+        st.sampled_from(["0.05", "1/4", "49/100"]),
     )
-    def check(histograms: Any, epsilon: str, alpha_fa: float) -> None:
+    def check(histograms: Any, epsilon: str, alpha_fa: str) -> None:
         n = len(histograms) // 2 - 1  # n ≥ 3: the summed hypotheses join the family
         selection, test = list(histograms[: n + 1]), list(histograms[n + 1 :])
         result = blackbox_result(
@@ -490,7 +490,7 @@ def test_a_sum_of_pairs_finds_what_no_single_hypothesis_can() -> None:
     ]
     counts += [{5 - s: k for s, k in h.items()} for h in reversed(counts)]
     selection: list[dict[int, int]] = [{} for _ in range(6)]
-    dp = dp_test((selection, counts), Fraction(1), 0.05, path_neighbours(5))
+    dp = dp_test((selection, counts), Fraction(1), "0.05", path_neighbours(5))
     assert dp["hypotheses"] == {"single": 16 * 14, "summed": 3} and dp["verdict"] == "violation"
     assert dp["violation"] == {
         "parts": [{"inputs": [0, 1], "event": {"at_most": 0}}, {"inputs": [5, 4], "event": {"at_least": 5}}],
@@ -524,19 +524,19 @@ def test_a_count_against_the_others_pooled_finds_what_no_pair_can() -> None:
     counts = [dict(base) for _ in range(5)]
     selection: list[dict[int, int]] = [{} for _ in range(5)]
     counts[2][9] = 13
-    assert dp_test((selection, counts), Fraction(1), 0.01, path_neighbours(4))["verdict"] == "no violation found"
+    assert dp_test((selection, counts), Fraction(1), "0.01", path_neighbours(4))["verdict"] == "no violation found"
     counts[2][9] = 14
-    dp = dp_test((selection, counts), Fraction(1), 0.01, path_neighbours(4))
+    dp = dp_test((selection, counts), Fraction(1), "0.01", path_neighbours(4))
     assert dp["verdict"] == "violation" and dp["violation"]["inputs"] == [2, [0, 1, 3, 4]]
     assert dp["violation"]["event"] == {"outputs": [9]} and dp["violation"]["counts"] == [14, 0]
     bound = dp["epsilon_lower_bound"]
     low = Fraction(bound["theta_lower_bound"])
     assert bound["inputs"] == [2, [0, 1, 3, 4]] and Fraction(bound["ratio_lower_bound"]) == 4 * low / (1 - low)
     counts[2][9] = 18
-    pairs_only = dp_test((selection, counts), Fraction(1), 0.01, [(1, 2)])
+    pairs_only = dp_test((selection, counts), Fraction(1), "0.01", [(1, 2)])
     assert pairs_only["verdict"] == "no violation found"  # one neighbour: no pooled hypothesis
     counts[2][9] = 14
-    result = _result_of(selection, counts, dp, alpha_fa=0.01)
+    result = _result_of(selection, counts, dp, alpha_fa="0.01")
     assert check_result(result) == []
     as_pair = json.loads(json.dumps(result))
     as_pair["dp"]["violation"]["inputs"] = [2, 1]
@@ -550,7 +550,7 @@ def test_a_count_against_the_others_pooled_finds_what_no_pair_can() -> None:
 
 
 def _result_of(
-    selection: list[dict[int, int]], test: list[dict[int, int]], dp: dict[str, Any], alpha_fa: float = 0.05
+    selection: list[dict[int, int]], test: list[dict[int, int]], dp: dict[str, Any], alpha_fa: str = "0.05"
 ) -> dict[str, Any]:
     from mechlib.audit.blackbox import blackbox_result
 
@@ -564,20 +564,25 @@ def _result_of(
 
 
 def test_results_handed_out_earlier_still_check() -> None:
-    """mechlib.blackbox/6 (no sums) and /7 (neighbours pooled, five one-tailed sums, one level) results
-    re-check as they were written; relabelled as another version, their hypotheses or levels no longer
-    match and the check fails."""
+    """mechlib.blackbox/6 (no sums), /7 (neighbours pooled, five one-tailed sums, one level) and /8 (α_FA
+    a JSON number) results re-check as they were written — as ``mechlib check`` reads them too (floats
+    as Decimal); relabelled as another version, their hypotheses, levels or α_FA no longer match and
+    the check fails."""
     from pathlib import Path
 
+    from mechlib.audit.loading import read_json
     from mechlib.checkers.blackbox_result import check_result
 
     tests = Path(__file__).parent
-    for version in (6, 7):
-        earlier = json.loads((tests / f"results_v{version}" / "opendp_make_gaussian.blackbox.json").read_text())
-        assert earlier["schema"] == f"mechlib.blackbox/{version}" and check_result(earlier) == []
-        other = f"mechlib.blackbox/{13 - version}"
-        assert any("hypotheses" in f for f in check_result({**earlier, "schema": other}))
+    for version in (6, 7, 8):
+        path = tests / f"results_v{version}" / "opendp_make_gaussian.blackbox.json"
+        for earlier in (json.loads(path.read_text()), read_json(path.read_bytes())):
+            assert earlier["schema"] == f"mechlib.blackbox/{version}" and check_result(earlier) == []
+        assert main(["check", str(path)]) == 0
+        for other in {6, 7, 8} - {version}:
+            assert check_result({**earlier, "schema": f"mechlib.blackbox/{other}"}), (version, other)
+        assert check_result({**earlier, "schema": "mechlib.blackbox/9"})  # α_FA a number, not exact text
     current = json.loads((tests.parent / "reports/examples/blackbox/opendp_make_gaussian.blackbox.json").read_text())
-    assert current["schema"] == "mechlib.blackbox/8" and check_result(current) == []
-    for version in (6, 7):
+    assert current["schema"] == "mechlib.blackbox/9" and check_result(current) == []
+    for version in (6, 7, 8):
         assert check_result({**current, "schema": f"mechlib.blackbox/{version}"})

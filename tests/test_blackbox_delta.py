@@ -42,7 +42,7 @@ def exact_sampler(mech: Mechanism) -> Sampler:
 
 
 def run(mech: Mechanism, delta: Fraction, samples: int, seed: int) -> dict[str, Any]:
-    return delta_test(sample_phases(exact_sampler(mech), 3, samples, seed), Fraction(1), delta, 0.05, PATH)
+    return delta_test(sample_phases(exact_sampler(mech), 3, samples, seed), Fraction(1), delta, "0.05", PATH)
 
 
 def true_delta_at_e(mech: Mechanism) -> Fraction:

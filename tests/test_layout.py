@@ -12,7 +12,7 @@ from mechlib.infodesign import school_planning
 def test_producer_and_checker_spell_the_same_schema() -> None:
     assert whitebox.SCHEMA == audit_certificate.SCHEMA
     assert school_planning.SCHEMA == bracket_certificate.SCHEMA
-    assert blackbox.SCHEMA == blackbox_result.SCHEMA == "mechlib.blackbox/8"
+    assert blackbox.SCHEMA == blackbox_result.SCHEMA == "mechlib.blackbox/9"
 
 
 def test_public_api_is_importable_from_the_top() -> None:

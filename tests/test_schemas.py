@@ -17,11 +17,13 @@ ROOT = Path(__file__).resolve().parent.parent
 def _committed() -> list[tuple[Path, str]]:
     reports = ROOT / "reports"
     found = [(p, "mechlib.audit/7") for p in sorted((reports / "examples").glob("*.audit.json"))]
-    found += [(p, "mechlib.blackbox/8") for p in sorted((reports / "examples" / "blackbox").glob("*.blackbox.json"))]
+    found += [(p, "mechlib.blackbox/9") for p in sorted((reports / "examples" / "blackbox").glob("*.blackbox.json"))]
     found += [(p, "mechanism") for p in sorted((reports / "examples" / "sources").glob("*.json"))]
     found += [(p, "mechanism") for p in sorted((ROOT / "tests" / "fixtures").glob("*.json"))]
     found += [
-        (p, f"mechlib.blackbox/{v}") for v in (6, 7) for p in sorted((ROOT / "tests" / f"results_v{v}").glob("*.json"))
+        (p, f"mechlib.blackbox/{v}")
+        for v in (6, 7, 8)
+        for p in sorted((ROOT / "tests" / f"results_v{v}").glob("*.json"))
     ]
     found += [
         (reports / "verify.json", "mechlib.verify/1"),
@@ -92,7 +94,7 @@ def test_produced_blackbox_results_and_sweep_reports_follow_their_schemas(tmp_pa
     report, out = sweep.run(str(manifest), output=str(tmp_path / "out"), jobs=1)
     validate(report, "mechlib.sweep/1")
     merged = json.loads((out / report["blackbox"][0]["certificate"]).read_text())
-    validate(merged, "mechlib.blackbox/8")
+    validate(merged, "mechlib.blackbox/9")
     validate(json.loads((out / report["audits"][0]["certificate"]).read_text()), "mechlib.audit/7")
 
 

@@ -265,7 +265,7 @@ def _blackbox_doc(pmf_of: Mechanism | None, seed: int, samples: int, epsilon: st
         seconds=1.0,
         phases=sample_phases(Sampler("t", draw), 3, samples, seed),
         epsilon=Fraction(epsilon),
-        alpha_fa=0.05,
+        alpha_fa="0.05",
         pmf=pmf,
     )
     out: dict[str, Any] = json.loads(json.dumps(doc))
@@ -290,7 +290,7 @@ def _delta_doc(leak: float, delta: str, seed: int) -> dict[str, Any]:
         seconds=1.0,
         phases=sample_phases(Sampler("t", draw), 3, 3000, seed),
         epsilon=Fraction(1),
-        alpha_fa=0.05,
+        alpha_fa="0.05",
         delta=Fraction(delta),
     )
     out: dict[str, Any] = json.loads(json.dumps(doc))
@@ -328,7 +328,7 @@ def _same_verdict_on(phases: Any, doc: dict[str, Any], neighbours: Any) -> bool:
     repeated = len(set(map(frozenset, pairs))) < len(pairs)
     if repeated or any(i == j or not (0 <= i <= 3 and 0 <= j <= 3) for i, j in pairs):
         return False
-    redo = dp_test(phases, Fraction(doc["dp"]["epsilon"]), 0.05, pairs)
+    redo = dp_test(phases, Fraction(doc["dp"]["epsilon"]), "0.05", pairs)
     return bool(redo["verdict"] == doc["dp"]["verdict"] and redo["hypotheses"] == doc["dp"]["hypotheses"])
 
 
@@ -338,13 +338,14 @@ def _six_decimals(text: str) -> bool:
     return re.fullmatch(r"[0-9]+\.[0-9]{6}", text) is not None
 
 
-def _still_a_failing_interval(doc: dict[str, Any], changed: dict[str, Any]) -> bool:
-    """A looser, still verified Clopper–Pearson interval that still excludes the claimed value."""
+def _still_a_failing_interval(doc: dict[str, Any], changed: dict[str, Any], x: int) -> bool:
+    """A looser, still verified Clopper–Pearson interval of the x-th cell outside that still excludes
+    the claimed value."""
     from mechlib.checkers.blackbox_result import lower_ok, upper_ok
 
-    c, cell = changed["conformance"], doc["conformance"]["cell"]
+    c, cell = changed["conformance"], doc["conformance"]["outside"][x]
     try:
-        low, up = (Fraction(x) for x in c["interval"])
+        low, up = (Fraction(v) for v in c["outside"][x]["interval"])
     except (TypeError, ValueError, ZeroDivisionError):
         return False
     k, n, delta = cell["count"], cell["samples"], Fraction(c["alpha_fa"]) / (2 * c["cells"])
@@ -373,8 +374,8 @@ def test_every_blackbox_result_field_is_checked(name: str, pmf: Mechanism, epsil
             rows = [{int(s): Fraction(p) for s, p in row.items()} for row in _set(doc, path, new)["conformance"]["pmf"]]
             valid = all(min(r.values()) >= 0 and sum(r.values()) == 1 for r in rows)
             return valid and bool(conformance_test(counts, rows)["verdict"] == doc["conformance"]["verdict"])
-        if path[:2] == ("conformance", "interval") and doc["conformance"]["cell"] is not None:
-            return _still_a_failing_interval(doc, _set(doc, path, new))
+        if path[:2] == ("conformance", "outside") and path[3] == "interval":
+            return _still_a_failing_interval(doc, _set(doc, path, new), path[2])
         if path[0] == "neighbours":  # other pairs: still true if the test on them gives the same verdict
             return _same_verdict_on(phases, doc, _set(doc, path, new)["neighbours"])
         if path == ("dp", "epsilon_lower_bound", "epsilon"):  # a smaller (weaker) lower bound

@@ -5,8 +5,8 @@ that makes the ε test's conditional binomial law exact (``mechlib.audit.ratio_t
 test and its validity argument are).
 
 **Conformance test.** Against a claimed exact pmf p_i(s): a two-sided Clopper–Pearson interval
-per cell at level α_FA / (2·cells) must contain p_i(s); a cell outside is reported with its
-counts — so a sampler that does not implement its spec is caught even when DP happens to hold.
+per cell at level α_FA / (2·cells) must contain p_i(s); every cell outside is reported with its
+counts and interval — so a sampler that does not implement its spec is caught even when DP happens to hold.
 
 **Exactness.** The Clopper–Pearson bounds are verified in arb (``mechlib.audit.statistics``); the
 verdicts compare rationals.
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from mechlib.audit import DEFAULT_ALPHA_FA
+from mechlib.audit import DEFAULT_ALPHA_FA, false_alarm_rate
 from mechlib.audit.statistics import Histograms, Phases, add_histograms, cp_lower, cp_upper
 from mechlib.core.exact import format_fraction
 from mechlib.errors import InputError
@@ -39,7 +39,7 @@ class Sampler:
 
 
 #: The result's schema id (``mechlib.checkers.blackbox_result`` spells its own).
-SCHEMA = "mechlib.blackbox/8"
+SCHEMA = "mechlib.blackbox/9"
 
 #: The Poisson mean of the selection phase's sample size, as a share of --samples (λ).
 SELECTION_SHARE = Fraction(1, 4)
@@ -133,35 +133,44 @@ def complete_neighbours(n: int) -> list[tuple[int, int]]:
     return [(i, j) for i in range(n + 1) for j in range(i + 1, n + 1)]
 
 
+def approx(value: Fraction) -> str:
+    """A probability for reading beside its exact value: 6 significant digits (display only)."""
+    return f"{float(value):.6g}"
+
+
 def conformance_test(
-    counts: list[dict[int, int]], pmf: Sequence[dict[int, Fraction]], alpha_fa: float = DEFAULT_ALPHA_FA
+    counts: list[dict[int, int]], pmf: Sequence[dict[int, Fraction]], alpha_fa: Fraction | str = DEFAULT_ALPHA_FA
 ) -> dict[str, Any]:
-    """Every claimed p_i(s) inside its two-sided Clopper–Pearson interval (Bonferroni over cells)."""
+    """Every claimed p_i(s) inside its two-sided Clopper–Pearson interval (Bonferroni over cells, at
+    α_FA/(2·cells) exactly); every cell outside listed, in the order (input, output)."""
     if len(pmf) != len(counts):
         raise InputError(f"the claimed pmf has {len(pmf)} rows for {len(counts)} inputs")
+    alpha, alpha_text = false_alarm_rate(alpha_fa)
     outputs = sorted({s for h in counts for s in h} | {s for row in pmf for s in row})
     cells = len(counts) * len(outputs)
-    delta = alpha_fa / (2 * cells)
-    exact_level = Fraction(alpha_fa) / (2 * cells)  # what the checker verifies against (delta is its float)
-    recorded = {  # everything the checker needs to redo the test
-        "alpha_fa": alpha_fa,
-        "cells": cells,
-        "per_bound_level": delta,
-        "pmf": [{str(s): format_fraction(p) for s, p in sorted(row.items())} for row in pmf],
-    }
+    level = alpha / (2 * cells)
+    outside = []
     for i, (h, row) in enumerate(zip(counts, pmf)):
         n = sum(h.values())
         for s in outputs:
             k, p = h.get(s, 0), row.get(s, Fraction(0))
-            low, up = cp_lower(k, n, exact_level), cp_upper(k, n, exact_level)
+            low, up = cp_lower(k, n, level), cp_upper(k, n, level)
             if not low <= p <= up:
-                return {
-                    **recorded,
-                    "verdict": "nonconformant",
-                    "cell": {"input": i, "output": s, "count": k, "samples": n, "claimed": format_fraction(p)},
-                    "interval": [format_fraction(low), format_fraction(up)],
-                }
-    return {**recorded, "verdict": "conformant", "cell": None, "interval": None}
+                outside.append(
+                    {
+                        "input": i, "output": s, "count": k, "samples": n, "claimed": format_fraction(p),
+                        "interval": [format_fraction(low), format_fraction(up)],
+                        "approx": {"claimed": approx(p), "interval": [approx(low), approx(up)]},
+                    }
+                )  # fmt: skip
+    return {  # everything the checker needs to redo the test
+        "verdict": "nonconformant" if outside else "conformant",
+        "alpha_fa": alpha_text,
+        "cells": cells,
+        "per_bound_level": format_fraction(level),
+        "pmf": [{str(s): format_fraction(p) for s, p in sorted(row.items())} for row in pmf],
+        "outside": outside,
+    }
 
 
 def blackbox_result(
@@ -174,14 +183,15 @@ def blackbox_result(
     seconds: float,
     phases: Phases,
     epsilon: Fraction,
-    alpha_fa: float,
+    alpha_fa: Fraction | str,
     pmf: list[dict[int, Fraction]] | None = None,
     neighbours: Sequence[tuple[int, int]] | None = None,
     delta: Fraction | None = None,
     configured: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The ``mechlib.blackbox/8`` result (re-checked by ``mechlib check``) of the (selection,
-    test) ``phases`` drawn with mean ``samples`` (λ) per count: the ε test (``ratio_test``), given a
+    """The ``mechlib.blackbox/9`` result (re-checked by ``mechlib check``) of the (selection,
+    test) ``phases`` drawn with mean ``samples`` (λ) per count, at the exact false-alarm rate
+    ``alpha_fa`` (a string is recorded as given, "1/100" or "0.01"): the ε test (``ratio_test``), given a
     claimed ``pmf`` the conformance test, and given ``delta`` the (ε, δ) test (``blackbox_delta``).
     ``seed`` is a list when the phases are several seeded runs added (a sweep)."""
     from mechlib.audit.blackbox_delta import delta_test

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any, TypeVar
 
+from mechlib.audit import false_alarm_rate
 from mechlib.audit.statistics import cp_lower, cp_upper, ordered_pairs
 from mechlib.core.exact import format_fraction
 from mechlib.infodesign.alpha import exp_bounds
@@ -103,20 +104,21 @@ def delta_test(
     phases: tuple[list[dict[int, int]], list[dict[int, int]]],
     epsilon: Fraction,
     delta: Fraction,
-    alpha_fa: float,
+    alpha_fa: Fraction | str,
     neighbours: Sequence[tuple[int, int]],
 ) -> dict[str, Any]:
-    """The test of the module docstring on the (selection, test) histograms; a JSON-ready dict
-    (``mechlib.blackbox/8``'s ``delta_test``)."""
+    """The test of the module docstring on the (selection, test) histograms at the exact false-alarm
+    rate ``alpha_fa`` (recorded as given); a JSON-ready dict (``mechlib.blackbox/9``'s ``delta_test``)."""
     selection, test = phases
     _, t = exp_bounds(epsilon)
-    level = alpha_fa / 2
+    alpha, alpha_text = false_alarm_rate(alpha_fa)
+    level = alpha / 2
     recorded: dict[str, Any] = {
         "epsilon": format_fraction(epsilon),
         "delta": format_fraction(delta),
         "e_epsilon_upper": format_fraction(t),
-        "alpha_fa": alpha_fa,
-        "per_bound_level": level,
+        "alpha_fa": alpha_text,
+        "per_bound_level": format_fraction(level),
     }
     chosen = select_event(selection, ordered_pairs(neighbours), t, [sum(h.values()) for h in test])
     if chosen is None:

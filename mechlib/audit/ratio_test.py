@@ -78,6 +78,7 @@ from typing import Any
 
 import flint
 
+from mechlib.audit import false_alarm_rate
 from mechlib.audit.blackbox_delta import event_hits, event_name
 from mechlib.audit.statistics import Phases, add_histograms, cp_lower, one_sided_outputs, ordered_pairs
 from mechlib.core.exact import format_decimal, format_fraction
@@ -205,11 +206,10 @@ def summed_hypotheses(neighbours: Sequence[tuple[int, int]], n: int) -> list[Sum
     return sums
 
 
-def levels(alpha_fa: float, single: int, summed: int) -> tuple[Fraction, Fraction | None]:
+def levels(alpha: Fraction, single: int, summed: int) -> tuple[Fraction, Fraction | None]:
     """The weighted Bonferroni levels (single, summed): with sums, the single hypotheses split
     (1 − SUMMED_SHARE)·α_FA and the sums SUMMED_SHARE·α_FA; without, the single ones split α_FA.
-    They add up to α_FA (α_FA at its float's exact value)."""
-    alpha = Fraction(alpha_fa)
+    They add up to α_FA exactly."""
     if not summed:
         return alpha / max(single, 1), None  # H = 0: nothing seen, nothing to test
     return alpha * (1 - SUMMED_SHARE) / max(single, 1), alpha * SUMMED_SHARE / summed
@@ -285,11 +285,12 @@ def _epsilon_bound(found: dict[str, Any], steps: Sequence[int], level: Fraction)
 def dp_test(
     phases: Phases,
     epsilon: Fraction,
-    alpha_fa: float,
+    alpha_fa: Fraction | str,
     neighbours: Sequence[tuple[int, int]],
 ) -> dict[str, Any]:
-    """The ε test of the module docstring on the (selection, test) histograms, added; a JSON-ready
-    dict (``mechlib.blackbox/8``'s ``dp``)."""
+    """The ε test of the module docstring on the (selection, test) histograms, added, at the exact
+    false-alarm rate ``alpha_fa`` (recorded as given); a JSON-ready dict (``mechlib.blackbox/9``'s
+    ``dp``)."""
     import numpy as np
     from scipy.stats import beta
 
@@ -299,7 +300,8 @@ def dp_test(
     _, t = exp_bounds(epsilon)
     events = exhaustive_events(counts)
     sums = summed_hypotheses(neighbours, len(counts) - 1) if events else []
-    single_level, summed_level = levels(alpha_fa, len(family) * len(events), len(sums))
+    alpha, alpha_text = false_alarm_rate(alpha_fa)
+    single_level, summed_level = levels(alpha, len(family) * len(events), len(sums))
     summed_at = single_level if summed_level is None else summed_level  # never used without sums
     hits = [[event_hits(h, event) for h in counts] for event in events]
     # (distances of the compared counts, level, hypothesis as recorded): every (inputs, event), then the sums
@@ -333,7 +335,7 @@ def dp_test(
     return {
         "epsilon": format_fraction(epsilon),
         "e_epsilon_upper": format_fraction(t),
-        "alpha_fa": alpha_fa,
+        "alpha_fa": alpha_text,
         "hypotheses": {"single": len(family) * len(events), "summed": len(sums)},
         "per_bound_level": {
             "single": format_fraction(single_level),

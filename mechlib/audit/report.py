@@ -267,10 +267,12 @@ BLACKBOX_TERMS = [
 
 def _blackbox_context(result: dict[str, Any]) -> dict[str, Any]:
     """The result, and its tests' events in words (``s ≥ 7``, ``s ∈ {…}``), not as JSON."""
+    from mechlib.audit import OUTSIDE_SHOWN, confidence, outside_in_words
     from mechlib.audit.blackbox_delta import event_name
     from mechlib.audit.ratio_test import hypothesis_in_words
 
-    test, dp = result.get("delta_test"), result["dp"]
+    test, dp, conformance = result.get("delta_test"), result["dp"], result.get("conformance") or {}
+    outside = conformance.get("outside", [])
     event = test.get("event") if isinstance(test, dict) else None
     keys = ("violation", "epsilon_lower_bound")
     worded = {key: hypothesis_in_words(dp[key]) if dp.get(key) else None for key in keys}
@@ -282,6 +284,10 @@ def _blackbox_context(result: dict[str, Any]) -> dict[str, Any]:
         # (inputs and event(s) in words, θ₀ in words, the level it was rejected at)
         "dp_violation": worded["violation"] and (*worded["violation"], level),
         "dp_bound": worded["epsilon_lower_bound"] and worded["epsilon_lower_bound"][0],
+        "confidence": confidence(dp["alpha_fa"]),
+        # the nonconformant cells in words, the first OUTSIDE_SHOWN (all of them in the JSON)
+        "outside": [outside_in_words(c) for c in outside[:OUTSIDE_SHOWN]]
+        + ([f"… and {len(outside) - OUTSIDE_SHOWN} more"] if len(outside) > OUTSIDE_SHOWN else []),
         "without_headline": False,  # the HTML page shows the headline on its own, above the verdicts
     }
 

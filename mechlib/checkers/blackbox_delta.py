@@ -1,7 +1,7 @@
 """Independent re-check of a black-box result's ``delta_test`` (an (ε, δ) claim, two phases).
 
 From the recorded phases alone (the black-box checker has checked they add up to ``counts``): t is a
-rational upper bound on e^ε within 10⁻¹⁰ (arb); the level is α_FA/2; the event is the one the
+rational upper bound on e^ε within 10⁻¹⁰ (arb); the level is α_FA/2 (exact from /9 on); the event is the one the
 selection rule picks (recomputed from its statement: per ordered neighbour pair, the selection
 phase's likelihood-ratio set, single outputs and tails, pairs with an empty phase skipped, scored by
 p_i − 2√(p_i/M_i) − t·(p_j + 2√(p_j/M_j) + 4/M_j) in IEEE floats, p = k/N of the selection phase and
@@ -15,6 +15,7 @@ provenance, like the seed.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -81,33 +82,36 @@ def check_delta_test(
     phases: tuple[list[dict[int, int]], list[dict[int, int]]],
     pairs: list[tuple[int, int]],
     dp: dict[str, Any],
-    lower_ok: Any,
-    upper_ok: Any,
+    alpha: Fraction,
+    read_alpha: Callable[[Any, str], Fraction],
+    bounds: tuple[Callable[[int, int, Fraction, Fraction], bool], Callable[[int, int, Fraction, Fraction], bool]],
 ) -> list[str]:
-    """Failures of a non-null ``delta_test`` (``lower_ok``/``upper_ok``: the black-box checker's
-    verified Clopper–Pearson tests); raises ValueError on a malformed field."""
+    """Failures of a non-null ``delta_test`` against the DP test's exact α_FA ``alpha`` (``read_alpha``
+    reads a recorded α_FA as its schema version writes it; ``bounds``: the black-box checker's
+    verified Clopper–Pearson tests, lower and upper); raises ValueError on a malformed field."""
+    lower_ok, upper_ok = bounds
     if not isinstance(test, dict) or test.keys() != FIELDS:
         raise ValueError(f"delta_test: expected the fields {sorted(FIELDS)}")
     eps, delta = _exact(test["epsilon"], "delta_test.epsilon"), _exact(test["delta"], "delta_test.delta")
     t = _exact(test["e_epsilon_upper"], "delta_test.e_epsilon_upper")
-    alpha_fa = test["alpha_fa"]  # a JSON number: float, or Decimal from a strict reader
-    if isinstance(alpha_fa, bool) or not isinstance(alpha_fa, int | float | Decimal) or not 0 < alpha_fa < 1:
-        raise ValueError("delta_test.alpha_fa: expected a number in (0, 1)")
-    alpha_fa = float(alpha_fa)
     if not 0 <= delta <= 1 or eps < 0:
         raise ValueError("delta_test: expected ε ≥ 0 and δ in [0, 1]")
     failures = []
-    if eps != _exact(dp["epsilon"], "dp.epsilon") or alpha_fa != float(dp["alpha_fa"]):
+    if eps != _exact(dp["epsilon"], "dp.epsilon") or read_alpha(test["alpha_fa"], "delta_test.alpha_fa") != alpha:
         failures.append("delta_test: ε or α_FA differ from the DP test's")
     e_eps = flint.arb(flint.fmpq(eps.numerator, eps.denominator)).exp()
     t_ball = flint.arb(flint.fmpq(t.numerator, t.denominator))
     if not (t_ball > e_eps and t_ball - e_eps < flint.arb(10) ** -10):
         failures.append("delta_test.e_epsilon_upper is not an upper bound on e^ε within 10⁻¹⁰")
-    level = Fraction(alpha_fa) / 2
+    level = alpha / 2
     recorded_level = test["per_bound_level"]
-    if not isinstance(recorded_level, int | float | Decimal) or not math.isclose(
-        float(recorded_level), float(level), rel_tol=1e-12, abs_tol=0
-    ):
+    if isinstance(recorded_level, str):  # /9: exact
+        same = _exact(recorded_level, "delta_test.per_bound_level") == level
+    else:  # /8 and earlier: the float α_FA/2, compared to 12 significant digits
+        same = isinstance(recorded_level, int | float | Decimal) and math.isclose(
+            float(recorded_level), float(level), rel_tol=1e-12, abs_tol=0
+        )
+    if not same:
         failures.append("delta_test.per_bound_level is not α_FA/2")
     selection, tested = phases
     chosen = _selection(selection, pairs, t, [sum(h.values()) for h in tested])

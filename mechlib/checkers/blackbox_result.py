@@ -1,4 +1,4 @@
-"""Independent re-check of a black-box audit result (schema ``mechlib.blackbox/8``; /7 and /6 too).
+"""Independent re-check of a black-box audit result (schema ``mechlib.blackbox/9``; /8, /7 and /6 too).
 
 Everything is recomputed from the recorded phases alone, with arb's rigorous regularised
 incomplete beta (scipy's Beta quantile only suggests a candidate bound, which arb then proves):
@@ -9,7 +9,11 @@ incomplete beta (scipy's Beta quantile only suggests a candidate bound, which ar
   the certified lower bound on the true ε;
 * the one-sided outputs (seen under a count, never under a neighbour) recomputed from the counts;
 * conformance: the verdict recomputed cell by cell against the recorded claimed pmf at
-  α_FA/(2·cells); a nonconformant cell's claimed probability outside its verified interval;
+  α_FA/(2·cells); each cell listed outside has its claimed probability outside its verified
+  interval (and its decimals are those values to 6 significant digits), and no other cell is
+  outside the checker's own interval (/8 and earlier list the first such cell only);
+* α_FA exact: /9 records it as an exact number (as typed); /8 and earlier as a JSON number, taken
+  at its float's exact value (as they used it);
 * an (ε, δ) claim's two-phase test, by ``mechlib.checkers.blackbox_delta``.
 
 ``PROVENANCE`` lists what cannot be re-checked from the counts (that they came from the named
@@ -43,11 +47,12 @@ from mechlib.checkers.ratio_test import (
 )
 from mechlib.schemas import precheck
 
-SCHEMA = "mechlib.blackbox/8"
-#: Results handed out earlier, checked against their own families: /7 (neighbours pooled, five one-tailed
-#: sums, one level α_FA/H) and /6 (no sums).
-V7, V6 = "mechlib.blackbox/7", "mechlib.blackbox/6"
-EARLIER = (V7, V6)
+SCHEMA = "mechlib.blackbox/9"
+#: Results handed out earlier, checked against their own families: /8 (the family of /9, α_FA a JSON
+#: number, one nonconformant cell), /7 (neighbours pooled, five one-tailed sums, one level α_FA/H) and
+#: /6 (no sums).
+V8, V7, V6 = "mechlib.blackbox/8", "mechlib.blackbox/7", "mechlib.blackbox/6"
+EARLIER = (V8, V7, V6)
 
 #: Recorded, not re-checkable from the counts.
 PROVENANCE = (
@@ -100,12 +105,20 @@ def _keys(obj: Any, where: str, fields: set[str]) -> dict[str, Any]:
     return obj
 
 
-def _number(value: Any, where: str) -> float:
-    """A JSON number (read as float, or as Decimal by a strict reader), as a float: α_FA and the
-    per-bound level are configuration floats, compared to 12 significant digits."""
-    if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
-        raise Malformed(f"{where}: expected a number, got {value!r}")
-    return float(value)
+def _alpha(value: Any, where: str) -> Fraction:
+    """α_FA as /9 records it: an exact number as a string, in (0, 1/2)."""
+    alpha = _exact(value, where)
+    if not 0 < alpha < Fraction(1, 2):
+        raise Malformed(f"{where}: expected 0 < α_FA < 1/2, got {value!r}")
+    return alpha
+
+
+def _float_alpha(value: Any, where: str) -> Fraction:
+    """α_FA as /8 and earlier record it: a JSON number in (0, 1) — read as float, or as Decimal by a
+    strict reader such as ``mechlib check``'s — taken at its float's exact value, as they used it."""
+    if isinstance(value, bool) or not isinstance(value, int | float | Decimal) or not 0 < value < 1:
+        raise Malformed(f"{where}: expected a number in (0, 1), got {value!r}")
+    return Fraction(float(value))
 
 
 def _at_least(k: int, n: int, p: Fraction) -> flint.arb:
@@ -179,13 +192,21 @@ def _check(result: dict[str, Any], version: str) -> list[str]:
         failures.append("counts are not the selection and test phases added")
     neighbours = _neighbours(result["neighbours"], n)
     pairs = [pair for i, j in neighbours for pair in ((i, j), (j, i))]
-    failures += _check_dp(_keys(result["dp"], "dp", DP), counts, pairs, version)
+    read_alpha = _alpha if version == SCHEMA else _float_alpha
+    alpha = read_alpha(_keys(result["dp"], "dp", DP)["alpha_fa"], "dp.alpha_fa")
+    failures += _check_dp(result["dp"], alpha, counts, pairs, version)
     if result["conformance"] is not None:
-        failures += _check_conformance(result["conformance"], counts)
+        c = result["conformance"]
+        if version == SCHEMA:
+            alpha_c = _alpha(_keys(c, "conformance", CONFORMANCE)["alpha_fa"], "conformance.alpha_fa")
+            failures += [] if alpha_c == alpha else ["conformance.alpha_fa is not the DP test's"]
+            failures += _check_conformance(c, alpha_c, counts)
+        else:
+            failures += _check_conformance_v8(c, counts)
     if result["delta_test"] is not None:
         try:
             failures += check_delta_test(
-                result["delta_test"], (selection, tested), pairs, result["dp"], lower_ok, upper_ok
+                result["delta_test"], (selection, tested), pairs, result["dp"], alpha, read_alpha, (lower_ok, upper_ok)
             )
         except ValueError as err:
             raise Malformed(str(err)) from None
@@ -210,12 +231,11 @@ Row = tuple[dict[str, Any], int, int, Fraction, Fraction, list[int]]
 
 
 def _levels(
-    dp: dict[str, Any], alpha_fa: float, single: int, summed: int, version: str
+    dp: dict[str, Any], alpha: Fraction, single: int, summed: int, version: str
 ) -> tuple[list[str], Fraction, Fraction]:
-    """The recorded H and levels against the checker's own: /8 gives the sums α_FA/4 and the single
-    hypotheses 3α_FA/4 (α_FA without sums); /7 and /6 one level α_FA/H for all."""
-    alpha = Fraction(alpha_fa)
-    if version != SCHEMA:
+    """The recorded H and levels against the checker's own: /9 and /8 give the sums α_FA/4 and the
+    single hypotheses 3α_FA/4 (α_FA without sums); /7 and /6 one level α_FA/H for all."""
+    if version in (V7, V6):
         level = alpha / max(single + summed, 1)
         if dp["hypotheses"] != single + summed or _exact(dp["per_bound_level"], "dp.per_bound_level") != level:
             return [f"dp.hypotheses/per_bound_level are not {single + summed} and α_FA/H = {level}"], level, level
@@ -234,11 +254,12 @@ def _levels(
     return [], one, each or one
 
 
-def _check_dp(dp: dict[str, Any], counts: Histograms, pairs: list[tuple[int, int]], version: str) -> list[str]:
+def _check_dp(
+    dp: dict[str, Any], alpha: Fraction, counts: Histograms, pairs: list[tuple[int, int]], version: str
+) -> list[str]:
     eps = _exact(dp["epsilon"], "dp.epsilon")
-    alpha_fa = _number(dp["alpha_fa"], "dp.alpha_fa")
-    if not 0 < alpha_fa < 1 or eps < 0:
-        raise Malformed("dp: expected 0 < alpha_fa < 1 and epsilon ≥ 0")
+    if eps < 0:
+        raise Malformed("dp: expected epsilon ≥ 0")
     if dp["verdict"] not in ("violation", "no violation found"):
         raise Malformed(f"dp.verdict: {dp['verdict']!r}")
     t = _exact(dp["e_epsilon_upper"], "dp.e_epsilon_upper")
@@ -247,10 +268,10 @@ def _check_dp(dp: dict[str, Any], counts: Histograms, pairs: list[tuple[int, int
     if not (gap > 0 and gap < flint.arb(10) ** -10):
         failures.append("dp.e_epsilon_upper is not an upper bound on e^ε within 10⁻¹⁰")
     events = exhaustive_events(counts)
-    tested = family(pairs, grouped=version == SCHEMA)
+    tested = family(pairs, grouped=version in (SCHEMA, V8))
     n = len(counts) - 1
-    added = [] if not events or version == V6 else sums(pairs, n) if version == SCHEMA else one_tailed_sums(pairs, n)
-    wrong, single_level, summed_level = _levels(dp, alpha_fa, len(tested) * len(events), len(added), version)
+    added = [] if not events or version == V6 else one_tailed_sums(pairs, n) if version == V7 else sums(pairs, n)
+    wrong, single_level, summed_level = _levels(dp, alpha, len(tested) * len(events), len(added), version)
     failures += wrong
     nulls = {profile: null(t, list(profile)) for profile in {tuple(d) for _, _, d in tested} | {(1,)}}
     # every (inputs, event); a pair's inputs are [i, j], a pooled one's [i, J]
@@ -339,17 +360,16 @@ def _list2(value: Any, where: str) -> list[Any]:
     return value
 
 
-CONFORMANCE = {"verdict", "alpha_fa", "cells", "per_bound_level", "pmf", "cell", "interval"}
+CONFORMANCE = {"verdict", "alpha_fa", "cells", "per_bound_level", "pmf", "outside"}
+#: /8 and earlier: the first nonconformant cell only, the level a float.
+CONFORMANCE_V8 = {"verdict", "alpha_fa", "cells", "per_bound_level", "pmf", "cell", "interval"}
+CELL = {"input", "output", "count", "samples", "claimed", "interval", "approx"}
 
 
-def _check_conformance(c: Any, counts: list[dict[int, int]]) -> list[str]:
-    """Redo the conformance test from the recorded claimed pmf: every cell, at α_FA/(2·cells)."""
-    _keys(c, "conformance", CONFORMANCE)
+def _claimed_pmf(c: dict[str, Any], counts: Histograms) -> tuple[list[str], list[dict[int, Fraction]], list[int]]:
+    """The recorded claimed pmf (failures if a row is not a distribution) and the outputs of the cells."""
     if c["verdict"] not in ("conformant", "nonconformant"):
         raise Malformed(f"conformance.verdict: {c['verdict']!r}")
-    alpha_fa = _number(c["alpha_fa"], "conformance.alpha_fa")
-    if not 0 < alpha_fa < 1:
-        raise Malformed("conformance.alpha_fa: expected 0 < alpha_fa < 1")
     if not isinstance(c["pmf"], list) or len(c["pmf"]) != len(counts):
         raise Malformed(f"conformance.pmf: expected {len(counts)} rows")
     pmf: list[dict[int, Fraction]] = []
@@ -363,25 +383,89 @@ def _check_conformance(c: Any, counts: list[dict[int, int]]) -> list[str]:
     out = []
     if any(min(row.values(), default=Fraction(0)) < 0 or sum(row.values()) != 1 for row in pmf):
         out.append("conformance.pmf: a row is not a probability distribution")
-    outputs = sorted({s for h in counts for s in h} | {s for row in pmf for s in row})
+    return out, pmf, sorted({s for h in counts for s in h} | {s for row in pmf for s in row})
+
+
+def _outside_cells(
+    counts: Histograms, pmf: list[dict[int, Fraction]], outputs: list[int], level: Fraction
+) -> list[Any]:
+    """The cells (i, s) whose claimed p lies outside the checker's own verified interval, in order."""
+    found = []
+    for i, (h, row) in enumerate(zip(counts, pmf)):
+        total = sum(h.values())
+        for s in outputs:
+            k, p = h.get(s, 0), row.get(s, Fraction(0))
+            if not _bound(k, total, level, lower=True) <= p <= _bound(k, total, level, lower=False):
+                found.append((i, s))
+    return found
+
+
+def _approx(value: Fraction) -> str:
+    return f"{float(value):.6g}"
+
+
+def _check_conformance(c: dict[str, Any], alpha: Fraction, counts: Histograms) -> list[str]:
+    """/9: redo the conformance test from the recorded claimed pmf at α_FA/(2·cells) exactly; every
+    recorded cell outside its verified interval, and no other cell outside the checker's own."""
+    out, pmf, outputs = _claimed_pmf(c, counts)
     cells = len(counts) * len(outputs)
-    delta = Fraction(alpha_fa) / (2 * cells)
+    level = alpha / (2 * cells)
+    if c["cells"] != cells or _exact(c["per_bound_level"], "conformance.per_bound_level") != level:
+        out.append(f"conformance.cells/per_bound_level are not {cells} and α_FA/(2·cells) = {level}")
+    recorded = c["outside"]
+    if not isinstance(recorded, list):
+        raise Malformed("conformance.outside: expected a list of cells")
+    if (c["verdict"] == "nonconformant") != bool(recorded):
+        out.append(f"conformance.verdict {c['verdict']!r} does not match the {len(recorded)} cell(s) listed outside")
+    named = []
+    for x, raw in enumerate(recorded):
+        where = f"conformance.outside[{x}]"
+        cell = _keys(raw, where, CELL)
+        i, s = _int(cell["input"], f"{where}.input", 0), _int(cell["output"], f"{where}.output")
+        if i >= len(counts) or s not in outputs:
+            out.append(f"{where} is not a cell of the counts and the pmf")
+            continue
+        named.append((i, s))
+        low, up = (_exact(v, f"{where}.interval") for v in _list2(cell["interval"], f"{where}.interval"))
+        claimed, k, total = _exact(cell["claimed"], f"{where}.claimed"), counts[i].get(s, 0), sum(counts[i].values())
+        shown = {"claimed": _approx(claimed), "interval": [_approx(low), _approx(up)]}
+        if cell["count"] != k or cell["samples"] != total or claimed != pmf[i].get(s, Fraction(0)):
+            out.append(f"{where}: its count, samples or claimed p are not the histogram's and the pmf's")
+        elif not (lower_ok(k, total, low, level) and upper_ok(k, total, up, level)):
+            out.append(f"{where}: the interval is not a verified Clopper–Pearson interval at α_FA/(2·cells)")
+        elif low <= claimed <= up:
+            out.append(f"{where}: the claimed probability lies inside its interval")
+        elif cell["approx"] != shown:
+            out.append(f"{where}.approx is not the exact values to 6 significant digits: {shown}")
+    if named != sorted(set(named)):
+        out.append("conformance.outside: the cells are not listed once each, in the order (input, output)")
+    missed = [cell for cell in _outside_cells(counts, pmf, outputs, level) if cell not in named]
+    if missed:
+        out.append(f"conformance: the cell (input, output) = {missed[0]} is outside its interval but not listed")
+    return out
+
+
+def _check_conformance_v8(c: Any, counts: Histograms) -> list[str]:
+    """/8 and earlier: the verdict redone cell by cell at the float α_FA/(2·cells); a nonconformant
+    cell's claimed probability outside its verified interval."""
+    _keys(c, "conformance", CONFORMANCE_V8)
+    out, pmf, outputs = _claimed_pmf(c, counts)
+    alpha = _float_alpha(c["alpha_fa"], "conformance.alpha_fa")
+    cells = len(counts) * len(outputs)
+    delta = alpha / (2 * cells)
+    recorded = c["per_bound_level"]  # a JSON number: float, or Decimal from a strict reader
     if (
         c["cells"] != cells
-        or not isinstance(c["per_bound_level"], float)
-        or not math.isclose(c["per_bound_level"], float(delta), rel_tol=1e-12, abs_tol=0)
+        or isinstance(recorded, bool)
+        or not isinstance(recorded, float | Decimal)
+        or not math.isclose(float(recorded), float(delta), rel_tol=1e-12, abs_tol=0)
     ):
         out.append(f"conformance.cells/per_bound_level are not {cells} and α_FA/(2·cells)")
     if c["verdict"] == "conformant":
         if c["cell"] is not None or c["interval"] is not None:
             return [*out, "conformance says conformant but records a failing cell"]
-        for i, (h, row) in enumerate(zip(counts, pmf)):
-            total = sum(h.values())
-            for s in outputs:
-                k, p = h.get(s, 0), row.get(s, Fraction(0))
-                if not _bound(k, total, delta, lower=True) <= p <= _bound(k, total, delta, lower=False):
-                    return [*out, f"conformance says conformant, but the cell ({i}, {s}) is outside its interval"]
-        return out
+        wrong = _outside_cells(counts, pmf, outputs, delta)[:1]
+        return out + [f"conformance says conformant, but the cell {cell} is outside its interval" for cell in wrong]
     cell = _keys(c["cell"], "conformance.cell", {"input", "output", "count", "samples", "claimed"})
     i, s = _int(cell["input"], "conformance.cell.input", 0), _int(cell["output"], "conformance.cell.output")
     if i >= len(counts):

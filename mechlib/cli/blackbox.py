@@ -60,9 +60,9 @@ def add_parser(sub: Any, name: str) -> None:
     )  # fmt: skip
     box.add_argument("--seed", type=options.integer(0, 2**63 - 1), default=0, help="the run's seed (default 0)")
     box.add_argument(
-        "--alpha-fa", type=options.probability, default=DEFAULT_ALPHA_FA,
-        help="false-alarm rate: the chance that an ε-DP sampler is reported violating "
-        f"(exact, e.g. 1/100; default {DEFAULT_ALPHA_FA})",
+        "--alpha-fa", type=false_alarm_option, default=DEFAULT_ALPHA_FA, metavar="ALPHA",
+        help="false-alarm rate, an exact number in (0, 1/2) such as 0.01 or 1/100, recorded as typed: the chance "
+        f"that an ε-DP sampler is reported violating (default {DEFAULT_ALPHA_FA})",
     )  # fmt: skip
     box.add_argument("--pmf", metavar="FILE", help="claimed exact pmf: a mechanism JSON/CSV file (rows = counts)")
     box.add_argument("--range", metavar="LO:HI", help="the declared output range; a value outside it is an error")
@@ -79,7 +79,19 @@ def add_parser(sub: Any, name: str) -> None:
     options.add_no_progress(box, "progress bar")
 
 
+def false_alarm_option(text: str) -> str:
+    """``--alpha-fa``: an exact rate in (0, 1/2), kept as typed (the result records it so)."""
+    from mechlib.audit import false_alarm_rate
+
+    try:
+        false_alarm_rate(text if len(text) <= 100 else "-1")
+    except InputError as err:
+        raise argparse.ArgumentTypeError(f"{text[:40]!r}: {err.hint or err}") from None
+    return text
+
+
 def run(args: argparse.Namespace) -> int:
+    from mechlib.audit import OUTSIDE_SHOWN, outside_in_words
     from mechlib.audit.adapters import sampler as make_sampler
     from mechlib.audit.blackbox import blackbox_result
     from mechlib.audit.loading import load_mechanism
@@ -156,25 +168,24 @@ def run(args: argparse.Namespace) -> int:
         dp = result["dp"]
         # the headline first: what the sample proves about the true δ(ε) and ε, whatever the claim
         headline = delta_headline(result["delta_test"])
-        for line in headline[1:] + blackbox_headline(dp, args.alpha_fa):
+        for line in headline[1:] + blackbox_headline(dp):
             print(line)
         print(f"sampler    {args.sampler} ({result['samples_per_second']} samples/s)")
         pure = " (pure ε-DP, for information: the claim is (ε, δ))" if delta is not None else ""
         h = dp["hypotheses"]
-        tested = f"ε = {dp['epsilon']}, α_FA = {args.alpha_fa}, {h['single']} hypotheses + {h['summed']} summed"
+        tested = f"ε = {dp['epsilon']}, α_FA = {dp['alpha_fa']}, {h['single']} hypotheses + {h['summed']} summed"
         print(f"dp test    {tested}: {dp['verdict']}{pure}")
         if dp["violation"]:
             print(f"violation  {violation_text(dp['violation'])}")
         conformance = result["conformance"]
         if conformance:
-            c = conformance["cell"]
-            where = (
-                f": input {c['input']}, output {c['output']}: {c['count']} of {c['samples']} samples, claimed "
-                f"p = {c['claimed']} outside [{conformance['interval'][0]}, {conformance['interval'][1]}]"
-                if c
-                else ""
-            )
-            print(f"pmf        {conformance['verdict']}{where}")
+            outside = conformance["outside"]
+            shown = f": {len(outside)} of {conformance['cells']} cells outside their intervals" if outside else ""
+            print(f"pmf        {conformance['verdict']}{shown}")
+            for cell in outside[:OUTSIDE_SHOWN]:
+                print(f"outside    {outside_in_words(cell)}")
+            if len(outside) > OUTSIDE_SHOWN:
+                print(f"outside    … and {len(outside) - OUTSIDE_SHOWN} more (every one in --json)")
         for line in headline[:1]:
             print(line)
     decisive = result["delta_test"] or result["dp"]  # an (ε, δ) claim is decided by the δ test alone
@@ -233,11 +244,13 @@ def violation_text(v: dict[str, Any]) -> str:
     return f"{what}: {k} vs {other} hits; P(Bin({k + other}, θ₀) ≥ {k}) ≤ its level, θ₀ = {null} (exact in --json)"
 
 
-def blackbox_headline(dp: dict[str, Any], alpha_fa: float) -> list[str]:
+def blackbox_headline(dp: dict[str, Any]) -> list[str]:
     """What the sample shows about the true ε: a certified lower bound; outputs one neighbour never
     produced (consistent with ε = ∞, which no sample certifies); the power statement only when
     no such output makes it moot."""
-    confidence = f"{100 * (1 - alpha_fa):g}% confidence"
+    from mechlib.audit import confidence as at
+
+    confidence = at(dp["alpha_fa"])
     bound = dp["epsilon_lower_bound"]
     from mechlib.audit.ratio_test import hypothesis_in_words
 
@@ -266,9 +279,10 @@ def delta_headline(test: dict[str, Any] | None) -> list[str]:
     """The (ε, δ) test's verdict and its certified lower bound on the true δ(ε)."""
     if test is None:
         return []
+    from mechlib.audit import confidence as at
     from mechlib.audit.blackbox_delta import event_name
 
-    confidence = f"{100 * (1 - test['alpha_fa']):g}% confidence"
+    confidence = at(test["alpha_fa"])
     event = test["event"]
     lines = [f"δ test     (ε, δ) = ({test['epsilon']}, {test['delta']}), α_FA = {test['alpha_fa']}: {test['verdict']}"]
     if test["delta_lower_bound"] is None:

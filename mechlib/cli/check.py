@@ -14,9 +14,9 @@ def add_parser(sub: Any, name: str) -> None:
     check = sub.add_parser(
         name,
         help="re-verify a certificate with the independent checker",
-        description="Re-verify every witness of a certificate (schemas mechlib.audit/6, "
-        "mechlib.blackbox/8 and mechlib.bracket/1) without trusting the code that produced it; a "
-        "gzip-compressed certificate is read as is. "
+        description="Re-verify every witness of a certificate (schemas mechlib.audit/7, "
+        "mechlib.blackbox/9 (and /8, /7, /6), mechlib.bracket/1 and mechlib.universal/2) without trusting the "
+        "code that produced it; a gzip-compressed certificate is read as is. "
         "Exit 0 if it holds, 1 if any check fails, 2 if the file is not a certificate.",
         epilog=options.EPILOG,
     )

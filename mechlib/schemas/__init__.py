@@ -1,5 +1,5 @@
 """JSON Schemas (draft 2020-12) of every file format mechlib reads or writes, shipped with the
-package: ``mechanism`` (mechanism files), ``mechlib.audit/7``, ``mechlib.blackbox/8`` (and /7, /6, read only),
+package: ``mechanism`` (mechanism files), ``mechlib.audit/7``, ``mechlib.blackbox/9`` (and /8, /7, /6, read only),
 ``mechlib.bracket/1``, ``mechlib.verify/1``, ``mechlib.mutants/1``, ``mechlib.sweep/1``,
 ``mechlib.universal/1`` (``mechlib prove-universal --json``), ``mechlib.universal/2`` (its certificate).
 
@@ -20,9 +20,10 @@ from typing import Any
 FILES = {
     "mechanism": "mechanism.schema.json",
     "mechlib.audit/7": "audit.schema.json",
-    "mechlib.blackbox/8": "blackbox.schema.json",
-    # results handed out earlier, still checked against their own families: /7 (neighbours pooled, five
-    # one-tailed sums, one level) and /6 (before the sums)
+    "mechlib.blackbox/9": "blackbox.schema.json",
+    # results handed out earlier, still checked against their own families: /8 (α_FA a JSON number, one
+    # nonconformant cell), /7 (neighbours pooled, five one-tailed sums, one level) and /6 (before the sums)
+    "mechlib.blackbox/8": "blackbox8.schema.json",
     "mechlib.blackbox/7": "blackbox7.schema.json",
     "mechlib.blackbox/6": "blackbox6.schema.json",
     "mechlib.bracket/1": "bracket.schema.json",
