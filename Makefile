@@ -1,7 +1,7 @@
 # Thin wrappers: every target goes through dev.py, which needs only python3 (≥ 3.11).
 PYTHON ?= python3
 
-.PHONY: verify test bench lint fuzz examples
+.PHONY: verify test bench lint fuzz examples mutate
 verify:
 	$(PYTHON) dev.py verify
 test:
@@ -14,3 +14,5 @@ fuzz:
 	$(PYTHON) dev.py fuzz
 examples:
 	$(PYTHON) dev.py examples
+mutate:
+	$(PYTHON) dev.py mutate

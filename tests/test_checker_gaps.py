@@ -1,0 +1,169 @@
+"""Forgeries that keep a certificate's other fields consistent, so that exactly one check of the
+trusted base (``mechlib/checkers/``) stands between them and acceptance. tests/test_tampering.py
+changes one leaf at a time, which some checks never see: found by mutation testing the checkers
+(``python3 dev.py mutate``, reports/checker_mutation.md). Each forgery states something false
+(a profile below the true one, an optimum above the true one, a lower bound above an achieved
+loss, a Clopper–Pearson bound the counts do not support) and must be rejected."""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+from fractions import Fraction
+from typing import Any
+
+from mechlib import randomized_response, truncated_geometric
+from mechlib.audit.loading import LoadedMechanism
+from mechlib.audit.whitebox import audit
+from mechlib.checkers.audit_certificate import check_certificate
+from mechlib.checkers.blackbox_result import check_result
+from mechlib.checkers.bracket_certificate import check_certificate as check_bracket
+from mechlib.core.mechanism import Mechanism
+from mechlib.core.users import BayesUser, Loss, Prior
+
+
+def _audit(mech: Mechanism, **options: Any) -> dict[str, Any]:
+    claimed = options.pop("claimed", None)
+    users = options.pop("users", ())
+    loaded = LoadedMechanism(mech, "test", "json", "0" * 64, claimed_alpha=claimed, claimed_delta=options.get("delta"))
+    doc: dict[str, Any] = json.loads(json.dumps(audit(loaded, users, **options)))
+    assert check_certificate(doc) == []
+    return doc
+
+
+def test_a_privacy_profile_below_the_true_one_is_rejected_at_its_vertices() -> None:
+    """T at α = 1/2 is not (ln 3/2, 1/10)-DP. The forged profile δ ≡ 0 (one vertex at α = 1, one
+    piece on the empty output set) is made of real lines meeting it at its vertex, and the claim,
+    the verdict and the tightest α at δ all follow from it: only the envelope comparison at the
+    vertices — every pair's hockey-stick divergence ≤ δ — sees that δ(1) is the rows' total variation."""
+    doc = _audit(truncated_geometric("1/2", 3), claimed=Fraction(2, 3), delta=Fraction(1, 10))
+    assert doc["claimed"]["holds"] is False and doc["verdict"] == "FAIL"
+    forged = copy.deepcopy(doc)
+    section = forged["approximate_dp"]
+    section["profile"] = {
+        "vertices": [{"alpha": "1", "delta": "0"}],
+        "pieces": [{"inputs": None, "outputs": [], "mass": "0", "neighbour_mass": "0"}],
+    }
+    section["at_delta"].update(alpha="1", epsilon_interval=["0", "0"], piece=0)
+    forged["claimed"]["holds"], forged["verdict"] = True, "PASS"
+    assert check_certificate(forged) == [
+        "approximate_dp.profile: at vertex 0 (α = 1) the pair of rows (0, 1) has hockey-stick divergence above δ = 0"
+    ]
+
+
+def test_a_profile_vertex_moved_with_its_lines_is_rejected() -> None:
+    """A profile whose inner vertex sits on a weaker pair's line: each piece is still a real line
+    A − B·t through its recorded vertices, but between them the profile is below the true one."""
+    doc = _audit(truncated_geometric("1/2", 3), delta=Fraction(1, 20))
+    profile = doc["approximate_dp"]["profile"]
+    assert [v["delta"] for v in profile["vertices"]] == ["1/3", "0"]
+    forged = copy.deepcopy(doc)
+    # the pair (1, 0) on output 1: A = P_1({1}) = 1/3, B = P_0({1}) = 1/6, zero at t = 2 (α = 1/2)
+    weak = {"inputs": [1, 0], "outputs": [1], "mass": "1/3", "neighbour_mass": "1/6"}
+    forged["approximate_dp"]["profile"] = {
+        "vertices": [{"alpha": "1", "delta": "1/6"}, {"alpha": "1/2", "delta": "0"}],
+        "pieces": [weak, profile["pieces"][1]],
+    }
+    forged["approximate_dp"]["at_delta"] = None
+    failures = check_certificate(forged)
+    assert failures and all("hockey-stick divergence above" in f for f in failures), failures
+
+
+def _user_with_loss_matrix() -> tuple[Mechanism, dict[str, Any], list[list[Fraction]]]:
+    """Randomized response on 0..3 audited with a skewed prior and a cost matrix (as
+    ``mechlib audit --prior --loss`` does), the user's entry, and T's rows at its DP level."""
+    mech = randomized_response("1/3", 4)  # on 0..3
+    prior = Prior([Fraction(1, 2), Fraction(1, 4), Fraction(1, 8), Fraction(1, 8)])
+    cost = Loss([[abs(i - j) + (i > j) for j in range(4)] for i in range(4)])
+    doc = _audit(mech, users=[("skewed", "cost", BayesUser(prior, cost))])
+    user = doc["user_losses"]["users"][3]
+    assert (user["prior_name"], user["loss_name"]) == ("skewed", "cost") and "optimum_mechanism" not in user
+    t = truncated_geometric(Fraction(doc["dp_level"]), 3)
+    return mech, doc, [list(row) for row in t.rows]
+
+
+def test_a_loss_matrix_users_dual_must_be_feasible() -> None:
+    """The dual moved between two counts: same total (the optimum), not feasible any more."""
+    _, doc, _ = _user_with_loss_matrix()
+    forged = copy.deepcopy(doc)
+    dual = [Fraction(v) for v in forged["user_losses"]["users"][3]["dual"]]
+    dual[0], dual[1] = dual[0] + Fraction(1, 100), dual[1] - Fraction(1, 100)
+    forged["user_losses"]["users"][3]["dual"] = [str(v) for v in dual]
+    optimum = doc["user_losses"]["users"][3]["optimum"]
+    assert check_certificate(forged) == [f"user (skewed, cost): the optimality certificate of {optimum} does not check"]
+
+
+def test_a_loss_matrix_users_optimum_raised_with_a_worse_remap_is_rejected() -> None:
+    """The forger's aim: a higher optimum makes the mechanism look closer to optimal. T with a worse
+    remap (every output guessed as 0) reaches the raised value, the dual is scaled to sum to it
+    and the ratio is recomputed — only the dual's feasibility is left to catch it."""
+    _, doc, t = _user_with_loss_matrix()
+    user = doc["user_losses"]["users"][3]
+    prior = [Fraction(p) for p in user["prior"]]
+    loss = [[Fraction(v) for v in row] for row in user["loss"]]
+    worse = sum(p * x * loss[i][0] for i, (p, row) in enumerate(zip(prior, t)) for x in row)
+    optimum = Fraction(user["optimum"])
+    assert worse > optimum
+    forged = copy.deepcopy(doc)
+    entry = forged["user_losses"]["users"][3]
+    entry["t_optimal_remap"] = {str(r): 0 for r in range(4)}
+    entry["optimum"] = str(worse)
+    entry["dual"] = [str(Fraction(v) * worse / optimum) for v in user["dual"]]
+    entry["ratio"] = str(Fraction(user["mechanism"]) / worse)
+    assert check_certificate(forged) == [f"user (skewed, cost): the optimality certificate of {worse} does not check"]
+
+
+def test_a_negative_bracket_dual_is_rejected() -> None:
+    """Weak duality needs y ≥ 0. With y = −z on one box edge u → v at every grid point, each of v's
+    terms rises by E_hi·z and each of u's falls by z: the bound rises by (E_hi − 1)·z without limit.
+    Here it is pushed above the certificate's own upper bound (a loss the mechanism achieves)."""
+    from mechlib.infodesign.cell_lp import bracket
+    from mechlib.infodesign.school_planning import Example, certificate, histogram_graph
+
+    small = Example(households=4, probabilities=(Fraction("0.85"), Fraction("0.12"), Fraction("0.03")))
+    doc = json.loads(json.dumps(certificate(small, (2, 1), bracket(histogram_graph(small, (2, 1)), Fraction(1, 2)))))
+    assert check_bracket(doc) == []
+    lower, upper, hi = (Fraction(doc[k]) for k in ("lower", "upper", "factor_hi"))
+    z = 2 * (upper - lower) / (hi - 1)
+    points = 1 + max(k for *_, k, _ in doc["duals"])
+    forged = copy.deepcopy(doc)
+    forged["duals"] += [[0, 0, 1, 0, k, str(-z)] for k in range(points)]
+    forged["lower"] = str(lower + (hi - 1) * z)
+    assert Fraction(forged["lower"]) > upper
+    failures = check_bracket(forged)
+    assert any("is not a nonnegative dual" in f for f in failures), failures
+    zero = copy.deepcopy(doc)  # a zero dual is a dual: it changes nothing
+    zero["duals"].append([0, 0, 1, 0, 0, "0"])
+    assert check_bracket(zero) == []
+
+
+def _blackbox(theta_steps: int = 0) -> dict[str, Any]:
+    """A black-box result whose ε test rejects: count 0 gives output 1 far more often than count 1."""
+    from mechlib.audit.blackbox import blackbox_result
+
+    counts = [{0: 300, 1: 700}, {0: 700, 1: 300}]
+    doc = blackbox_result(
+        spec="synthetic:counts", library="test", n=1, samples=1000, seed=0, seconds=1.0,
+        phases=([{}, {}], counts), epsilon=Fraction(1, 2), alpha_fa=0.05,
+    )  # fmt: skip
+    out: dict[str, Any] = json.loads(json.dumps(doc))
+    assert check_result(out) == [] and out["dp"]["verdict"] == "violation"
+    return out
+
+
+def test_a_forged_clopper_pearson_bound_is_rejected() -> None:
+    """θ_L raised halfway to 1, with the ratio |J|·θ_L/(1 − θ_L) and a larger ε that follow from it:
+    every field agrees with the forged θ_L, which the counts do not support at the level."""
+    doc = _blackbox()
+    bound = doc["dp"]["epsilon_lower_bound"]
+    assert len(bound["inputs"]) == 2 and not isinstance(bound["inputs"][1], list)  # a pair: |J| = 1
+    low = (Fraction(bound["theta_lower_bound"]) + 1) / 2
+    forged = copy.deepcopy(doc)
+    claimed = math.floor(math.log(low / (1 - low)) * 10**6 - 1) / 10**6  # ε ≤ ln(θ_L/(1 − θ_L))
+    forged["dp"]["epsilon_lower_bound"].update(
+        theta_lower_bound=str(low), ratio_lower_bound=str(low / (1 - low)), epsilon=f"{claimed:.6f}"
+    )
+    assert claimed > float(bound["epsilon"])
+    failures = check_result(forged)
+    assert len(failures) == 1 and "not a verified Clopper–Pearson lower bound" in failures[0], failures
