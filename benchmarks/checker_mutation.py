@@ -51,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("modules", nargs="*", metavar="MODULE", help=f"checker modules to mutate now ({modules()})")
     parser.add_argument("--max-children", type=int, default=2, help="parallel mutant runs (default 2)")
     parser.add_argument("--report-only", action="store_true", help="no mutmut run: report what mutants/ holds")
+    parser.add_argument("--survivors", action="store_true", help="rerun only the mutants that survived the last run")
     parser.add_argument("--baseline", type=Path, help="an earlier report whose survivors get the test that kills them")
     parser.add_argument("--reports", type=Path, default=ROOT / "reports", help="where the report goes")
     args = parser.parse_args(argv)
@@ -63,7 +64,10 @@ def main(argv: list[str] | None = None) -> int:
         env = {**os.environ, "HYPOTHESIS_PROFILE": "mechlib-ci"}
         for module in args.modules or modules():
             start = time.monotonic()
-            argv_ = [str(MUTMUT), "run", "--max-children", str(args.max_children), f"mechlib.checkers.{module}.*"]
+            names = _survivors(module) if args.survivors else [f"mechlib.checkers.{module}.*"]
+            if not names:
+                continue
+            argv_ = [str(MUTMUT), "run", "--max-children", str(args.max_children), *names]
             status = subprocess.run(argv_, cwd=ROOT, env=env, check=False).returncode
             if status != 0:
                 print(f"checker_mutation: mutmut exited {status} on {module}; no report written", file=sys.stderr)
@@ -85,31 +89,38 @@ def _load(path: Path) -> dict[str, Any]:
     return json.loads(path.read_text()) if path.exists() else {}
 
 
+def _codes(module: str) -> dict[str, int | None]:
+    meta = ROOT / "mutants" / "mechlib" / "checkers" / f"{module}.py.meta"
+    return dict(json.loads(meta.read_text())["exit_code_by_key"]) if meta.exists() else {}
+
+
+def _survivors(module: str) -> list[str]:
+    return [name for name, code in _codes(module).items() if STATUS.get(code) in ("survived", "no tests")]
+
+
 def summarise(seconds: dict[str, float], notes: dict[str, str]) -> dict[str, Any]:
     """Per module: mutants by status and the score killed / (killed + survived + no tests); the
     survivors with their diff and, when it is one, the argument that they are equivalent."""
     per_module: dict[str, dict[str, Any]] = {}
     survivors = []
     for module in modules():
-        meta = ROOT / "mutants" / "mechlib" / "checkers" / f"{module}.py.meta"
-        if not meta.exists():
-            continue
-        codes = json.loads(meta.read_text())["exit_code_by_key"]
+        codes = _codes(module)
         counts = Counter(STATUS.get(code, "suspicious") for code in codes.values())
         if counts["not checked"] == len(codes):
             continue
-        lived = [name for name, code in codes.items() if STATUS.get(code) in ("survived", "no tests")]
+        lived = _survivors(module)
         for name in sorted(lived, key=_number):
             diff = _diff(name)
             key = note_key(name, diff)
             survivors.append({"mutant": name, "key": key, "status": STATUS[codes[name]], "diff": diff,
-                              "equivalent": notes.get(key)})  # fmt: skip
+                              "equivalent": notes.get(key) or _wording_only(diff)})  # fmt: skip
         counts["equivalent"] = sum(1 for s in survivors if s["mutant"] in lived and s["equivalent"] is not None)
         counts["mutants"] = len(codes)
         per_module[module] = {**_scores(counts), "seconds": seconds.get(module)}
     totals: Counter[str] = Counter()
     for row in per_module.values():
-        totals.update({k: row[k] for k in ("mutants", "killed", "survived", "no tests", "timeout", "equivalent")})
+        totals.update({k: row[k] for k in ("mutants", "killed", "survived", "no tests", "timeout", "not checked",
+                                           "equivalent")})  # fmt: skip
     return {"tool": f"mutmut {_version()}", "modules": per_module, "seconds": seconds,
             "total": _scores(totals), "survivors": survivors}  # fmt: skip
 
@@ -124,6 +135,7 @@ def _scores(counts: Counter[str]) -> dict[str, Any]:
         "timeout": counts["timeout"],
         "survived": counts["survived"],
         "no tests": counts["no tests"],
+        "not checked": counts["not checked"],
         "equivalent": equivalent,
         "score": round(killed / (killed + live), 4) if killed + live else None,
         "score_without_equivalent": (
@@ -148,11 +160,28 @@ def _diff(name: str) -> str:
     return "\n".join(line for line in out.splitlines() if line[:1] in "+-" and line[:3] not in ("+++", "---"))
 
 
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'')
+#: where a string literal is a failure's or an error's text, never a value compared or looked up
+_MESSAGE = re.compile(r"\.append\(|Malformed\(|Error\(|return \[|\+= \[|^\s*f?\"[^\"]*\"\s*[,)]*\s*$")
+
+
+def _wording_only(diff: str) -> str | None:
+    """The argument for a mutant that changes only the text of a failure message or error (the same
+    checks fail or pass: the verdict is the same), else None."""
+    removed = [line[1:] for line in diff.splitlines() if line.startswith("-")]
+    added = [line[1:] for line in diff.splitlines() if line.startswith("+")]
+    if len(removed) != len(added) or not all(_MESSAGE.search(line) for line in removed):
+        return None
+    if [_STRING.sub('""', line) for line in removed] != [_STRING.sub('""', line) for line in added]:
+        return None
+    return "message wording only: the same checks fail on the same input, the failure's text differs"
+
+
 def note_key(name: str, diff: str) -> str:
     """The mutated function and its changed lines: stable when other mutants are added or removed."""
     function = re.sub(r"__mutmut_\d+$", "", name.rpartition(".")[2]).removeprefix("x_")
     module = name.split(".")[2]
-    return f"{module}.{function}: " + " | ".join(line.strip() for line in diff.splitlines())
+    return f"{module}.{function}: " + " | ".join(f"{line[0]} {line[1:].strip()}" for line in diff.splitlines())
 
 
 def killer(survivor: dict[str, Any], doc: dict[str, Any]) -> str | None:
@@ -185,16 +214,17 @@ def markdown(doc: dict[str, Any]) -> str:
         "no tests); *without equivalent*: the equivalent survivors left out. *Before*: the same run before "
         "tests/test_checker_gaps.py.",
         "",
-        "| module | mutants | killed | timeout | survived | no tests | equivalent | score | without equivalent "
-        "| before | seconds |",
-        "| --- | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: |",
+        "| module | mutants | not run | killed | timeout | survived | no tests | equivalent | score "
+        "| without equivalent | before | seconds |",
+        "| --- | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: |",
     ]
     rows = [*doc["modules"].items(), ("**all run**", doc["total"])]
     for module, row in rows:
         before = base.get(module, doc.get("baseline", {}).get("total") if module.startswith("**") else None)
         lines.append(
-            f"| {module} | {row['mutants']} | {row['killed']} | {row['timeout']} | {row['survived']} | "
-            f"{row['no tests']} | {row['equivalent']} | {_pct(row['score'])} | {_pct(row['score_without_equivalent'])} "
+            f"| {module} | {row['mutants']} | {row['not checked']} | {row['killed']} | {row['timeout']} | "
+            f"{row['survived']} | {row['no tests']} | {row['equivalent']} | {_pct(row['score'])} | "
+            f"{_pct(row['score_without_equivalent'])} "
             f"| {_pct(before['score']) if before else '—'} | {row.get('seconds') or '—'} |"
         )
     lines += ["", "## Surviving mutants and why each is equivalent", ""]
