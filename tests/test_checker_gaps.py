@@ -21,6 +21,7 @@ from mechlib.checkers.blackbox_result import check_result
 from mechlib.checkers.bracket_certificate import check_certificate as check_bracket
 from mechlib.core.mechanism import Mechanism
 from mechlib.core.users import BayesUser, Loss, Prior
+from mechlib.infodesign.cell_lp import Bracket
 
 
 def _audit(mech: Mechanism, **options: Any) -> dict[str, Any]:
@@ -114,16 +115,38 @@ def test_a_loss_matrix_users_optimum_raised_with_a_worse_remap_is_rejected() -> 
     assert check_certificate(forged) == [f"user (skewed, cost): the optimality certificate of {worse} does not check"]
 
 
-def test_a_negative_bracket_dual_is_rejected() -> None:
-    """Weak duality needs y ≥ 0. With y = −z on one box edge u → v at every grid point, each of v's
-    terms rises by E_hi·z and each of u's falls by z: the bound rises by (E_hi − 1)·z without limit.
-    Here it is pushed above the certificate's own upper bound (a loss the mechanism achieves)."""
+def _bracket() -> tuple[dict[str, Any], Bracket]:
+    """A small SY Example 1 bracket certificate and the producer's exact bracket behind it."""
     from mechlib.infodesign.cell_lp import bracket
     from mechlib.infodesign.school_planning import Example, certificate, histogram_graph
 
     small = Example(households=4, probabilities=(Fraction("0.85"), Fraction("0.12"), Fraction("0.03")))
-    doc = json.loads(json.dumps(certificate(small, (2, 1), bracket(histogram_graph(small, (2, 1)), Fraction(1, 2)))))
+    exact = bracket(histogram_graph(small, (2, 1)), Fraction(1, 2))
+    doc = json.loads(json.dumps(certificate(small, (2, 1), exact)))
     assert check_bracket(doc) == []
+    return doc, exact
+
+
+def test_a_bracket_is_checked_to_the_last_digit() -> None:
+    """The exact bounds (the mechanism's loss, the duals' weak-duality bound) are accepted; an upper
+    bound below the loss or a lower bound above the dual bound by 10⁻⁴⁰ is not."""
+    doc, exact = _bracket()
+    tight = {**doc, "upper": str(exact.upper), "lower": str(exact.lower)}
+    assert check_bracket(tight) == []
+    tiny = Fraction(1, 10**40)
+    assert check_bracket({**tight, "upper": str(exact.upper - tiny)}) == [
+        "the mechanism's loss exceeds the claimed upper bound"
+    ]
+    assert check_bracket({**tight, "lower": str(exact.lower + tiny)}) == [
+        "the dual bound is below the claimed lower bound"
+    ]
+
+
+def test_a_negative_bracket_dual_is_rejected() -> None:
+    """Weak duality needs y ≥ 0. With y = −z on one box edge u → v at every grid point, each of v's
+    terms rises by E_hi·z and each of u's falls by z: the bound rises by (E_hi − 1)·z without limit.
+    Here it is pushed above the certificate's own upper bound (a loss the mechanism achieves)."""
+    doc, _ = _bracket()
     lower, upper, hi = (Fraction(doc[k]) for k in ("lower", "upper", "factor_hi"))
     z = 2 * (upper - lower) / (hi - 1)
     points = 1 + max(k for *_, k, _ in doc["duals"])
