@@ -190,3 +190,43 @@ def test_a_forged_clopper_pearson_bound_is_rejected() -> None:
     assert claimed > float(bound["epsilon"])
     failures = check_result(forged)
     assert len(failures) == 1 and "not a verified Clopper–Pearson lower bound" in failures[0], failures
+
+
+def _tail(k: int, m: int, theta: Fraction) -> Fraction:
+    """P(Bin(m, θ) ≥ k), exactly."""
+    return sum((math.comb(m, j) * theta**j * (1 - theta) ** (m - j) for j in range(max(k, 0), m + 1)), Fraction(0))
+
+
+def test_the_checkers_tail_decisions_are_exact_at_small_theta() -> None:
+    """θ₀ = 1/(1 + Σ_J t^(−d)) is small for a count pooled against many: there one hit (k = 1) and
+    k = m can reject; the checker's decision is the exact one on both sides of the tail."""
+    from mechlib.checkers.ratio_test import rejects
+
+    for theta in (Fraction(1, 1000), Fraction(1, 60), Fraction(1, 3)):
+        for m in (1, 2, 7, 40):
+            for k in range(-1, m + 2):
+                tail = _tail(k, m, theta)
+                for level in (tail * Fraction(999, 1000), tail * Fraction(1001, 1000)):
+                    if 0 < level < Fraction(1, 2):
+                        assert rejects(k, m, theta, level) == (tail <= level), (k, m, theta, level)
+    assert rejects(1, 5, Fraction(0), Fraction(1, 100)) and not rejects(0, 5, Fraction(0), Fraction(1, 100))
+
+
+def test_the_checkers_clopper_pearson_test_is_exact() -> None:
+    """θ_L is a lower bound at the level iff P(Bin(m, θ_L) ≥ k) ≤ level: checked on both sides of
+    the exact tail; 0 is always one, and with no hit (k = 0) the only one."""
+    from mechlib.checkers.ratio_test import lower_bound_holds
+
+    level = Fraction(1, 40)
+    for m in (1, 6, 30):
+        for k in range(1, m + 1):
+            for low in (Fraction(1, 100), Fraction(1, 4), Fraction(2, 3), Fraction(99, 100)):
+                tail = _tail(k, m, low)
+                for at in (tail * Fraction(999, 1000), tail * Fraction(1001, 1000)):
+                    if 0 < at < 1:
+                        assert lower_bound_holds(k, m, low, at) == (tail <= at), (k, m, low, at)
+            assert lower_bound_holds(k, m, Fraction(0), level)
+            assert not lower_bound_holds(k, m, Fraction(1), level)
+            assert not lower_bound_holds(k, m, Fraction(-1, 10), level)
+    assert lower_bound_holds(0, 5, Fraction(0), level)
+    assert not lower_bound_holds(0, 5, Fraction(1, 10), level)
