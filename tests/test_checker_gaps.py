@@ -19,6 +19,7 @@ from mechlib.audit.whitebox import audit
 from mechlib.checkers.audit_certificate import check_certificate
 from mechlib.checkers.blackbox_result import check_result
 from mechlib.checkers.bracket_certificate import check_certificate as check_bracket
+from mechlib.core.families import exponential
 from mechlib.core.mechanism import Mechanism
 from mechlib.core.users import BayesUser, Loss, Prior
 from mechlib.infodesign.cell_lp import Bracket
@@ -69,6 +70,21 @@ def test_a_profile_vertex_moved_with_its_lines_is_rejected() -> None:
     forged["approximate_dp"]["at_delta"] = None
     failures = check_certificate(forged)
     assert failures and all("hockey-stick divergence above" in f for f in failures), failures
+
+
+def test_the_tightest_alpha_is_checked_at_the_profiles_ends() -> None:
+    """δ at a vertex (δ(1), δ(t_K)) and beyond the ends: the producer's at_delta checks, so the
+    checker's piece search agrees there too (δ ≥ δ(1): α = 1; δ < δ(∞): no α, piece null)."""
+    rows = [list(row) for row in exponential("1/2", 2).rows]
+    rows[0] = [rows[0][0] + rows[0][-1], *rows[0][1:-1], Fraction(0)]  # an output count 0 never gives
+    leaky = Mechanism(rows)
+    floor = min(Fraction(v["delta"]) for v in _audit(leaky, delta=Fraction(1))["approximate_dp"]["profile"]["vertices"])
+    assert floor > 0
+    cases = [(truncated_geometric("1/2", 3), d) for d in (Fraction(0), Fraction(1, 3), Fraction(1, 5), Fraction(1))]
+    cases += [(leaky, floor), (leaky, floor - Fraction(1, 10**9))]
+    for mech, delta in cases:
+        at = _audit(mech, delta=delta)["approximate_dp"]["at_delta"]  # checked inside
+        assert (at["piece"] is None) == (delta < floor and mech is leaky), at
 
 
 def _user_with_loss_matrix() -> tuple[Mechanism, dict[str, Any], list[list[Fraction]]]:
