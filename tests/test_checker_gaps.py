@@ -246,3 +246,15 @@ def test_the_checkers_clopper_pearson_test_is_exact() -> None:
             assert not lower_bound_holds(k, m, Fraction(-1, 10), level)
     assert lower_bound_holds(0, 5, Fraction(0), level)
     assert not lower_bound_holds(0, 5, Fraction(1, 10), level)
+
+
+def test_loss_matrix_users_at_the_edges_check() -> None:
+    """A prior with zero mass on some counts, and a loss that is zero everywhere (optimum 0, no
+    ratio): the producer's certificate checks."""
+    zeros = Prior([Fraction(1, 2), Fraction(1, 2), Fraction(0), Fraction(0)])
+    cost = Loss([[abs(i - j) for j in range(4)] for i in range(4)])
+    free = Loss([[0] * 4 for _ in range(4)])
+    users = [("zeros", "cost", BayesUser(zeros, cost)), ("zeros", "free", BayesUser(zeros, free))]
+    doc = _audit(randomized_response("1/3", 4), users=users)
+    free_user = doc["user_losses"]["users"][4]
+    assert free_user["optimum"] == "0" and free_user["ratio"] is None
