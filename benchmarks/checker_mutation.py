@@ -211,8 +211,9 @@ def markdown(doc: dict[str, Any]) -> str:
         "",
         f"{doc['tool']} via `python3 dev.py mutate` (benchmarks/checker_mutation.py): each mutant of a checker "
         "module against the tests that reach its function. Score = killed (or timed out) / (killed + survived + "
-        "no tests); *without equivalent*: the equivalent survivors left out. *Before*: the same run before "
-        "tests/test_checker_gaps.py.",
+        "no tests); *without equivalent*: the equivalent survivors left out; *not run*: mutants of functions "
+        "outside the modules run. *Before*: the full run before tests/test_checker_gaps.py (its seconds); "
+        "*seconds*: the last run (with `--survivors`: only the survivors of the run before).",
         "",
         "| module | mutants | not run | killed | timeout | survived | no tests | equivalent | score "
         "| without equivalent | before | seconds |",
@@ -225,7 +226,7 @@ def markdown(doc: dict[str, Any]) -> str:
             f"| {module} | {row['mutants']} | {row['not checked']} | {row['killed']} | {row['timeout']} | "
             f"{row['survived']} | {row['no tests']} | {row['equivalent']} | {_pct(row['score'])} | "
             f"{_pct(row['score_without_equivalent'])} "
-            f"| {_pct(before['score']) if before else '—'} | {row.get('seconds') or '—'} |"
+            f"| {_pct(before['score']) if before else '—'}{_secs(before)} | {row.get('seconds') or '—'} |"
         )
     lines += ["", "## Surviving mutants and why each is equivalent", ""]
     for s in doc["survivors"]:
@@ -243,6 +244,10 @@ def markdown(doc: dict[str, Any]) -> str:
 
 def _fenced(diff: str) -> str:
     return "\n".join(["  ```diff", *(f"  {line}" for line in diff.splitlines()), "  ```"])
+
+
+def _secs(row: dict[str, Any] | None) -> str:
+    return f" ({row['seconds']} s)" if row and row.get("seconds") else ""
 
 
 def _pct(score: float | None) -> str:
