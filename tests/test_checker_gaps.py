@@ -131,12 +131,13 @@ def test_a_loss_matrix_users_optimum_raised_with_a_worse_remap_is_rejected() -> 
     assert check_certificate(forged) == [f"user (skewed, cost): the optimality certificate of {worse} does not check"]
 
 
-def _bracket() -> tuple[dict[str, Any], Bracket]:
+def _bracket(probabilities: tuple[str, str, str] = ("0.85", "0.12", "0.03")) -> tuple[dict[str, Any], Bracket]:
     """A small SY Example 1 bracket certificate and the producer's exact bracket behind it."""
     from mechlib.infodesign.cell_lp import bracket
     from mechlib.infodesign.school_planning import Example, certificate, histogram_graph
 
-    small = Example(households=4, probabilities=(Fraction("0.85"), Fraction("0.12"), Fraction("0.03")))
+    p0, p1, p2 = (Fraction(p) for p in probabilities)
+    small = Example(households=4, probabilities=(p0, p1, p2))
     exact = bracket(histogram_graph(small, (2, 1)), Fraction(1, 2))
     doc = json.loads(json.dumps(certificate(small, (2, 1), exact)))
     assert check_bracket(doc) == []
@@ -156,6 +157,10 @@ def test_a_bracket_is_checked_to_the_last_digit() -> None:
     assert check_bracket({**tight, "lower": str(exact.lower + tiny)}) == [
         "the dual bound is below the claimed lower bound"
     ]
+
+
+def test_a_bracket_with_a_type_of_probability_zero_checks() -> None:
+    _bracket(("0.88", "0.12", "0"))  # checked inside
 
 
 def test_a_negative_bracket_dual_is_rejected() -> None:
