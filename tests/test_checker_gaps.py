@@ -159,6 +159,18 @@ def test_a_bracket_is_checked_to_the_last_digit() -> None:
     ]
 
 
+def test_a_bracket_mechanism_at_exactly_the_dp_factor_checks() -> None:
+    """x(u) = E_lo·x(v) exactly is allowed (the constraint is ≤), and so is an output of probability
+    0 in every row: a hand-made mechanism (cell (0, 0) at ratio exactly E_lo to the others on output
+    0, output 2 never given) with a generous upper bound checks."""
+    doc, _ = _bracket()
+    lo = Fraction(doc["factor_lo"])
+    a = Fraction(1, 10)
+    rows = {cell: {"0": str(a), "1": str(1 - a), "2": "0"} for cell in doc["mechanism"]}
+    rows["0,0"] = {"0": str(lo * a), "1": str(1 - lo * a), "2": "0"}
+    assert check_bracket({**doc, "mechanism": rows, "upper": "100"}) == []
+
+
 def test_a_bracket_with_a_type_of_probability_zero_checks() -> None:
     _bracket(("0.88", "0.12", "0"))  # checked inside
 
