@@ -76,8 +76,11 @@ def main(argv: list[str] | None = None) -> int:
     doc = summarise(seconds, _load(NOTES))
     baseline = _load(args.baseline) if args.baseline else old.get("baseline")
     if baseline:
+        known = {s["mutant"]: s.get("killed_by") for s in old.get("baseline", {}).get("survivors", [])}
         doc["baseline"] = {k: baseline[k] for k in ("modules", "total")}
-        doc["baseline"]["survivors"] = [{**s, "killed_by": killer(s, doc)} for s in baseline["survivors"]]
+        doc["baseline"]["survivors"] = [
+            {**s, "killed_by": known.get(s["mutant"]) or killer(s, doc)} for s in baseline["survivors"]
+        ]
     write_atomic(args.reports / "checker_mutation.json", json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     text = markdown(doc)
     write_atomic(args.reports / "checker_mutation.md", text)
