@@ -1,7 +1,7 @@
 # Thin wrappers: every target goes through dev.py, which needs only python3 (≥ 3.11).
 PYTHON ?= python3
 
-.PHONY: verify test bench lint fuzz examples docs
+.PHONY: verify test bench lint fuzz examples docs mutate
 verify:
 	$(PYTHON) dev.py verify
 test:
@@ -16,3 +16,6 @@ examples:
 	$(PYTHON) dev.py examples
 docs:
 	$(PYTHON) dev.py docs
+
+mutate:
+	$(PYTHON) dev.py mutate

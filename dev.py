@@ -8,6 +8,7 @@ python3 dev.py fuzz     # verify with the deep fuzzing profile (20× the example
 python3 dev.py examples # regenerate the example audits in reports/examples/
 python3 dev.py lint     # ruff + import-linter (layering) + mypy
 python3 dev.py docs     # the documentation site, warnings as errors, into docs/_build/html
+python3 dev.py mutate   # mutation-test the checkers (hours), write reports/checker_mutation.{json,md}
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ def run(*argv: str) -> int:
 
 
 def main(args: list[str]) -> int:
-    tasks = {"verify", "test", "bench", "lint", "fuzz", "examples", "docs"}
+    tasks = {"verify", "test", "bench", "lint", "fuzz", "examples", "docs", "mutate"}
     if not args or args[0] not in tasks:
         print(__doc__)
         return 2
@@ -83,6 +84,8 @@ def main(args: list[str]) -> int:
         return run(py, "-m", "pytest", "-n", "auto", *rest)
     if task == "bench":
         return run(py, "-m", "benchmarks", *rest)
+    if task == "mutate":
+        return run(py, "-m", "benchmarks.checker_mutation", *rest)
     if task == "examples":
         return run(py, "-m", "mechlib.audit.examples", *rest)
     if task == "docs":  # -n: every cross-reference must resolve; -W --keep-going: all warnings, then fail

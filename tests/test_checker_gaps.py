@@ -1,0 +1,277 @@
+"""Forgeries that keep a certificate's other fields consistent, so that exactly one check of the
+trusted base (``mechlib/checkers/``) stands between them and acceptance. tests/test_tampering.py
+changes one leaf at a time, which some checks never see: found by mutation testing the checkers
+(``python3 dev.py mutate``, reports/checker_mutation.md). Each forgery states something false
+(a profile below the true one, an optimum above the true one, a lower bound above an achieved
+loss, a Clopper–Pearson bound the counts do not support) and must be rejected."""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+from fractions import Fraction
+from typing import Any
+
+from mechlib import randomized_response, truncated_geometric
+from mechlib.audit.loading import LoadedMechanism
+from mechlib.audit.whitebox import audit
+from mechlib.checkers.audit_certificate import check_certificate
+from mechlib.checkers.blackbox_result import check_result
+from mechlib.checkers.bracket_certificate import check_certificate as check_bracket
+from mechlib.core.families import exponential
+from mechlib.core.mechanism import Mechanism
+from mechlib.core.users import BayesUser, Loss, Prior
+from mechlib.infodesign.cell_lp import Bracket
+
+
+def _audit(mech: Mechanism, **options: Any) -> dict[str, Any]:
+    claimed = options.pop("claimed", None)
+    users = options.pop("users", ())
+    loaded = LoadedMechanism(mech, "test", "json", "0" * 64, claimed_alpha=claimed, claimed_delta=options.get("delta"))
+    doc: dict[str, Any] = json.loads(json.dumps(audit(loaded, users, **options)))
+    assert check_certificate(doc) == []
+    return doc
+
+
+def test_a_privacy_profile_below_the_true_one_is_rejected_at_its_vertices() -> None:
+    """T at α = 1/2 is not (ln 3/2, 1/10)-DP. The forged profile δ ≡ 0 (one vertex at α = 1, one
+    piece on the empty output set) is made of real lines meeting it at its vertex, and the claim,
+    the verdict and the tightest α at δ all follow from it: only the envelope comparison at the
+    vertices — every pair's hockey-stick divergence ≤ δ — sees that δ(1) is the rows' total variation."""
+    doc = _audit(truncated_geometric("1/2", 3), claimed=Fraction(2, 3), delta=Fraction(1, 10))
+    assert doc["claimed"]["holds"] is False and doc["verdict"] == "FAIL"
+    forged = copy.deepcopy(doc)
+    section = forged["approximate_dp"]
+    section["profile"] = {
+        "vertices": [{"alpha": "1", "delta": "0"}],
+        "pieces": [{"inputs": None, "outputs": [], "mass": "0", "neighbour_mass": "0"}],
+    }
+    section["at_delta"].update(alpha="1", epsilon_interval=["0", "0"], piece=0)
+    forged["claimed"]["holds"], forged["verdict"] = True, "PASS"
+    assert check_certificate(forged) == [
+        "approximate_dp.profile: at vertex 0 (α = 1) the pair of rows (0, 1) has hockey-stick divergence above δ = 0"
+    ]
+
+
+def test_a_profile_vertex_moved_with_its_lines_is_rejected() -> None:
+    """A profile whose inner vertex sits on a weaker pair's line: each piece is still a real line
+    A − B·t through its recorded vertices, but between them the profile is below the true one."""
+    doc = _audit(truncated_geometric("1/2", 3), delta=Fraction(1, 20))
+    profile = doc["approximate_dp"]["profile"]
+    assert [v["delta"] for v in profile["vertices"]] == ["1/3", "0"]
+    forged = copy.deepcopy(doc)
+    # the pair (1, 0) on output 1: A = P_1({1}) = 1/3, B = P_0({1}) = 1/6, zero at t = 2 (α = 1/2)
+    weak = {"inputs": [1, 0], "outputs": [1], "mass": "1/3", "neighbour_mass": "1/6"}
+    forged["approximate_dp"]["profile"] = {
+        "vertices": [{"alpha": "1", "delta": "1/6"}, {"alpha": "1/2", "delta": "0"}],
+        "pieces": [weak, profile["pieces"][1]],
+    }
+    forged["approximate_dp"]["at_delta"] = None
+    failures = check_certificate(forged)
+    assert failures and all("hockey-stick divergence above" in f for f in failures), failures
+
+
+def test_the_tightest_alpha_is_checked_at_the_profiles_ends() -> None:
+    """δ at a vertex (δ(1), δ(t_K)) and beyond the ends: the producer's at_delta checks, so the
+    checker's piece search agrees there too (δ ≥ δ(1): α = 1; δ < δ(∞): no α, piece null)."""
+    rows = [list(row) for row in exponential("1/2", 2).rows]
+    rows[0] = [rows[0][0] + rows[0][-1], *rows[0][1:-1], Fraction(0)]  # an output count 0 never gives
+    leaky = Mechanism(rows)
+    floor = min(Fraction(v["delta"]) for v in _audit(leaky, delta=Fraction(1))["approximate_dp"]["profile"]["vertices"])
+    assert floor > 0
+    cases = [(truncated_geometric("1/2", 3), d) for d in (Fraction(0), Fraction(1, 3), Fraction(1, 5), Fraction(1))]
+    cases += [(leaky, floor), (leaky, floor - Fraction(1, 10**9))]
+    for mech, delta in cases:
+        at = _audit(mech, delta=delta)["approximate_dp"]["at_delta"]  # checked inside
+        assert (at["piece"] is None) == (delta < floor and mech is leaky), at
+
+
+def _user_with_loss_matrix() -> tuple[Mechanism, dict[str, Any], list[list[Fraction]]]:
+    """Randomized response on 0..3 audited with a skewed prior and a cost matrix (as
+    ``mechlib audit --prior --loss`` does), the user's entry, and T's rows at its DP level."""
+    mech = randomized_response("1/3", 4)  # on 0..3
+    prior = Prior([Fraction(1, 2), Fraction(1, 4), Fraction(1, 8), Fraction(1, 8)])
+    cost = Loss([[abs(i - j) + (i > j) for j in range(4)] for i in range(4)])
+    doc = _audit(mech, users=[("skewed", "cost", BayesUser(prior, cost))])
+    user = doc["user_losses"]["users"][3]
+    assert (user["prior_name"], user["loss_name"]) == ("skewed", "cost") and "optimum_mechanism" not in user
+    t = truncated_geometric(Fraction(doc["dp_level"]), 3)
+    return mech, doc, [list(row) for row in t.rows]
+
+
+def test_a_loss_matrix_users_dual_must_be_feasible() -> None:
+    """The dual moved between two counts: same total (the optimum), not feasible any more."""
+    _, doc, _ = _user_with_loss_matrix()
+    forged = copy.deepcopy(doc)
+    dual = [Fraction(v) for v in forged["user_losses"]["users"][3]["dual"]]
+    dual[0], dual[1] = dual[0] + Fraction(1, 100), dual[1] - Fraction(1, 100)
+    forged["user_losses"]["users"][3]["dual"] = [str(v) for v in dual]
+    optimum = doc["user_losses"]["users"][3]["optimum"]
+    assert check_certificate(forged) == [f"user (skewed, cost): the optimality certificate of {optimum} does not check"]
+
+
+def test_a_loss_matrix_users_optimum_raised_with_a_worse_remap_is_rejected() -> None:
+    """The forger's aim: a higher optimum makes the mechanism look closer to optimal. T with a worse
+    remap (every output guessed as 0) reaches the raised value, the dual is scaled to sum to it
+    and the ratio is recomputed — only the dual's feasibility is left to catch it."""
+    _, doc, t = _user_with_loss_matrix()
+    user = doc["user_losses"]["users"][3]
+    prior = [Fraction(p) for p in user["prior"]]
+    loss = [[Fraction(v) for v in row] for row in user["loss"]]
+    worse = sum(p * x * loss[i][0] for i, (p, row) in enumerate(zip(prior, t)) for x in row)
+    optimum = Fraction(user["optimum"])
+    assert worse > optimum
+    forged = copy.deepcopy(doc)
+    entry = forged["user_losses"]["users"][3]
+    entry["t_optimal_remap"] = {str(r): 0 for r in range(4)}
+    entry["optimum"] = str(worse)
+    entry["dual"] = [str(Fraction(v) * worse / optimum) for v in user["dual"]]
+    entry["ratio"] = str(Fraction(user["mechanism"]) / worse)
+    assert check_certificate(forged) == [f"user (skewed, cost): the optimality certificate of {worse} does not check"]
+
+
+def _bracket(probabilities: tuple[str, str, str] = ("0.85", "0.12", "0.03")) -> tuple[dict[str, Any], Bracket]:
+    """A small SY Example 1 bracket certificate and the producer's exact bracket behind it."""
+    from mechlib.infodesign.cell_lp import bracket
+    from mechlib.infodesign.school_planning import Example, certificate, histogram_graph
+
+    p0, p1, p2 = (Fraction(p) for p in probabilities)
+    small = Example(households=4, probabilities=(p0, p1, p2))
+    exact = bracket(histogram_graph(small, (2, 1)), Fraction(1, 2))
+    doc = json.loads(json.dumps(certificate(small, (2, 1), exact)))
+    assert check_bracket(doc) == []
+    return doc, exact
+
+
+def test_a_bracket_is_checked_to_the_last_digit() -> None:
+    """The exact bounds (the mechanism's loss, the duals' weak-duality bound) are accepted; an upper
+    bound below the loss or a lower bound above the dual bound by 10⁻⁴⁰ is not."""
+    doc, exact = _bracket()
+    tight = {**doc, "upper": str(exact.upper), "lower": str(exact.lower)}
+    assert check_bracket(tight) == []
+    tiny = Fraction(1, 10**40)
+    assert check_bracket({**tight, "upper": str(exact.upper - tiny)}) == [
+        "the mechanism's loss exceeds the claimed upper bound"
+    ]
+    assert check_bracket({**tight, "lower": str(exact.lower + tiny)}) == [
+        "the dual bound is below the claimed lower bound"
+    ]
+
+
+def test_a_bracket_mechanism_at_exactly_the_dp_factor_checks() -> None:
+    """x(u) = E_lo·x(v) exactly is allowed (the constraint is ≤), and so is an output of probability
+    0 in every row: a hand-made mechanism (cell (0, 0) at ratio exactly E_lo to the others on output
+    0, output 2 never given) with a generous upper bound checks."""
+    doc, _ = _bracket()
+    lo = Fraction(doc["factor_lo"])
+    a = Fraction(1, 10)
+    rows = {cell: {"0": str(a), "1": str(1 - a), "2": "0"} for cell in doc["mechanism"]}
+    rows["0,0"] = {"0": str(lo * a), "1": str(1 - lo * a), "2": "0"}
+    assert check_bracket({**doc, "mechanism": rows, "upper": "100"}) == []
+
+
+def test_a_bracket_with_a_type_of_probability_zero_checks() -> None:
+    _bracket(("0.88", "0.12", "0"))  # checked inside
+
+
+def test_a_negative_bracket_dual_is_rejected() -> None:
+    """Weak duality needs y ≥ 0. With y = −z on one box edge u → v at every grid point, each of v's
+    terms rises by E_hi·z and each of u's falls by z: the bound rises by (E_hi − 1)·z without limit.
+    Here it is pushed above the certificate's own upper bound (a loss the mechanism achieves)."""
+    doc, _ = _bracket()
+    lower, upper, hi = (Fraction(doc[k]) for k in ("lower", "upper", "factor_hi"))
+    z = 2 * (upper - lower) / (hi - 1)
+    points = 1 + max(k for *_, k, _ in doc["duals"])
+    forged = copy.deepcopy(doc)
+    forged["duals"] += [[0, 0, 1, 0, k, str(-z)] for k in range(points)]
+    forged["lower"] = str(lower + (hi - 1) * z)
+    assert Fraction(forged["lower"]) > upper
+    failures = check_bracket(forged)
+    assert any("is not a nonnegative dual" in f for f in failures), failures
+    zero = copy.deepcopy(doc)  # a zero dual is a dual: it changes nothing
+    zero["duals"].append([0, 0, 1, 0, 0, "0"])
+    assert check_bracket(zero) == []
+
+
+def _blackbox(theta_steps: int = 0) -> dict[str, Any]:
+    """A black-box result whose ε test rejects: count 0 gives output 1 far more often than count 1."""
+    from mechlib.audit.blackbox import blackbox_result
+
+    counts = [{0: 300, 1: 700}, {0: 700, 1: 300}]
+    doc = blackbox_result(
+        spec="synthetic:counts", library="test", n=1, samples=1000, seed=0, seconds=1.0,
+        phases=([{}, {}], counts), epsilon=Fraction(1, 2), alpha_fa=0.05,
+    )  # fmt: skip
+    out: dict[str, Any] = json.loads(json.dumps(doc))
+    assert check_result(out) == [] and out["dp"]["verdict"] == "violation"
+    return out
+
+
+def test_a_forged_clopper_pearson_bound_is_rejected() -> None:
+    """θ_L raised halfway to 1, with the ratio |J|·θ_L/(1 − θ_L) and a larger ε that follow from it:
+    every field agrees with the forged θ_L, which the counts do not support at the level."""
+    doc = _blackbox()
+    bound = doc["dp"]["epsilon_lower_bound"]
+    assert len(bound["inputs"]) == 2 and not isinstance(bound["inputs"][1], list)  # a pair: |J| = 1
+    low = (Fraction(bound["theta_lower_bound"]) + 1) / 2
+    forged = copy.deepcopy(doc)
+    claimed = math.floor(math.log(low / (1 - low)) * 10**6 - 1) / 10**6  # ε ≤ ln(θ_L/(1 − θ_L))
+    forged["dp"]["epsilon_lower_bound"].update(
+        theta_lower_bound=str(low), ratio_lower_bound=str(low / (1 - low)), epsilon=f"{claimed:.6f}"
+    )
+    assert claimed > float(bound["epsilon"])
+    failures = check_result(forged)
+    assert len(failures) == 1 and "not a verified Clopper–Pearson lower bound" in failures[0], failures
+
+
+def _tail(k: int, m: int, theta: Fraction) -> Fraction:
+    """P(Bin(m, θ) ≥ k), exactly."""
+    return sum((math.comb(m, j) * theta**j * (1 - theta) ** (m - j) for j in range(max(k, 0), m + 1)), Fraction(0))
+
+
+def test_the_checkers_tail_decisions_are_exact_at_small_theta() -> None:
+    """θ₀ = 1/(1 + Σ_J t^(−d)) is small for a count pooled against many: there one hit (k = 1) and
+    k = m can reject; the checker's decision is the exact one on both sides of the tail."""
+    from mechlib.checkers.ratio_test import rejects
+
+    for theta in (Fraction(1, 1000), Fraction(1, 60), Fraction(1, 3)):
+        for m in (1, 2, 7, 40):
+            for k in range(-1, m + 2):
+                tail = _tail(k, m, theta)
+                for level in (tail * Fraction(999, 1000), tail * Fraction(1001, 1000)):
+                    if 0 < level < Fraction(1, 2):
+                        assert rejects(k, m, theta, level) == (tail <= level), (k, m, theta, level)
+    assert rejects(1, 5, Fraction(0), Fraction(1, 100)) and not rejects(0, 5, Fraction(0), Fraction(1, 100))
+
+
+def test_the_checkers_clopper_pearson_test_is_exact() -> None:
+    """θ_L is a lower bound at the level iff P(Bin(m, θ_L) ≥ k) ≤ level: checked on both sides of
+    the exact tail; 0 is always one, and with no hit (k = 0) the only one."""
+    from mechlib.checkers.ratio_test import lower_bound_holds
+
+    level = Fraction(1, 40)
+    for m in (1, 6, 30):
+        for k in range(1, m + 1):
+            for low in (Fraction(1, 100), Fraction(1, 4), Fraction(2, 3), Fraction(99, 100)):
+                tail = _tail(k, m, low)
+                for at in (tail * Fraction(999, 1000), tail * Fraction(1001, 1000)):
+                    if 0 < at < 1:
+                        assert lower_bound_holds(k, m, low, at) == (tail <= at), (k, m, low, at)
+            assert lower_bound_holds(k, m, Fraction(0), level)
+            # outside [0, 1] the incomplete beta is no probability (at θ = 2, k = 3, m = 6 it is −48)
+            assert not any(lower_bound_holds(k, m, Fraction(x), level) for x in ("1", "3/2", "2", "-1/10"))
+    assert lower_bound_holds(0, 5, Fraction(0), level)
+    assert not lower_bound_holds(0, 5, Fraction(1, 10), level)
+
+
+def test_loss_matrix_users_at_the_edges_check() -> None:
+    """A prior with zero mass on some counts, and a loss that is zero everywhere (optimum 0, no
+    ratio): the producer's certificate checks."""
+    zeros = Prior([Fraction(1, 2), Fraction(1, 2), Fraction(0), Fraction(0)])
+    cost = Loss([[abs(i - j) for j in range(4)] for i in range(4)])
+    free = Loss([[0] * 4 for _ in range(4)])
+    users = [("zeros", "cost", BayesUser(zeros, cost)), ("zeros", "free", BayesUser(zeros, free))]
+    doc = _audit(randomized_response("1/3", 4), users=users)
+    free_user = doc["user_losses"]["users"][4]
+    assert free_user["optimum"] == "0" and free_user["ratio"] is None
