@@ -244,7 +244,7 @@ def multinomial_phases(rows: list[dict[int, float]], budget: int, seed: int) -> 
 def oracle_bound(phases: Any, event: set[int]) -> Fraction:
     """The oracle-event test's certified lower bound on δ(1): one Clopper–Pearson comparison on the known
     best event, both phases, L_0(S*) − t·U_1(S*) at LIMIT_ALPHA/2 each (t ≥ e rational), no selection."""
-    from mechlib.audit.blackbox import add_histograms
+    from mechlib.audit.statistics import add_histograms
 
     counts = add_histograms(*phases)
     (k0, n0), (k1, n1) = ((sum(v for s, v in counts[i].items() if s in event), sum(counts[i].values())) for i in (0, 1))
@@ -255,8 +255,8 @@ def oracle_bound(phases: Any, event: set[int]) -> Fraction:
 def bonferroni_bound(phases: Any) -> Fraction:
     """Bonferroni over every (ordered pair, single output or tail seen), both phases, each bound at
     LIMIT_ALPHA/(2H): the largest certified L_i(E) − t·U_j(E)."""
-    from mechlib.audit.blackbox import add_histograms
     from mechlib.audit.blackbox_delta import event_hits
+    from mechlib.audit.statistics import add_histograms
 
     counts = add_histograms(*phases)
     seen = sorted({s for h in counts for s in h})

@@ -201,7 +201,7 @@ def _blackbox(theta_steps: int = 0) -> dict[str, Any]:
     counts = [{0: 300, 1: 700}, {0: 700, 1: 300}]
     doc = blackbox_result(
         spec="synthetic:counts", library="test", n=1, samples=1000, seed=0, seconds=1.0,
-        phases=([{}, {}], counts), epsilon=Fraction(1, 2), alpha_fa=0.05,
+        phases=([{}, {}], counts), epsilon=Fraction(1, 2), alpha_fa="0.05",
     )  # fmt: skip
     out: dict[str, Any] = json.loads(json.dumps(doc))
     assert check_result(out) == [] and out["dp"]["verdict"] == "violation"

@@ -3,7 +3,9 @@ definition, a case split whose cover is itself proved, induction with a mandator
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from fractions import Fraction
+from typing import Any
 
 import pytest
 import z3
@@ -16,7 +18,7 @@ X = z3.Int("x")
 SMALL = z3.And(X >= -3, X <= 3)
 
 
-def _positive(values: dict[str, z3.ArithRef]) -> z3.BoolRef:
+def _positive(values: Mapping[str, Any]) -> Any:
     return values["x"] > 0
 
 

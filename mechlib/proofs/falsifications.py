@@ -314,11 +314,11 @@ CANDIDATES: dict[str, tuple[str, Any]] = {
 }
 
 
-def _non_supermodular_cases(real: Any) -> Any:
+def _outside_hypothesis(real: Any) -> Any:
     from mechlib.proofs.shared.uprr import _supermodular_case
 
     return lambda: _supermodular_case(supermodular=False)
 
 
 register("SY-T3/T4's fuzz draws non-supermodular payoffs", "fuzz draw outside the hypothesis", ("SY-T3", "SY-T4"),
-         module_constant("mechlib.proofs.shared.uprr", "supermodular_cases", _non_supermodular_cases))  # fmt: skip
+         module_constant("mechlib.proofs.shared.uprr", "supermodular_cases", _outside_hypothesis))  # fmt: skip

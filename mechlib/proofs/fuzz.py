@@ -127,7 +127,7 @@ def fuzz(
         return Outcome(Verdict.REFUTED, {"examples": count, "counterexample": case, **saved})
     except Unsatisfiable:
         tally["checked"] = 0
-    evidence = {"examples": tally["checked"], "max_examples": count, **drawn}
+    evidence: dict[str, Any] = {"examples": tally["checked"], "max_examples": count, **drawn}
     if hypothesis is not None:
         evidence["rejected: outside the theorem's hypothesis"] = tally["outside the hypothesis"]
         doc = (hypothesis.__doc__ or hypothesis.__name__).strip().splitlines()[0]

@@ -277,7 +277,8 @@ def claim_strength(scopes: Iterable[Scope]) -> Strength:
     statement, or — when parts check halves (``Scope.covers``) — the weakest half, each half at
     the strongest of its parts; whichever is stronger. A finite half checked entirely
     (``Scope.complete``) does not weaken it."""
-    whole, halves = [], {}
+    whole: list[Strength] = []
+    halves: dict[str | None, Strength] = {}
     scopes = list(scopes)
     finite = {s.covers for s in scopes if s.complete}
     if finite and all(s.covers in finite for s in scopes if s.covers is not None):

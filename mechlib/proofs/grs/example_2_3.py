@@ -63,9 +63,9 @@ def check_post_processing_example() -> Outcome:
                 "threshold": expected_loss(mech, user, threshold),
                 "optimal_remap": expected_loss(mech, user, optimal_remap(mech, user)),
             }
-            threshold = _paper_value("threshold", alpha, n)
+            paper_threshold = _paper_value("threshold", alpha, n)
             face_value = _paper_value("face_value", alpha, n)
-            want = {"face_value": face_value, "threshold": threshold, "optimal_remap": threshold}
+            want = {"face_value": face_value, "threshold": paper_threshold, "optimal_remap": paper_threshold}
             for key in got:
                 if got[key] != want[key]:
                     failures.append(
@@ -144,7 +144,7 @@ def sym_post_processing_every_odd_n() -> Outcome:
     face = sp.summation(c * a**d, (d, 1, sp.oo)) * 2  # Δ ≠ 0, both tails
 
     def equal(x: Any, y: Any) -> bool:
-        return sp.simplify(sp.powsimp(sp.expand(x - y), force=True)) == 0  # bases are t + 1 > 0
+        return bool(sp.simplify(sp.powsimp(sp.expand(x - y), force=True)) == 0)  # bases are t + 1 > 0
 
     facts = {
         "face value: P[Δ ≠ 0] equals the paper's value": equal(face, PAPER["face_value"](a, n)),

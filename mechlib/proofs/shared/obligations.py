@@ -132,7 +132,8 @@ def evaluate(term: Term, indices: Mapping[Any, int], bases: Mapping[str, Fractio
         if isinstance(t, Const):
             return _rational(z3.simplify(z3.substitute(t.value, *reals)))
         if isinstance(t, Power):
-            return Fraction(bases[t.base]) ** z3.simplify(z3.substitute(t.exponent, *ints)).as_long()
+            exponent: int = z3.simplify(z3.substitute(t.exponent, *ints)).as_long()
+            return Fraction(bases[t.base]) ** exponent
         if isinstance(t, Where):
             holds = z3.simplify(z3.substitute(t.condition, *ints))
             if not (z3.is_true(holds) or z3.is_false(holds)):
@@ -301,7 +302,7 @@ def prove_for_every_index(
         found.queries[f"{name}: {label}"] = (answer, evidence)
         if answer != z3.unsat:
             found.problems.append(f"{label}: {answer}")
-        return answer == z3.unsat
+        return bool(answer == z3.unsat)
 
     prove("the regions cover the domain", "QF_LIA", [domain], z3.Not(z3.Or([r.condition for r in regions])))
     kept: list[Any] = []
@@ -320,10 +321,10 @@ def prove_for_every_index(
             kept.append(condition)
             in_region.append(condition)
             case = f"{region.label} / case {len(kept)}"
-            values = _patterns(case, condition, dict(zip(names, polynomials)), model, prove)
-            if values is None:
+            patterns = _patterns(case, condition, dict(zip(names, polynomials)), model, prove)
+            if patterns is None:
                 continue
-            values, positive = values
+            values, positive = patterns
             hypotheses = [*constraints.values(), *(p > 0 for p in positive)]
             if prove(case, "QF_NRA", hypotheses, z3.Not(region.goal(values))):
                 found.cases += 1
