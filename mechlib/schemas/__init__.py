@@ -6,7 +6,7 @@ package: ``mechanism`` (mechanism files), ``mechlib.audit/7``, ``mechlib.blackbo
 :func:`validate` checks a document against its schema and raises :class:`ValidationError`, which
 names the JSON path of the first structural error (:func:`structure_error` gives that line
 instead); the producers and checkers then decide its content. A schema is named by its id
-(``mechlib.audit/6``) or by its family, for the current version (``audit``).
+(``mechlib.audit/7``) or by its family, for the current version (``audit``).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ FILES = {
 }
 
 
-#: A family's current schema: ``validate(doc, "audit")`` is ``validate(doc, "mechlib.audit/6")``.
+#: A family's current schema: ``validate(doc, "audit")`` is ``validate(doc, "mechlib.audit/7")``.
 CURRENT = {"mechanism": "mechanism"} | {
     name.removeprefix("mechlib.").split("/")[0]: name
     for name in FILES
