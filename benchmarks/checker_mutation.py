@@ -62,6 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(args.modules) - set(modules()))
     if unknown:
         parser.error(f"not a checker module: {', '.join(unknown)} (expected one of {', '.join(modules())})")
+    if args.baseline and not args.baseline.is_file():
+        parser.error(f"--baseline {args.baseline}: no such report (expected a checker_mutation.json)")
     old = _load(args.reports / "checker_mutation.json")
     seconds: dict[str, float] = old.get("seconds", {})
     if not args.report_only:
@@ -78,6 +80,9 @@ def main(argv: list[str] | None = None) -> int:
                 return 2
             seconds[module] = round(time.monotonic() - start)
     doc = summarise(seconds, _load(NOTES))
+    if not doc["modules"]:
+        print("checker_mutation: no mutant has been run yet (mutants/ holds no result); no report written")
+        return 2
     baseline = _load(args.baseline) if args.baseline else old.get("baseline")
     if baseline:
         known = {s["mutant"]: s.get("killed_by") for s in old.get("baseline", {}).get("survivors", [])}
