@@ -15,8 +15,12 @@ Every surviving mutant is either explained in benchmarks/checker_mutation_equiva
 its function and mutated lines, so renumbering does not lose the note) with a one-line argument
 that it is equivalent, or listed as unexplained (exit 1). For the survivors of ``--baseline`` (a
 report of a run before the tests that kill them), the report names the first test that kills each
-one now, found by running the selection with ``-x`` against that mutant. Long: hours for the whole
-package on 2 cores; run it under ``flock /tmp/mechlib-heavy.lock``. Never part of CI's test tier.
+one now, found by running the selection with ``-x`` against that mutant. Long: mutmut 3.8 makes
+about 6,850 mutants of the checkers at 9c33db7 (audit_certificate 2452, standard_users 1360,
+blackbox_result 1072, approximate_dp 681, blackbox_delta 390, bracket_certificate 341, ratio_test
+340, fields 108, numbers 107), generated in ~2.5 min; the stats run (every test of the selection
+once) is ~70 s of tests; then each mutant is a fork running the tests that reach its function. Run
+a module or two at a time under ``flock /tmp/mechlib-heavy.lock``. Never part of CI's test tier.
 """
 
 from __future__ import annotations
@@ -58,6 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(args.modules) - set(modules()))
     if unknown:
         parser.error(f"not a checker module: {', '.join(unknown)} (expected one of {', '.join(modules())})")
+    if args.baseline and not args.baseline.is_file():
+        parser.error(f"--baseline {args.baseline}: no such report (expected a checker_mutation.json)")
     old = _load(args.reports / "checker_mutation.json")
     seconds: dict[str, float] = old.get("seconds", {})
     if not args.report_only:
@@ -74,6 +80,9 @@ def main(argv: list[str] | None = None) -> int:
                 return 2
             seconds[module] = round(time.monotonic() - start)
     doc = summarise(seconds, _load(NOTES))
+    if not doc["modules"]:
+        print("checker_mutation: no mutant has been run yet (mutants/ holds no result); no report written")
+        return 2
     baseline = _load(args.baseline) if args.baseline else old.get("baseline")
     if baseline:
         known = {s["mutant"]: s.get("killed_by") for s in old.get("baseline", {}).get("survivors", [])}
