@@ -28,7 +28,8 @@ def add_parser(sub: Any, name: str) -> None:
         "legal user (GRS Theorem 3.2's 'if' direction, claim DOM of mechlib/proofs/catalogue.py). The users "
         "split into C(2N+1, N) remap cells, each proved with Farkas certificates checked in exact rationals "
         "(`mechlib explain 'remap cell'`); the cells run as tasks on a local Dask cluster of -j workers, or on "
-        "--scheduler ADDRESS, so that a cluster pushes N further. `mechlib verify` proves N ≤ 5. Exit 0: "
+        "--scheduler ADDRESS, so that a cluster pushes N further. `mechlib verify` re-checks the shipped "
+        "certificates of N ≤ 6; -o writes this N's certificate for `mechlib check`. Exit 0: "
         "proved; 1: refuted; 3: unknown (a task timed out or had no live worker); 2: bad input.",
         epilog=options.EPILOG,
     )
