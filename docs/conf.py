@@ -54,6 +54,7 @@ nitpick_ignore = [
     ("py:class", "mechlib.core.stochastic._S"),
     ("py:class", "mechlib.core.families.EntryBounds"),
     ("py:class", "mechlib.core.users.LegalityViolation"),
+    ("py:class", "_pytest.config.Config"),  # pytest's own name for pytest.Config (no pytest inventory offline)
 ]
 
 # Intersphinx: this build must work without a network (CI here has none), and a failed inventory download

@@ -18,8 +18,8 @@ within an ``{eval-rst}`` block, since a directive's content is parsed in the lan
     ``mechlib.glossary.TERMS`` (what ``mechlib explain`` prints) as a Sphinx glossary, so pages can
     link a term with ``{term}`` roles.
 ``mechlib-exit-codes``
-    The ``EXIT_*`` constants of ``mechlib.cli``, each with its meaning; a constant without one is a
-    warning, so a new exit code cannot go undocumented.
+    ``mechlib.errors.ExitCode``, each code with the meaning it carries there (one source for
+    ``--help``, ``mechlib explain exit-codes`` and this page).
 ``mechlib-schemas``
     The JSON Schemas of ``mechlib.schemas.FILES``, with each schema's title.
 
@@ -50,19 +50,6 @@ from sphinx.util.docutils import SphinxDirective
 ROOT = Path(__file__).resolve().parents[2]
 LOG = logging.getLogger(__name__)
 
-#: What each exit code of the command means (keyed by the constant's name in mechlib.cli).
-EXIT_MEANINGS = {
-    "EXIT_OK": "Everything checked holds: a claimed level holds, every claim went the way its paper predicts, "
-    "a certificate re-checks, no black-box violation was found.",
-    "EXIT_FAILED": "A check failed (a claimed level does not hold, a claim is not as its paper predicts, a "
-    "certificate does not re-check, a black-box test found a violation or nonconformance) or a finding is "
-    "UNKNOWN (could not be decided exactly).",
-    "EXIT_BAD_INPUT": "Bad input or usage: one line on stderr naming the file and field (or row and column), "
-    "what was expected and how to fix it; no traceback and no partial output file.",
-    "EXIT_UNDECIDED": "A finding or claim is UNKNOWN: it could not be decided exactly (a solver timed out, an "
-    "LP could not be certified). Neither a pass nor a fail.",
-    "EXIT_INTERRUPTED": "Interrupted (Ctrl-C): nothing half-written is left behind.",
-}
 
 
 #: The scratch directory of each page read in this build: a page gets a fresh one each time it is read.
@@ -230,17 +217,10 @@ class Glossary(_Generated):
 
 class ExitCodes(_Generated):
     def rst(self) -> list[str]:
-        import mechlib.cli as cli
+        from mechlib.errors import ExitCode
 
-        rows = []
-        for name in sorted((n for n in dir(cli) if n.startswith("EXIT_")), key=lambda n: getattr(cli, n)):
-            meaning = EXIT_MEANINGS.get(name)
-            if meaning is None:
-                LOG.warning("mechlib.cli.%s has no meaning in docs/_ext/mechlib_docs.py EXIT_MEANINGS", name,
-                            location=self.get_location())  # fmt: skip
-                meaning = "(undocumented)"
-            rows.append([f"**{getattr(cli, name)}**", f"``{name}``", meaning])
-        return _table(["code", "constant in ``mechlib.cli``", "meaning"], rows, "6 20 74")
+        rows = [[f"**{int(code)}**", f"``ExitCode.{code.name}``", code.meaning] for code in ExitCode]
+        return _table(["code", "in ``mechlib.errors``", "meaning"], rows, "6 20 74")
 
 
 class Schemas(_Generated):
