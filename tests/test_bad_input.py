@@ -423,4 +423,4 @@ def test_blackbox_takes_exact_rates_and_sizes(tmp_path: Path, capsys: pytest.Cap
     argv = ["blackbox", "mechlib:truncated_geometric", "--n", "2", "--epsilon", "1", "--samples", "2e3"]
     code, _, _ = _run(capsys, *argv, "--alpha-fa", "1/100", "-o", str(out), "--no-progress")
     result = json.loads(out.read_text())
-    assert code == 0 and result["samples_per_count"] == 2000 and result["dp"]["alpha_fa"] == 0.01
+    assert code == 0 and result["samples_per_count"] == 2000 and result["dp"]["alpha_fa"] == "1/100"

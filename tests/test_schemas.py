@@ -136,9 +136,9 @@ def test_a_mechanism_file_with_a_wrong_structure_names_the_field(tmp_path: Path)
 def test_validate_raises_a_validation_error_naming_the_path() -> None:
     with pytest.raises(ValidationError) as info:
         validate({}, "audit")  # a family name: its current schema
-    assert info.value.schema == "mechlib.audit/6" and info.value.path == "$" and "required" in info.value.message
+    assert info.value.schema == "mechlib.audit/7" and info.value.path == "$" and "required" in info.value.message
     with pytest.raises(ValidationError, match=r"^\$\.matrix"):
         validate({"matrix": 5}, "mechanism")
     with pytest.raises(ValueError, match="no schema 'nope'; known: mechanism, audit"):
         validate({}, "nope")
-    assert structure_error({}, "mechlib.audit/6") == str(info.value)
+    assert structure_error({}, "mechlib.audit/7") == str(info.value)

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from mechlib import verify
 from mechlib.checkers.universal_certificate import check_certificate, t_matrix
 from mechlib.cli import main
 from mechlib.core.families import truncated_geometric
@@ -313,5 +314,14 @@ def test_verify_search_forces_the_search(tmp_path: Path, monkeypatch: pytest.Mon
 
     monkeypatch.delenv("MECHLIB_SEARCH", raising=False)
     assert not universal_cache.search_forced()
-    assert main(["verify", "--search", "--only", "GRS-F4", "-j", "1", "--no-progress", "--reports", str(tmp_path)]) == 0
-    assert os.environ["MECHLIB_SEARCH"] == "1" and universal_cache.search_forced()
+    seen: list[bool] = []
+    real = verify.run
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        seen.append(os.environ.get("MECHLIB_SEARCH") == "1" and universal_cache.search_forced())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(verify, "run", run)
+    argv = ["verify", "--search", "--only", "GRS-F4", "-j", "1", "--no-progress", "--report-dir", str(tmp_path)]
+    assert main(argv) == 0
+    assert seen == [True] and "MECHLIB_SEARCH" not in os.environ  # set for the run only, then restored

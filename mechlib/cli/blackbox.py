@@ -60,7 +60,7 @@ def add_parser(sub: Any, name: str) -> None:
     )  # fmt: skip
     box.add_argument("--seed", type=options.integer(0, 2**63 - 1), default=0, help="the run's seed (default 0)")
     box.add_argument(
-        "--alpha-fa", type=false_alarm_option, default=DEFAULT_ALPHA_FA, metavar="ALPHA",
+        "--alpha-fa", default=DEFAULT_ALPHA_FA, metavar="ALPHA",
         help="false-alarm rate, an exact number in (0, 1/2) such as 0.01 or 1/100, recorded as typed: the chance "
         f"that an ε-DP sampler is reported violating (default {DEFAULT_ALPHA_FA})",
     )  # fmt: skip
@@ -79,19 +79,8 @@ def add_parser(sub: Any, name: str) -> None:
     options.add_no_progress(box, "progress bar")
 
 
-def false_alarm_option(text: str) -> str:
-    """``--alpha-fa``: an exact rate in (0, 1/2), kept as typed (the result records it so)."""
-    from mechlib.audit import false_alarm_rate
-
-    try:
-        false_alarm_rate(text if len(text) <= 100 else "-1")
-    except InputError as err:
-        raise argparse.ArgumentTypeError(f"{text[:40]!r}: {err.hint or err}") from None
-    return text
-
-
 def run(args: argparse.Namespace) -> int:
-    from mechlib.audit import OUTSIDE_SHOWN, outside_in_words
+    from mechlib.audit import OUTSIDE_SHOWN, false_alarm_rate, outside_in_words
     from mechlib.audit.adapters import sampler as make_sampler
     from mechlib.audit.blackbox import blackbox_result
     from mechlib.audit.loading import load_mechanism
@@ -106,6 +95,10 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(
             f"--epsilon {args.epsilon} --library-epsilon {args.library_epsilon}", hint="expected ε > 0, library ε > 0"
         )
+    try:  # exact, in (0, 1/2), recorded as typed
+        false_alarm_rate(args.alpha_fa if len(args.alpha_fa) <= 100 else "-1")
+    except InputError as err:
+        raise InputError(f"--alpha-fa {args.alpha_fa[:40]}: {err.problem}", hint=err.hint) from None
     options.check_output(args.output)
     pmf = None
     if args.pmf:
