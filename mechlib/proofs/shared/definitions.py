@@ -115,15 +115,16 @@ def agreement(
     products (T·T⁻¹ = I, T_α⁻¹·T_β by flint, β = (1 + α)/2)."""
     import flint
 
-    from mechlib.core.families import truncated_geometric
+    from mechlib.core.exact_linear import from_fmpq, to_fmpq
+    from mechlib.core.families import geometric, truncated_geometric
     from mechlib.proofs.shared.symbolic import kms
 
     def exact(rows: Any) -> Any:
-        return flint.fmpq_mat([[flint.fmpq(v.numerator, v.denominator) for v in row] for row in rows])
+        return flint.fmpq_mat([[to_fmpq(v) for v in row] for row in rows])
 
     def entries(matrix: Any) -> list[list[Fraction]]:
         size = range(matrix.nrows())
-        return [[Fraction(int(matrix[x, y].p), int(matrix[x, y].q)) for y in size] for x in size]
+        return [[from_fmpq(matrix[x, y]) for y in size] for x in size]
 
     definitions = {
         "T": (t_entry(I, R, N), I, R),
@@ -132,27 +133,26 @@ def agreement(
         "T·T⁻¹": (t_times_inverse(I, J, N), I, J),
         "T_α⁻¹·T_β": (t_alpha_beta_entry(R, C, N), R, C),
     }
-    from mechlib.core.families import geometric
-
     found: dict[str, bool] = {}
     for a in alphas:
         b = (1 + a) / 2
-        wide = geometric(a, largest, margin=2)  # columns −2..n+2; −1..n+1 are exact point masses
-        columns = [c for c in wide.outputs if isinstance(c, int) and -1 <= c <= largest + 1]
         if "geometric on ℤ" in only:
+            wide = geometric(a, largest, margin=2)  # columns −2..n+2; −1..n+1 are exact point masses
+            columns = [c for c in wide.outputs if isinstance(c, int) and -1 <= c <= largest + 1]
             found[f"geometric on ℤ, α={a}"] = all(
                 evaluate(geometric_entry(I, R), {I: i, R: c}, {"alpha": a}) == wide.entry(i, c)
                 for i in range(largest + 1)
                 for c in columns
             )
         for n in range(1, largest + 1):
-            t = exact(truncated_geometric(a, n).rows)
+            t = truncated_geometric(a, n).rows
+            inverse = exact(t).inv()
             library = {
-                "T": entries(t),
-                "T⁻¹": entries(t.inv()),
+                "T": t,
+                "T⁻¹": entries(inverse),
                 "G′": kms(n + 1, a),
                 "T·T⁻¹": [[Fraction(int(x == y)) for y in range(n + 1)] for x in range(n + 1)],
-                "T_α⁻¹·T_β": entries(t.inv() * exact(truncated_geometric(b, n).rows)),
+                "T_α⁻¹·T_β": entries(inverse * exact(truncated_geometric(b, n).rows)),
             }
             for name, (term, first, second) in definitions.items():
                 if name not in only:

@@ -4,7 +4,7 @@ An ALL-n part states a property of matrices whose entries are *power terms*: pie
 monomials c(α, β)·α^e·β^f, where the pieces' conditions and the exponents e, f are linear integer
 terms in the indices (n, i, r, …). Each object — T (GRS Example 2.2), the geometric mechanism
 (GRS Example 2.1), G′ (GS Lemma 1), T⁻¹ (GS Theorem 2), T_α⁻¹·T_β (GS Lemma 3) — is written
-once with the combinators below (:func:`where`, :func:`power`, :func:`power_of_distance`, :func:`add`,
+once with the combinators below (:func:`where`, :func:`power_of_distance`, :func:`add`,
 :func:`mul`), evaluated exactly at concrete indices to agree with the library's matrices, and
 every obligation is derived from it:
 
@@ -93,10 +93,6 @@ def constant(value: Any) -> Term:
 
 
 ZERO: Term = Sum(())
-
-
-def power(base: str, exponent: Any) -> Term:
-    return Power(base, exponent)
 
 
 def power_of_distance(base: str, x: Any) -> Term:
