@@ -64,13 +64,11 @@ from mechlib.core.users import BayesUser
 from mechlib.proofs.fuzz import jsonable
 from mechlib.proofs.mutants import module_constant, register
 from mechlib.proofs.registry import Outcome, Scope, Verdict, bounded
-from mechlib.proofs.shared.remap_cells import _Highs, user_of, weight_coordinates
+from mechlib.proofs.shared.remap_cells import ALPHA_TEXT, ALPHAS, _Highs, user_of, weight_coordinates
 
-#: (n, α) the vertex lemmas are decided at: every n up to LARGEST_N at each α (664 vertices at n = 3;
-#: n = 4 did not finish in 10 minutes, here or in cdd).
+#: (n, α) the vertex lemmas are decided at: every n up to LARGEST_N at the remap cells' three α
+#: (664 vertices at n = 3; n = 4 did not finish in 10 minutes, here or in cdd).
 LARGEST_N = 3
-ALPHAS = (Fraction(1, 2), Fraction(1, 3), Fraction(2, 3))
-ALPHA_TEXT = "α ∈ {1/2, 1/3, 2/3}"
 VERTEX_METHOD = (
     "every vertex of the α-DP polytope (exact enumeration by signature), each either certified "
     "strictly dominated in every error tail by a mixture of vertices (optimal for no full-support, "
