@@ -14,8 +14,9 @@ from mechlib.core.signature import DOWN, UP, ZERO, Signature, signature
 from mechlib.proofs.catalogue import EXACT, FUZZ
 from mechlib.proofs.fuzz import fuzz
 from mechlib.proofs.registry import Outcome, bounded, check, decide
-from mechlib.proofs.shared.dp_polytope import ALPHA_TEXT, LARGEST_N, every_vertex
+from mechlib.proofs.shared.dp_polytope import LARGEST_N, every_vertex
 from mechlib.proofs.shared.generators import dp_mechanisms
+from mechlib.proofs.shared.remap_cells import ALPHA_TEXT
 
 
 def signature_shape(case: tuple[Fraction, Mechanism]) -> dict[str, Any] | None:

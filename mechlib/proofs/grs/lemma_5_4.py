@@ -19,7 +19,8 @@ from mechlib.optimality.optimal import dp_constraint_rows
 from mechlib.proofs.catalogue import EXACT, FUZZ
 from mechlib.proofs.fuzz import fuzz
 from mechlib.proofs.registry import Outcome, bounded, check, decide
-from mechlib.proofs.shared.dp_polytope import ALPHA_TEXT, LARGEST_N, every_vertex
+from mechlib.proofs.shared.dp_polytope import LARGEST_N, every_vertex
+from mechlib.proofs.shared.remap_cells import ALPHA_TEXT
 from mechlib.strategies import dp_mixtures, remaps
 
 
