@@ -13,8 +13,10 @@ task waits on and kills when the time is up; the task then returns "timed out" (
 claim) and the worker goes on with its next task. We chose a child process over restarting the
 worker because a solver call (z3, cvc5) cannot be interrupted inside a worker thread, and a
 restarted worker loses whatever else it holds and counts as a failure of its tasks to the
-scheduler. The child is a plain ``subprocess`` (not ``multiprocessing``), so it works on any
-worker, daemonic or not. A task without a timeout runs in the worker's thread.
+scheduler. The child is forked from a warm process that has the imports done
+(:mod:`mechlib.forking`; a plain ``subprocess`` per task where there is no ``fork``), not made by
+``multiprocessing``, so it works on any worker, daemonic or not; a task with its own environment
+runs in such a child too. A task with neither runs in the worker's thread.
 
 **Lost workers.** Dask reruns a task whose worker died; results are collected by task key, so a
 task that ran twice is counted once. With no live worker at all for ``--worker-grace`` seconds
@@ -32,12 +34,14 @@ import re
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from mechlib import forking
 from mechlib.errors import InputError
 
 #: Where ``--scheduler`` falls back to.
@@ -102,6 +106,14 @@ def run_task(task: Task) -> TaskResult:
             return finished(True, resolve(task.function)(**task.kwargs))
         except Exception as err:  # reported as the task's failure, never lost
             return finished(False, reason=f"{type(err).__name__}: {err}")
+    if forking.AVAILABLE:
+        kind, value = _warm_process(task.env).run(task.function, task.kwargs, task.timeout)
+        if kind == "timeout":
+            return finished(False, reason=f"timed out after {task.timeout:g} s", timed_out=True)
+        if kind == "died":
+            return finished(False, reason=str(value))
+        ok, answer = value
+        return finished(ok, answer if ok else None, "" if ok else str(answer))
     child = subprocess.Popen(
         [sys.executable, "-m", "mechlib.engine"],
         stdin=subprocess.PIPE,
@@ -120,6 +132,18 @@ def run_task(task: Task) -> TaskResult:
         return finished(False, reason=f"the task's process died (exit code {child.returncode}) {last}".strip())
     ok, value = pickle.loads(out)
     return finished(ok, value if ok else None, "" if ok else str(value))
+
+
+_WARM = threading.local()
+
+
+def _warm_process(env: dict[str, str]) -> forking.WarmProcess:
+    """This thread's warm process for tasks with ``env`` (a new one if it died)."""
+    processes: dict[tuple[tuple[str, str], ...], forking.WarmProcess] = _WARM.__dict__.setdefault("processes", {})
+    key = tuple(sorted(env.items()))
+    if key not in processes or not processes[key].alive():
+        processes[key] = forking.WarmProcess({**os.environ, **env})
+    return processes[key]
 
 
 def _child_main() -> None:

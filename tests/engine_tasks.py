@@ -21,3 +21,22 @@ def boom() -> None:
 
 def environment(name: str) -> str | None:
     return os.environ.get(name)
+
+
+#: Module state a task may change: a forked task's change must not reach the next task.
+STATE = {"touched": 0}
+
+
+def touch() -> int:
+    STATE["touched"] += 1
+    return STATE["touched"]
+
+
+def noisy(x: int) -> int:
+    print("a check that prints to stdout", flush=True)
+    os.write(1, b"and writes to fd 1 directly\n")
+    return x + 1
+
+
+def process_id() -> int:
+    return os.getpid()

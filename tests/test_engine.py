@@ -35,6 +35,26 @@ def test_a_task_that_dies_or_raises_is_reported_not_lost() -> None:
     assert child.ok and child.value == "7"
 
 
+def test_forked_tasks_are_isolated_and_their_output_cannot_corrupt_the_answer() -> None:
+    """Each task is a fork of the warm process: module state one task changes is gone for the
+    next, each runs in a process of its own, and what a task prints is kept off the reply stream."""
+    runs = [run_task(Task(f"touch{k}", "tests.engine_tasks:touch", timeout=60)) for k in range(3)]
+    assert [r.value for r in runs] == [1, 1, 1]
+    pids = {run_task(Task(f"pid{k}", "tests.engine_tasks:process_id", timeout=60)).value for k in range(3)}
+    assert len(pids) == 3 and os.getpid() not in pids
+    noisy = run_task(Task("noisy", "tests.engine_tasks:noisy", {"x": 1}, timeout=60))
+    assert noisy.ok and noisy.value == 2
+    assert run_task(Task("after", "tests.engine_tasks:square", {"x": 4}, timeout=60)).value == 16
+
+
+def test_without_fork_each_task_gets_a_fresh_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mechlib import forking
+
+    monkeypatch.setattr(forking, "AVAILABLE", False)
+    test_a_task_that_dies_or_raises_is_reported_not_lost()
+    assert run_task(Task("fresh", "tests.engine_tasks:touch", timeout=60)).value == 1
+
+
 def test_a_local_cluster_gives_every_result_once() -> None:
     tasks = [Task(f"t{k}", "tests.engine_tasks:square", {"x": k}) for k in range(12)]
     seen: list[str] = []
