@@ -42,11 +42,25 @@ def test_cvc5_disagreeing_or_failing_makes_the_part_unknown(monkeypatch: pytest.
         assert evidence["z3"]["answer"] == "unsat" and "cvc5" in evidence["reason_unknown"]
 
 
-def test_a_sat_answer_contradicted_by_cvc5_is_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unevaluable_sat_answer_contradicted_by_cvc5_is_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
     a = z3.Real("alpha")
+    monkeypatch.setattr(smt, "model_satisfies", lambda _query: None)
     monkeypatch.setattr(smt, "_cvc5", lambda *_args, **_kw: {"answer": "unsat", "seconds": 0})
     answer, _ = smt.run(_query([a > 0], a < 1))
     assert answer == z3.unknown
+
+
+def test_an_exactly_rechecked_witness_does_not_wait_for_cvc5(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The witness, evaluated in exact arithmetic, decides: cvc5 is not asked (DRAT-style: the
+    certificate is checked, not the solver trusted), and the evidence says why."""
+
+    def asked(*_args: object, **_kw: object) -> dict[str, object]:
+        raise AssertionError("cvc5 asked about a witness that was re-checked exactly")
+
+    a = z3.Real("alpha")
+    monkeypatch.setattr(smt, "_cvc5", asked)
+    answer, evidence = smt.run(_query([a > 0], a < 1))
+    assert answer == z3.sat and evidence["cvc5"] == {"answer": "not asked", "reason": smt.EXACT_WITNESS}
 
 
 def test_a_sat_answer_stands_when_its_model_is_rechecked_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -98,7 +112,6 @@ def test_a_query_over_its_resource_limit_is_unknown_whatever_the_clock(monkeypat
     monkeypatch.setattr(smt, "Z3_RLIMIT", 10**8)
     answer, evidence = smt.run(query)
     assert answer == z3.sat and 0 < evidence["z3"]["rlimit"] <= 10**8
-    assert evidence["cvc5"]["rlimit"] is not None
 
 
 def test_cvc5_runs_under_a_resource_limit() -> None:
@@ -108,4 +121,5 @@ def test_cvc5_runs_under_a_resource_limit() -> None:
     query = smt.smt_query("QF_NRA")
     query.add(x * x + y * y * x < -1, x > 0)
     assert "RESOURCEOUT" in smt._cvc5(query.to_smt2(), "QF_NRA", rlimit=1)["reason"]
-    assert smt._cvc5(query.to_smt2(), "QF_NRA")["answer"] == "unsat"
+    found = smt._cvc5(query.to_smt2(), "QF_NRA")
+    assert found["answer"] == "unsat" and found["rlimit"] is not None
