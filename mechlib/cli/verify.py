@@ -37,7 +37,12 @@ def add_parser(sub: Any, name: str) -> None:
                            force=False)  # fmt: skip
     options.add_json(verify, '{"claims": [...]}')
     options.add_no_progress(verify, "progress bar or lines")
-    verify.add_argument("--deep", action="store_true", help="fuzz claims with 20× the examples (the deep profile)")
+    verify.add_argument(
+        "--deep",
+        action="store_true",
+        help="the deep profile: fuzz claims with 20× the examples and run the SMT instances "
+        "too large for every run (SY-T2's K_Ω ⊆ PK at N = 3); scopes record which ran",
+    )
     verify.add_argument(
         "--search", action="store_true",
         help="search again where a stored certificate re-checks (remap cells of GRS-T3.2 and DOM, SY-E1's bracket); "

@@ -57,8 +57,18 @@ def claim_seed(claim_id: str) -> int:
     return int.from_bytes(hashlib.sha256(claim_id.encode()).digest()[:8], "big")
 
 
+def _scale() -> float:
+    return float(os.environ.get("MECHLIB_FUZZ_SCALE", "1"))
+
+
 def examples(base: int) -> int:
-    return max(1, int(base * float(os.environ.get("MECHLIB_FUZZ_SCALE", "1"))))
+    return max(1, int(base * _scale()))
+
+
+def deep() -> bool:
+    """The deep profile (``mechlib verify --deep``): more fuzz examples, and the SMT instances
+    too large for every run (each part that has them records which ran)."""
+    return _scale() > 1
 
 
 #: A theorem's hypothesis on a drawn example: None when the example satisfies it, else why not.
