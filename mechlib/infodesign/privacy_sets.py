@@ -81,8 +81,9 @@ def exponent_vertices(nodes: Sequence[Node], edges: Sequence[tuple[Node, Node]])
 
 @cache
 def _exponents(nodes: tuple[Node, ...], edges: tuple[tuple[Node, Node], ...]) -> tuple[tuple[int, ...], ...]:
-    """Backtracking in BFS order (each node has a placed neighbour, so ≤ 3 choices); the root's
-    value is at most its eccentricity, since some node has g = 0. Cached: α-free."""
+    """Backtracking in BFS order (each node has a placed neighbour, so ≤ 3 choices), the root at
+    0 and each g shifted by its minimum at the end: g ↦ g − min g is a bijection from the
+    assignments with g(root) = 0 onto those with min g = 0. Cached: α-free."""
     neighbours: dict[Node, list[Node]] = {v: [] for v in nodes}
     for a, b in edges:
         neighbours[a].append(b)
@@ -90,36 +91,26 @@ def _exponents(nodes: tuple[Node, ...], edges: tuple[tuple[Node, Node], ...]) ->
     order = _bfs(nodes[0], neighbours)
     if len(order) != len(nodes):
         raise ValueError("the graph is not connected")
-    depth = _eccentricity(order[0], neighbours)
+    at = {v: i for i, v in enumerate(order)}  # g is a list in BFS order
+    earlier = [[at[u] for u in neighbours[v] if at[u] < at[v]] for v in order]
+    pairs = [(at[a], at[b]) for a, b in edges]
     found: list[tuple[int, ...]] = []
-    g: dict[Node, int] = {}
+    g = [0] * len(order)
 
     def extend(i: int) -> None:
         if i == len(order):
-            if min(g.values()) == 0 and _tight_connected(nodes, neighbours, g):
-                found.append(tuple(g[v] for v in nodes))
+            if _tight_connected(len(order), pairs, g):
+                low = min(g)
+                found.append(tuple(g[at[v]] - low for v in nodes))
             return
-        v = order[i]
-        placed = [g[u] for u in neighbours[v] if u in g]
-        options = range(depth + 1) if not placed else range(max(placed) - 1, min(placed) + 2)
+        placed = [g[j] for j in earlier[i]]
+        options = range(1) if not placed else range(max(placed) - 1, min(placed) + 2)
         for value in options:
-            g[v] = value
+            g[i] = value
             extend(i + 1)
-            del g[v]
 
     extend(0)
     return tuple(found)
-
-
-def _eccentricity(root: Node, neighbours: Mapping[Node, list[Node]]) -> int:
-    dist, queue = {root: 0}, deque([root])
-    while queue:
-        v = queue.popleft()
-        for u in neighbours[v]:
-            if u not in dist:
-                dist[u] = dist[v] + 1
-                queue.append(u)
-    return max(dist.values())
 
 
 def _bfs(root: Node, neighbours: Mapping[Node, list[Node]]) -> list[Node]:
@@ -134,9 +125,24 @@ def _bfs(root: Node, neighbours: Mapping[Node, list[Node]]) -> list[Node]:
     return order
 
 
-def _tight_connected(nodes: Sequence[Node], neighbours: Mapping[Node, list[Node]], g: Mapping[Node, int]) -> bool:
-    tight = {v: [u for u in neighbours[v] if abs(g[u] - g[v]) == 1] for v in nodes}
-    return len(_bfs(nodes[0], tight)) == len(nodes)
+def _tight_connected(size: int, pairs: Sequence[tuple[int, int]], g: Sequence[int]) -> bool:
+    """Do the tight edges (|g(a) − g(b)| = 1) connect all ``size`` nodes? (union–find)"""
+    parent = list(range(size))
+
+    def root(v: int) -> int:
+        while parent[v] != v:
+            parent[v] = parent[parent[v]]
+            v = parent[v]
+        return v
+
+    components = size
+    for a, b in pairs:
+        if abs(g[a] - g[b]) == 1:
+            ra, rb = root(a), root(b)
+            if ra != rb:
+                parent[ra] = rb
+                components -= 1
+    return components == 1
 
 
 def vertex(w: Mapping[Node, Fraction], g: Mapping[Node, int]) -> dict[Node, Poly]:
