@@ -59,13 +59,16 @@ class Task:
 
     ``key`` names it uniquely (results are collected by key); ``timeout`` (seconds, None: no
     limit) makes it run in a child process that is killed when the time is up; ``env`` is set in
-    that child only."""
+    that child only; ``preload``: modules the function imports when it runs, imported once by the
+    warm process its child is forked from (:mod:`mechlib.forking`), so that tasks do not each pay
+    for them."""
 
     key: str
     function: str
     kwargs: dict[str, Any] = field(default_factory=dict)
     timeout: float | None = None
     env: dict[str, str] = field(default_factory=dict)
+    preload: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -107,7 +110,7 @@ def run_task(task: Task) -> TaskResult:
         except Exception as err:  # reported as the task's failure, never lost
             return finished(False, reason=f"{type(err).__name__}: {err}")
     if forking.AVAILABLE:
-        kind, value = _warm_process(task.env).run(task.function, task.kwargs, task.timeout)
+        kind, value = _warm_process(task.env).run(task.function, task.kwargs, task.timeout, task.preload)
         if kind == "timeout":
             return finished(False, reason=f"timed out after {task.timeout:g} s", timed_out=True)
         if kind == "died":

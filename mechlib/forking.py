@@ -3,8 +3,9 @@
 paying Python's start and the imports of z3, cvc5, sympy and flint every time.
 
 A :class:`WarmProcess` is one child Python process per worker thread and task environment. It
-reads requests ``(function, kwargs, timeout)`` on its stdin; for each, it imports the function's
-module (once: later tasks find it imported) and ``os.fork()`` s a grandchild that runs the function
+reads requests ``(function, kwargs, timeout, preload)`` on its stdin; for each, it imports the
+function's module and the modules the task names to preload (once: later tasks find them imported)
+and ``os.fork()`` s a grandchild that runs the function
 and writes its pickled answer to a pipe. The warm process waits on that pipe up to the timeout —
 then kills the grandchild, "timed out" — and answers on its stdout. A grandchild's own output
 (stdout and stderr) goes to a file, so a print in a check can never corrupt the answer and a long
@@ -18,6 +19,7 @@ engine starts a fresh process per task instead (:data:`AVAILABLE`).
 
 from __future__ import annotations
 
+import importlib
 import os
 import pickle
 import select
@@ -61,11 +63,13 @@ class WarmProcess:
     def alive(self) -> bool:
         return self.process.poll() is None
 
-    def run(self, function: str, kwargs: dict[str, Any], timeout: float | None) -> tuple[str, Any]:
+    def run(
+        self, function: str, kwargs: dict[str, Any], timeout: float | None, preload: tuple[str, ...] = ()
+    ) -> tuple[str, Any]:
         """``("ok", (ok, value or reason))``, ``("timeout", None)`` or ``("died", reason)``."""
         assert self.process.stdin is not None and self.process.stdout is not None
         try:
-            _send(self.process.stdin, (function, kwargs, timeout))  # type: ignore[arg-type]
+            _send(self.process.stdin, (function, kwargs, timeout, preload))  # type: ignore[arg-type]
             reply = _receive(self.process.stdout)  # type: ignore[arg-type]
         except (BrokenPipeError, OSError, pickle.UnpicklingError, EOFError) as err:
             reply = None
@@ -83,11 +87,15 @@ class WarmProcess:
         self.process.wait()
 
 
-def _run_forked(function: str, kwargs: dict[str, Any], timeout: float | None) -> tuple[str, Any]:
+def _run_forked(
+    function: str, kwargs: dict[str, Any], timeout: float | None, preload: tuple[str, ...]
+) -> tuple[str, Any]:
     """The warm process's side of one task (see the module docstring)."""
     from mechlib.engine import resolve
 
     try:
+        for module in preload:
+            importlib.import_module(module)
         target = resolve(function)  # imported here, before the fork: later tasks find it warm
     except Exception as err:
         return "ok", (False, f"{type(err).__name__}: {err}")
@@ -134,7 +142,7 @@ def _run_forked(function: str, kwargs: dict[str, Any], timeout: float | None) ->
 def _read_until(fd: int, timeout: float | None) -> tuple[bytes, bool]:
     """Everything written to ``fd`` until its end, and whether ``timeout`` seconds passed first."""
     deadline = None if timeout is None else time.monotonic() + timeout
-    chunks = []
+    chunks: list[bytes] = []
     while True:
         wait = None if deadline is None else max(0.0, deadline - time.monotonic())
         ready, _, _ = select.select([fd], [], [], wait)

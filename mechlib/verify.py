@@ -184,6 +184,11 @@ def _task_env() -> dict[str, str]:
 LONGEST_FIRST = ("SY-T2", "GRS-C3.3", "SY-T3", "GRS-T3.2", "DOM", "GS-T1b", "GRS-LP", "GS-L3", "BN-path", "GS-L1")
 
 
+#: What a claim task imports (the registry: every claim module), and a mutant's task too (the
+#: registered mutants): imported once per worker by the process tasks are forked from.
+PRELOAD, MUTANT_PRELOAD = ("mechlib.proofs",), ("mechlib.proofs", "mechlib.proofs.falsifications")
+
+
 def _on_engine(
     work: list[Any], jobs: int, timeout: float | None, scheduler: str | None, done: Any, mutants: bool = False
 ) -> None:
@@ -206,7 +211,8 @@ def _on_engine(
                 done(run_claim(claim))  # answers at once: "not implemented yet"
                 continue
         claim_of[key] = claim
-        tasks.append(Task(key, "mechlib.verify:claim_outcome", kwargs, timeout=timeout, env=env))
+        tasks.append(Task(key, "mechlib.verify:claim_outcome", kwargs, timeout=timeout, env=env,
+                          preload=MUTANT_PRELOAD if mutants else PRELOAD))  # fmt: skip
 
     def finished(result: TaskResult) -> None:
         answer = Result(claim_of[result.key], *outcome_of_task(result))
@@ -219,9 +225,7 @@ VERDICTS = ("PROVED", "NO COUNTEREXAMPLE", "REFUTED", "UNKNOWN")
 STRENGTHS = ("ALL-n", "BOUNDED", "INSTANCES", "SAMPLED")
 
 
-def report(
-    results: list[Any], wall_seconds: float | None = None, not_run: list[str] | None = None
-) -> dict[str, Any]:
+def report(results: list[Any], wall_seconds: float | None = None, not_run: list[str] | None = None) -> dict[str, Any]:
     """The verify report; ``seconds`` is the sum of the claims' own times, ``wall_seconds`` the
     run's wall time (engine start and every claim's process included)."""
     import mechlib.proofs.falsifications  # noqa: F401  (registers the mutants)

@@ -40,3 +40,10 @@ def noisy(x: int) -> int:
 
 def process_id() -> int:
     return os.getpid()
+
+
+def imported(name: str) -> bool:
+    """Whether ``name`` was imported before this task ran (in the process it was forked from)."""
+    import sys
+
+    return name in sys.modules

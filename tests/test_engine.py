@@ -45,6 +45,9 @@ def test_forked_tasks_are_isolated_and_their_output_cannot_corrupt_the_answer() 
     noisy = run_task(Task("noisy", "tests.engine_tasks:noisy", {"x": 1}, timeout=60))
     assert noisy.ok and noisy.value == 2
     assert run_task(Task("after", "tests.engine_tasks:square", {"x": 4}, timeout=60)).value == 16
+    preloaded = Task("pre", "tests.engine_tasks:imported", {"name": "tests.engine_preloaded"}, timeout=60,
+                     preload=("tests.engine_preloaded",))  # fmt: skip
+    assert run_task(preloaded).value is True  # imported by the warm process, before the fork
 
 
 def test_without_fork_each_task_gets_a_fresh_process(monkeypatch: pytest.MonkeyPatch) -> None:

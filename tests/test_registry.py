@@ -232,6 +232,23 @@ def test_a_scope_is_measured_and_a_declared_one_that_claims_more_is_an_error() -
     assert run_part(lambda: Outcome(Verdict.PROVED, scopes=(ran,)), "EXACT", None).verdict == Verdict.PROVED
 
 
+def test_bounded_or_all_n_without_a_record_is_unknown_and_so_is_another_half() -> None:
+    """Only INSTANCES may be declared: a part that reports no record of what it ran cannot be
+    BOUNDED or ALL-n by a scope typed beside it; a record that names another half than the
+    declaration (covers) disagrees too."""
+    from mechlib.proofs.registry import Scope, measured, run_part
+
+    typed = Scope(Strength.BOUNDED, "1 ≤ n ≤ 6 (every n)", "1/2", "typed by hand")
+    outcome = run_part(lambda: Outcome(Verdict.PROVED), "EXACT", typed)
+    assert outcome.verdict == Verdict.UNKNOWN and "never typed" in (outcome.reason or "")
+    assert run_part(lambda: Outcome(Verdict.REFUTED), "EXACT", typed).verdict == Verdict.REFUTED
+    listed = Scope(Strength.INSTANCES, "n = 5", "1/2", "exact")
+    assert run_part(lambda: Outcome(Verdict.PROVED), "EXACT", listed).verdict == Verdict.PROVED
+    half = measured("z3", n=[1, 2], alphas=[Fraction(1, 2)], every_object=True, covers="if")
+    whole = Scope(Strength.BOUNDED, half.n, "1/2", "typed by hand")
+    assert run_part(lambda: Outcome(Verdict.PROVED, scopes=(half,)), "SMT", whole).verdict == Verdict.UNKNOWN
+
+
 def test_a_half_only_sampled_makes_the_claim_no_counterexample() -> None:
     from mechlib.proofs.registry import combine, measured
 

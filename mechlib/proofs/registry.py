@@ -85,8 +85,10 @@ def measured(
     largest, every object; SAMPLED a sample; INSTANCES otherwise."""
     from mechlib.core.exact import format_fraction
 
-    alpha_text = alphas if isinstance(alphas, str) else ", ".join(
-        format_fraction(a) if isinstance(a, Fraction) else str(a) for a in sorted(set(alphas))
+    alpha_text = (
+        alphas
+        if isinstance(alphas, str)
+        else ", ".join(format_fraction(a) if isinstance(a, Fraction) else str(a) for a in sorted(set(alphas)))
     )
     if examples is not None:
         return Scope(Strength.SAMPLED, n if isinstance(n, str) else _sizes(n), alpha_text, method, examples,
@@ -115,10 +117,6 @@ def _sizes(n: Iterable[int]) -> str:
 
 def instances(n: str, alpha: str, method: str) -> Scope:
     return Scope(Strength.INSTANCES, n, alpha, method)
-
-
-def bounded(n_max: int, alpha: str, method: str, n_min: int = 1) -> Scope:
-    return Scope(Strength.BOUNDED, f"{n_min} ≤ n ≤ {n_max} (every n)", alpha, method)
 
 
 def sampled(
@@ -308,7 +306,14 @@ def run_part(fn: Check, kind: str = "EXACT", scope: Scope | None = None) -> Outc
     if not isinstance(outcome, Outcome):
         return Outcome(Verdict.UNKNOWN, reason=f"check returned {type(outcome).__name__}, not an Outcome")
     if not outcome.scopes:
-        return replace(outcome, scopes=(scope or DEFAULT_SCOPE[kind],))
+        declared = scope or DEFAULT_SCOPE[kind]
+        if outcome.verdict == Verdict.PROVED and RANK[declared.strength] > RANK[Strength.INSTANCES]:
+            reason = (
+                f"the part declares {declared.strength.value} ({declared.describe()}) without a record of what it "
+                "ran: a BOUNDED or ALL-n scope is computed from the run (registry.measured), never typed"
+            )
+            return Outcome(Verdict.UNKNOWN, outcome.evidence, reason, (declared,))
+        return replace(outcome, scopes=(declared,))
     disagree = [s for s in outcome.scopes if s.measured and scope is not None and _disagrees(scope, s)]
     if disagree:
         reason = (
@@ -320,9 +325,9 @@ def run_part(fn: Check, kind: str = "EXACT", scope: Scope | None = None) -> Outc
 
 
 def _disagrees(declared: Scope, ran: Scope) -> bool:
-    """A declared scope claims more than the record shows, or names other sizes."""
+    """A declared scope claims more than the record shows, names other sizes or another half."""
     stronger = RANK[declared.strength] > RANK[ran.strength]
-    return stronger or (declared.n != ran.n and declared.strength != Strength.SAMPLED)
+    return stronger or (declared.n != ran.n and declared.strength != Strength.SAMPLED) or declared.covers != ran.covers
 
 
 def combine(parts: list[tuple[str, Outcome]]) -> Outcome:

@@ -181,6 +181,8 @@ def _threshold_one_step_later(real: Any) -> Any:
 
 register("the threshold remap loses α^((n+3)/2)/(1+α)", "wrong paper value", ("GRS-E2.3",),
          module_constant(__name__, "PAPER", _threshold_one_step_later))  # fmt: skip
+
+
 def _later_error_at_zero(real: Any) -> Any:
     return {**real, "at input 0": (lambda k: 0, lambda k: (_half(k) + 1, None))}
 

@@ -21,7 +21,7 @@ from mechlib.optimality.optimal import optimal_bayes_mechanism
 from mechlib.proofs.catalogue import EXACT, FUZZ
 from mechlib.proofs.fuzz import fuzz
 from mechlib.proofs.registry import Outcome, check
-from mechlib.proofs.shared.dp_polytope import decide_on_optimal, vertex_scope
+from mechlib.proofs.shared.dp_polytope import decide_on_optimal
 from mechlib.proofs.shared.generators import strict_users
 from mechlib.strategies import alphas
 
@@ -47,8 +47,8 @@ def fuzz_vertex_remap() -> Outcome:
     return fuzz("GRS-L5.10", st.tuples(strict_users(), alphas(max_denominator=9)), vertex_is_a_remap_of_t, 30)
 
 
-@check("GRS-L5.10", kind=EXACT, scope=vertex_scope("every vertex not dominated"))
+@check("GRS-L5.10", kind=EXACT)
 def exact_vertex_remap() -> Outcome:
     """Every optimal vertex of every full-support, strictly legal user at n ≤ 3 is Y∘T, Y built
     from its signature."""
-    return decide_on_optimal(remap_violation, largest_set=1)
+    return decide_on_optimal(remap_violation, what="every vertex not dominated", largest_set=1)

@@ -13,10 +13,9 @@ from mechlib.core.mechanism import Mechanism
 from mechlib.core.signature import DOWN, UP, ZERO, Signature, signature
 from mechlib.proofs.catalogue import EXACT, FUZZ
 from mechlib.proofs.fuzz import fuzz
-from mechlib.proofs.registry import Outcome, bounded, check, decide
-from mechlib.proofs.shared.dp_polytope import LARGEST_N, every_vertex
+from mechlib.proofs.registry import Outcome, check, decide, with_scope
+from mechlib.proofs.shared.dp_polytope import every_vertex, vertex_scope
 from mechlib.proofs.shared.generators import dp_mechanisms
-from mechlib.proofs.shared.remap_cells import ALPHA_TEXT
 
 
 def signature_shape(case: tuple[Fraction, Mechanism]) -> dict[str, Any] | None:
@@ -42,16 +41,14 @@ def fuzz_signature_shape() -> Outcome:
     return fuzz("GRS-L5.3", dp_mechanisms(max_n=6), signature_shape, 100)
 
 
-@check(
-    "GRS-L5.3",
-    kind=EXACT,
-    scope=bounded(
-        LARGEST_N,
-        ALPHA_TEXT,
-        "every feasible X: (a) exact Farkas chains on the LP's own rows; (b) every vertex of the α-DP polytope "
-        "(exact enumeration), whose violation a point's would be",
-    ),
+#: How the exact part decides, as its scope states it.
+EXACT_METHOD = (
+    "every feasible X: (a) exact Farkas chains on the LP's own rows; (b) every vertex of the α-DP polytope "
+    "(exact enumeration), whose violation a point's would be"
 )
+
+
+@check("GRS-L5.3", kind=EXACT)
 def exact_signature_shape() -> Outcome:
     """(a) for every feasible X: a zero entry makes its column zero (exact Farkas chains on LP
     (4)–(5)'s rows), so no signature column mixes 0 and non-0. (b) A row i all ↓/0 at X means
@@ -59,7 +56,10 @@ def exact_signature_shape() -> Outcome:
     mixes, whose row i is then all ↓/0 too — so checking every vertex's signature covers every X."""
     failures: list[dict[str, Any]] = []
     evidence: dict[str, Any] = {}
-    for name, alpha, found, counts in every_vertex():
-        evidence[name] = counts
+    ran = []
+    for vertex_set in every_vertex():
+        name, alpha, found = vertex_set.name, vertex_set.alpha, vertex_set.vertices
+        evidence[name] = vertex_set.counts
+        ran.append((vertex_set.n, alpha))
         failures += [{"instance": name, **v} for x in found if (v := signature_violation(signature(x, alpha)))]
-    return decide(failures, evidence)
+    return with_scope(decide(failures, evidence), vertex_scope(EXACT_METHOD, ran))

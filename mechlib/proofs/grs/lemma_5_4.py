@@ -18,9 +18,8 @@ from mechlib.core.stochastic import compose
 from mechlib.optimality.optimal import dp_constraint_rows
 from mechlib.proofs.catalogue import EXACT, FUZZ
 from mechlib.proofs.fuzz import fuzz
-from mechlib.proofs.registry import Outcome, bounded, check, decide
-from mechlib.proofs.shared.dp_polytope import LARGEST_N, every_vertex
-from mechlib.proofs.shared.remap_cells import ALPHA_TEXT
+from mechlib.proofs.registry import Outcome, check, decide, with_scope
+from mechlib.proofs.shared.dp_polytope import every_vertex, vertex_scope
 from mechlib.strategies import dp_mixtures, remaps
 
 
@@ -82,16 +81,14 @@ def binding_of_signature(sig: Signature) -> frozenset[tuple[str, int]]:
     return frozenset(tight)
 
 
-@check(
-    "GRS-L5.4",
-    kind=EXACT,
-    scope=bounded(
-        LARGEST_N,
-        ALPHA_TEXT,
-        "every feasible X: exact Farkas identities on the LP's rows fix each entry pair's tight constraints to "
-        "one of four patterns, one per symbol; every vertex cross-checks the two readings",
-    ),
+#: How the exact part decides, as its scope states it.
+EXACT_METHOD = (
+    "every feasible X: exact Farkas identities on the LP's rows fix each entry pair's tight constraints to "
+    "one of four patterns, one per symbol; every vertex cross-checks the two readings"
 )
+
+
+@check("GRS-L5.4", kind=EXACT)
 def exact_signature_binding() -> Outcome:
     """Both the signature and the binding set of X are read entry pair by entry pair (rows i, i+1,
     column j; every constraint of LP (4)–(7) but the always-tight row sums belongs to one). The exact
@@ -101,11 +98,14 @@ def exact_signature_binding() -> Outcome:
     (:func:`binding_set`) must be the one the signature gives."""
     failures: list[dict[str, Any]] = []
     evidence: dict[str, Any] = {}
-    for name, alpha, found, counts in every_vertex():
-        evidence[name] = counts
+    ran = []
+    for vertex_set in every_vertex():
+        name, alpha, found = vertex_set.name, vertex_set.alpha, vertex_set.vertices
+        evidence[name] = vertex_set.counts
+        ran.append((vertex_set.n, alpha))
         failures += [
             {"instance": name, "vertex": x.to_strings()}
             for x in found
             if binding_set(x, alpha) != binding_of_signature(signature(x, alpha))
         ][:1]
-    return decide(failures, evidence)
+    return with_scope(decide(failures, evidence), vertex_scope(EXACT_METHOD, ran))

@@ -13,7 +13,7 @@ from mechlib.core.signature import ZERO, Signature, signature
 from mechlib.proofs.catalogue import EXACT, FUZZ
 from mechlib.proofs.fuzz import fuzz
 from mechlib.proofs.registry import Outcome, check
-from mechlib.proofs.shared.dp_polytope import decide_on_optimal, vertex_scope
+from mechlib.proofs.shared.dp_polytope import decide_on_optimal
 from mechlib.proofs.shared.generators import STRICT_USERS_AND_ALPHAS, on_optimal_vertex
 
 
@@ -35,10 +35,14 @@ def fuzz_unimodal() -> Outcome:
     return fuzz("GRS-L5.5", STRICT_USERS_AND_ALPHAS, on_optimal_vertex(unimodal_violation), 30)
 
 
-@check("GRS-L5.5", kind=EXACT, scope=vertex_scope("every pair of co-optimal vertices"))
+@check("GRS-L5.5", kind=EXACT)
 def exact_unimodal() -> Outcome:
     """Every optimal mechanism of every full-support, strictly legal user at n ≤ 3: a row breaks
     unimodality iff some ↓ constraint is slack left of a slack ↑ constraint (or two S), and a slack
     constraint of a mixture is slack in one of its vertices — so two co-optimal vertices show every
     violation, and every pair is decided (:func:`mechlib.proofs.shared.dp_polytope.decide_on_optimal`)."""
-    return decide_on_optimal(lambda x, alpha: unimodal_violation(signature(x, alpha)), largest_set=2)
+    return decide_on_optimal(
+        lambda x, alpha: unimodal_violation(signature(x, alpha)),
+        what="every pair of co-optimal vertices",
+        largest_set=2,
+    )

@@ -12,7 +12,7 @@ from mechlib.core.signature import DOWN, Signature, signature
 from mechlib.proofs.catalogue import EXACT, FUZZ
 from mechlib.proofs.fuzz import fuzz
 from mechlib.proofs.registry import Outcome, check
-from mechlib.proofs.shared.dp_polytope import decide_on_optimal, vertex_scope
+from mechlib.proofs.shared.dp_polytope import decide_on_optimal
 from mechlib.proofs.shared.generators import STRICT_USERS_AND_ALPHAS, on_optimal_vertex
 
 
@@ -34,9 +34,13 @@ def fuzz_row_order() -> Outcome:
     return fuzz("GRS-L5.6", STRICT_USERS_AND_ALPHAS, on_optimal_vertex(row_order_violation), 30)
 
 
-@check("GRS-L5.6", kind=EXACT, scope=vertex_scope("every co-optimal set of vertices"))
+@check("GRS-L5.6", kind=EXACT)
 def exact_row_order() -> Outcome:
     """Every optimal mechanism of every full-support, strictly legal user at n ≤ 3: its signature is
     that of the barycentre of the vertices it mixes, a set some strict user finds optimal together —
     every such set is decided (:func:`mechlib.proofs.shared.dp_polytope.decide_on_optimal`)."""
-    return decide_on_optimal(lambda x, alpha: row_order_violation(signature(x, alpha)), largest_set=None)
+    return decide_on_optimal(
+        lambda x, alpha: row_order_violation(signature(x, alpha)),
+        what="every co-optimal set of vertices",
+        largest_set=None,
+    )

@@ -13,7 +13,7 @@ from mechlib.proofs.catalogue import EXACT, FUZZ
 from mechlib.proofs.fuzz import fuzz
 from mechlib.proofs.mutants import module_constant, register
 from mechlib.proofs.registry import Outcome, check
-from mechlib.proofs.shared.dp_polytope import decide_on_optimal, vertex_scope
+from mechlib.proofs.shared.dp_polytope import decide_on_optimal
 from mechlib.proofs.shared.generators import STRICT_USERS_AND_ALPHAS, on_optimal_vertex
 
 
@@ -29,10 +29,12 @@ def fuzz_slack_count() -> Outcome:
     return fuzz("GRS-L5.8", STRICT_USERS_AND_ALPHAS, on_optimal_vertex(slack_count_violation), 30)
 
 
-@check("GRS-L5.8", kind=EXACT, scope=vertex_scope("every vertex not dominated"))
+@check("GRS-L5.8", kind=EXACT)
 def exact_slack_count() -> Outcome:
     """Every optimal vertex of every full-support, strictly legal user at n ≤ 3."""
-    return decide_on_optimal(lambda x, alpha: slack_count_violation(signature(x, alpha)), largest_set=1)
+    return decide_on_optimal(
+        lambda x, alpha: slack_count_violation(signature(x, alpha)), what="every vertex not dominated", largest_set=1
+    )
 
 
 def _no_slack_at_all(_real: Any) -> Any:

@@ -12,7 +12,7 @@ from mechlib.core.signature import DOWN, SLACK, UP, ZERO, Signature, signature
 from mechlib.proofs.catalogue import EXACT, FUZZ
 from mechlib.proofs.fuzz import fuzz
 from mechlib.proofs.registry import Outcome, check
-from mechlib.proofs.shared.dp_polytope import decide_on_optimal, vertex_scope
+from mechlib.proofs.shared.dp_polytope import decide_on_optimal
 from mechlib.proofs.shared.generators import STRICT_USERS_AND_ALPHAS, on_optimal_vertex
 
 
@@ -51,7 +51,11 @@ def column_structure_violation(sig: Signature) -> dict[str, Any] | None:
     return None
 
 
-@check("GRS-L5.9", kind=EXACT, scope=vertex_scope("every vertex not dominated"))
+@check("GRS-L5.9", kind=EXACT)
 def exact_column_structure() -> Outcome:
     """Every optimal vertex of every full-support, strictly legal user at n ≤ 3: P1–P3."""
-    return decide_on_optimal(lambda x, alpha: column_structure_violation(signature(x, alpha)), largest_set=1)
+    return decide_on_optimal(
+        lambda x, alpha: column_structure_violation(signature(x, alpha)),
+        what="every vertex not dominated",
+        largest_set=1,
+    )

@@ -20,10 +20,10 @@ from mechlib.core.exact import format_fraction
 from mechlib.core.families import rounded_laplace, sqrt_bounds
 from mechlib.core.users import BayesUser
 from mechlib.optimality.optimal import optimal_bayes_mechanism
-from mechlib.proofs.catalogue import FUZZ, SYM, Strength
+from mechlib.proofs.catalogue import FUZZ, SYM
 from mechlib.proofs.fuzz import fuzz
 from mechlib.proofs.mutants import module_constant, register
-from mechlib.proofs.registry import Outcome, Scope, check, decide
+from mechlib.proofs.registry import Outcome, check, decide, measured, with_scope
 from mechlib.proofs.shared.generators import best_remap_loss, legal_user
 from mechlib.proofs.smt import TWO_SOLVERS, run, smt_query
 from mechlib.strategies import legal_losses, priors
@@ -34,11 +34,7 @@ NOISE = "rounded Laplace's noise is (1+α)/(2√α) × the geometric's off 0, le
 APPROXIMATE = "Laplace is (1+α)/(2√α)-approximately optimal for every legal user"
 
 
-@check(
-    "GRS-TA.2",
-    kind=SYM,
-    scope=Scope(Strength.ALL_N, "every integer i ≥ 1", "symbolic ε > 0", "sympy; " + TWO_SOLVERS, covers=NOISE),
-)
+@check("GRS-TA.2", kind=SYM)
 def sym_rounded_laplace() -> Outcome:
     """P[Δ'=i] = ∫_{i−1/2}^{i+1/2} ε/2·e^(−ε|t|) dt = (1+α)/(2√α)·P[Δ=i] for integers i ≥ 1
     (symbolic ε, i; by symmetry for i ≤ −1); P[Δ'=0] < P[Δ=0]; the factor at α = 1/2 is 1.06."""
@@ -64,7 +60,9 @@ def sym_rounded_laplace() -> Outcome:
         "factor 1.06 at α=1/2": Fraction(105, 100) < factor[0] and factor[1] < Fraction(107, 100),
     }
     evidence = {"factor_at_half": [format_fraction(x) for x in factor], "z3": ev}
-    return decide([{k: False} for k, ok in facts.items() if not ok], evidence)
+    scope = measured("sympy; " + TWO_SOLVERS, n=f"every integer i ≥ 1 ({i} symbolic)", alphas="symbolic ε > 0",
+                     every_object=True, covers=NOISE)  # fmt: skip
+    return with_scope(decide([{k: False} for k, ok in facts.items() if not ok], evidence), scope)
 
 
 @st.composite

@@ -19,9 +19,9 @@ from mechlib.optimality.optimal import optimal_bayes_mechanism
 from mechlib.proofs.catalogue import EXACT, FUZZ
 from mechlib.proofs.fuzz import fuzz
 from mechlib.proofs.mutants import module_constant, register
-from mechlib.proofs.registry import Outcome, Verdict, bounded, check
+from mechlib.proofs.registry import Outcome, Verdict, check
 from mechlib.proofs.shared.generators import USERS_AND_ALPHAS, best_remap_loss
-from mechlib.proofs.shared.remap_cells import ALPHA_TEXT, ALPHAS, CELLS_METHOD, cell_proofs
+from mechlib.proofs.shared.remap_cells import ALPHAS, cell_proofs
 
 #: Every n up to this at the three α (about 1.6 s on one core; n ≤ 4 takes about 10 s — GRS-T3.2
 #: runs the same cell proof to n = 5).
@@ -43,7 +43,7 @@ def fuzz_lp() -> Outcome:
     return fuzz("GRS-LP", USERS_AND_ALPHAS, lp_matches_t, 1000)
 
 
-@check("GRS-LP", kind=EXACT, scope=bounded(LP_LARGEST_N, ALPHA_TEXT, CELLS_METHOD))
+@check("GRS-LP", kind=EXACT)
 def exact_lp_equals_t() -> Outcome:
     """Every legal Bayesian user at n ≤ 3: a remap of T attains the user LP's optimum — every remap
     cell of the users' weights proved by exact Farkas certificates that the forced dual of σ∘T is

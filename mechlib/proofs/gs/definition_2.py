@@ -15,9 +15,9 @@ from mechlib.core.exact import format_fraction
 from mechlib.core.families import exponential, randomized_response
 from mechlib.core.mechanism import Mechanism
 from mechlib.core.privacy import dp_level
-from mechlib.proofs.catalogue import SMT, Strength
+from mechlib.proofs.catalogue import SMT
 from mechlib.proofs.mutants import module_constant, register
-from mechlib.proofs.registry import Outcome, Scope, check, decide
+from mechlib.proofs.registry import Outcome, check, decide, measured, with_scope
 from mechlib.proofs.shared.printed import GRS_FIGURE_5A, GS_APPENDIX_B
 from mechlib.proofs.smt import TWO_SOLVERS, proved_if_unsat, run, smt_query
 
@@ -47,11 +47,7 @@ def exact_two_term_conditions() -> Outcome:
     return decide(failures, {"instances": len(instances), "alphas": ["1/4", "1/3", "1/2", "2/3"]})
 
 
-@check(
-    "GS-D2",
-    kind=SMT,
-    scope=Scope(Strength.ALL_N, "any (one pair of entries)", "symbolic, 0 < α ≤ 1", TWO_SOLVERS),
-)
+@check("GS-D2", kind=SMT)
 def smt_dp_as_two_term_conditions() -> Outcome:
     """For u, v ≥ 0 and α ∈ (0,1]: the ratio definition (u = v = 0, or both positive with
     α ≤ u/v ≤ 1/α; GRS §2.1 reads 0/0 as 1) ⇔ GS's linear conditions αu ≤ v and αv ≤ u."""
@@ -60,7 +56,9 @@ def smt_dp_as_two_term_conditions() -> Outcome:
     solver = smt_query("QF_NRA")
     solver.add(u >= 0, v >= 0, a > 0, a <= 1)
     solver.add(ratio != z3.And(a * u <= v, a * v <= u))
-    return proved_if_unsat({"pair of entries": run(solver)})
+    scope = measured(TWO_SOLVERS, n="every n (one pair of entries u, v ≥ 0, symbolic)", alphas="symbolic, 0 < α ≤ 1",
+                     every_object=True)  # fmt: skip
+    return with_scope(proved_if_unsat({"pair of entries": run(solver)}), scope)
 
 
 # -- mutants: falsifications this claim's checks must refute ---------------------------------

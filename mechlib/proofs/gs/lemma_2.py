@@ -10,17 +10,18 @@ from fractions import Fraction
 from typing import Any
 
 from mechlib.proofs.catalogue import SYM
-from mechlib.proofs.registry import Outcome, bounded, check, decide
+from mechlib.proofs.registry import Outcome, check, decide, measured, with_scope
 from mechlib.proofs.shared.definitions import INTERIOR
 from mechlib.proofs.shared.symbolic import identity_by_evaluation, kms
 
 
-@check("GS-L2", kind=SYM, scope=bounded(8, "symbolic α", "sympy", n_min=3))
+@check("GS-L2", kind=SYM)
 def sym_cramer_determinants() -> Outcome:
     """det G′(i, x) = (1−α²)^(m−2)·(x₁ − αx₂), (x_m − αx_{m−1}) or ((1+α²)x_i − α(x_{i−1}+x_{i+1}))
     (GS Lemma 2, indices 1..m). Linear in x, so checked on each basis vector x = e_k."""
     failures: list[dict[str, Any]] = []
-    for m in range(3, 9):
+    sizes = range(3, 9)
+    for m in sizes:
         for i in range(m):
             for k in range(m):
 
@@ -42,4 +43,6 @@ def sym_cramer_determinants() -> Outcome:
 
                 if not identity_by_evaluation(m, build, target, m * m):
                     failures.append({"m": m, "column": i + 1, "x": f"e_{k + 1}"})
-    return decide(failures, {"m": "3..8", "columns": "all", "method": "exact evaluation, m²+1 points"})
+    method = "exact evaluation at m²+1 points (both sides are polynomials in α of degree ≤ m²)"
+    scope = measured(f"exact rationals: {method}", n=sizes, alphas="symbolic α", every_object=True)
+    return with_scope(decide(failures, {"m": f"{sizes[0]}..{sizes[-1]}", "columns": "all", "method": method}), scope)

@@ -20,19 +20,15 @@ from mechlib.optimality.dominance import check_dominance, dominance_certificate,
 from mechlib.proofs.catalogue import EXACT, FUZZ, SMT
 from mechlib.proofs.fuzz import fuzz
 from mechlib.proofs.mutants import Attr, module_constant, register
-from mechlib.proofs.registry import Outcome, Verdict, bounded, check, decide
+from mechlib.proofs.registry import Outcome, Verdict, check, decide, with_scope
 from mechlib.proofs.shared import remap_cells, universal_cache
 from mechlib.proofs.shared.encodings import dominance_proofs
 from mechlib.proofs.shared.generators import dp_mechanisms
 from mechlib.proofs.shared.printed import GRS_FIGURE_5A, GS_APPENDIX_B
-from mechlib.proofs.shared.remap_cells import ALPHA_TEXT, CELLS_METHOD, LARGEST_N, cell_proofs
+from mechlib.proofs.shared.remap_cells import cell_proofs
 
 
-@check(
-    "DOM",
-    kind=EXACT,
-    scope=bounded(LARGEST_N, ALPHA_TEXT, CELLS_METHOD + "; dominance certificates of 4 listed mechanisms"),
-)
+@check("DOM", kind=EXACT)
 def exact_every_mechanism() -> Outcome:
     """Every α-DP mechanism on 0..n, n ≤ 6, is dominated by a remap of T: T is optimal for every
     legal Bayesian user, remap cell by remap cell (:mod:`mechlib.proofs.shared.remap_cells`), on a
@@ -55,10 +51,10 @@ def exact_every_mechanism() -> Outcome:
         if violation is not None:
             failures.append({name: violation.to_json()})
         evidence[name] = {"alpha": format_fraction(certificate.alpha), "remap": certificate.remap.to_strings()}
-    return decide(failures, evidence)
+    return with_scope(decide(failures, evidence), *proved.scopes)
 
 
-@check("DOM", kind=SMT, scope=bounded(2, "α = 1/2", "z3 qsat + cvc5: ∀X∃Y"))
+@check("DOM", kind=SMT)
 def smt_dominance() -> Outcome:
     return dominance_proofs((Fraction(1, 2),))
 

@@ -48,11 +48,11 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -63,8 +63,8 @@ from mechlib.core.signature import DOWN, SLACK, UP
 from mechlib.core.users import BayesUser
 from mechlib.proofs.fuzz import jsonable
 from mechlib.proofs.mutants import module_constant, register
-from mechlib.proofs.registry import Outcome, Scope, Verdict, bounded
-from mechlib.proofs.shared.remap_cells import ALPHA_TEXT, ALPHAS, _Highs, user_of, weight_coordinates
+from mechlib.proofs.registry import Outcome, Scope, Verdict, measured, with_scope
+from mechlib.proofs.shared.remap_cells import ALPHAS, _Highs, user_of, weight_coordinates
 
 #: (n, α) the vertex lemmas are decided at: every n up to LARGEST_N at the remap cells' three α
 #: (664 vertices at n = 3; n = 4 did not finish in 10 minutes, here or in cdd).
@@ -76,9 +76,21 @@ VERTEX_METHOD = (
 )
 
 
-def vertex_scope(what: str) -> Scope:
-    """The scope of a vertex lemma's exact part: every n ≤ LARGEST_N at the three α, ``what`` it covers."""
-    return bounded(LARGEST_N, ALPHA_TEXT, f"{VERTEX_METHOD}: {what}")
+class VertexSet(NamedTuple):
+    """Every vertex of P(n, α), with the evidence of its enumeration."""
+
+    n: int
+    alpha: Fraction
+    name: str
+    vertices: list[Mechanism]
+    counts: dict[str, int]
+
+
+def vertex_scope(method: str, ran: Iterable[tuple[int, Fraction]]) -> Scope:
+    """The scope of a vertex lemma's exact part, computed from the (n, α) it decided: every
+    object (every feasible X, every strict user) at each; ``method`` says how."""
+    ran = list(ran)
+    return measured(method, n=[n for n, _ in ran], alphas=[a for _, a in ran], every_object=True)
 
 
 Pattern = tuple[str, ...]  # one signature column: n symbols of ↓ ↑ S, or () for a zero column
@@ -145,17 +157,15 @@ def zero_chain_certificates(n: int, alpha: Fraction) -> int:
     return checked
 
 
-def every_vertex(
-    largest_n: int = LARGEST_N, alphas: Sequence[Fraction] = ALPHAS
-) -> Iterator[tuple[str, Fraction, list[Mechanism], dict[str, int]]]:
-    """For each α and n ≤ ``largest_n``: a name, α, every vertex of P(n, α) and the evidence — how
-    many vertices, and the exact identities of :func:`zero_chain_certificates` (checked here: the
+def every_vertex(largest_n: int = LARGEST_N, alphas: Sequence[Fraction] = ALPHAS) -> Iterator[VertexSet]:
+    """For each α and n ≤ ``largest_n``: every vertex of P(n, α) and the evidence — how many
+    vertices, and the exact identities of :func:`zero_chain_certificates` (checked here: the
     premise of the enumeration)."""
     for alpha in alphas:
         for n in range(1, largest_n + 1):
             found = [Mechanism([list(r) for r in x]) for x in vertices(n, alpha)]
             counts = {"Farkas identities": zero_chain_certificates(n, alpha), "vertices": len(found)}
-            yield f"n={n}, α={format_fraction(alpha)}", alpha, found, counts
+            yield VertexSet(n, alpha, f"n={n}, α={format_fraction(alpha)}", found, counts)
 
 
 def _patterns(n: int) -> list[Pattern]:
@@ -456,6 +466,7 @@ Property = Callable[[Mechanism, Fraction], "dict[str, Any] | None"]
 def decide_on_optimal(
     prop: Property,
     *,
+    what: str,
     largest_set: int | None,
     largest_n: int = LARGEST_N,
     alphas: Sequence[Fraction] = ALPHAS,
@@ -465,8 +476,10 @@ def decide_on_optimal(
     through its barycentre; 2: pairs, for a property whose violation two vertices already show) has
     ``prop``" exactly, for every n ≤ ``largest_n`` at each α. A set whose barycentre breaks ``prop``
     must be certified strictly dominated (never optimal together for a strict user); otherwise the
-    claim is REFUTED by a confirmed strict user, or UNKNOWN if none is confirmed."""
+    claim is REFUTED by a confirmed strict user, or UNKNOWN if none is confirmed. PROVED carries the
+    scope of the (n, α) decided; ``what`` names the vertex sets (the lemma's reach)."""
     evidence: dict[str, Any] = {}
+    ran: list[tuple[int, Fraction]] = []
     for alpha in alphas:
         for n in range(1, largest_n + 1):
             start = time.perf_counter()
@@ -506,7 +519,8 @@ def decide_on_optimal(
                 "violations excluded (exact)": excluded,
                 "seconds": round(time.perf_counter() - start, 2),
             }
-    return Outcome(Verdict.PROVED, evidence)
+            ran.append((n, alpha))
+    return with_scope(Outcome(Verdict.PROVED, evidence), vertex_scope(f"{VERTEX_METHOD}: {what}", ran))
 
 
 def _flipped(real: Any) -> Any:

@@ -15,7 +15,7 @@ from mechlib.core.families import randomized_response, truncated_geometric
 from mechlib.core.mechanism import Mechanism
 from mechlib.core.privacy import dp_level
 from mechlib.optimality.smt import dp_matrix, exact, q
-from mechlib.proofs.registry import Outcome, Verdict
+from mechlib.proofs.registry import Outcome, Verdict, measured
 from mechlib.proofs.shared.printed import GS_APPENDIX_B
 from mechlib.proofs.smt import proved_if_unsat, run, smt_query
 
@@ -73,15 +73,23 @@ def recheck_counterexample(n: int, alpha: Fraction, base: Mechanism, model: z3.M
 LARGEST_N = {Fraction(1, 2): 2, Fraction(1, 3): 2, Fraction(2, 3): 2}
 
 
-def dominance_proofs(alphas: tuple[Fraction, ...], largest: int | None = None) -> Outcome:
+#: The method of the ∀X∃Y dominance parts, as their scope states it.
+DOMINANCE_METHOD = "z3 qsat + cvc5: ∀X∃Y"
+
+
+def dominance_proofs(alphas: tuple[Fraction, ...], largest: int | None = None, covers: str | None = None) -> Outcome:
     """UNSAT of the ∀X∃Y dominance query for T, n = 1..LARGEST_N[α] (capped by ``largest``),
-    then the negative controls, whose counterexamples are re-checked exactly."""
+    then the negative controls, whose counterexamples are re-checked exactly. PROVED carries the
+    scope of the (n, α) queried — every α-DP X at each — for the claim's half ``covers``."""
     parts: dict[str, tuple[z3.CheckSatResult, dict[str, Any]]] = {}
+    ran: list[tuple[int, Fraction]] = []
     for alpha in alphas:
         for n in range(1, min(LARGEST_N[alpha], largest or LARGEST_N[alpha]) + 1):
             solver, _ = dominance_query(n, alpha, truncated_geometric(alpha, n))
             parts[f"T, n={n}, α={format_fraction(alpha)}"] = run(solver)
+            ran.append((n, alpha))
     outcome = proved_if_unsat(parts)
+    scope = measured(DOMINANCE_METHOD, n=[n for n, _ in ran], alphas=alphas, every_object=True, covers=covers)
     controls = {
         "GS Appendix B in place of T (n=3)": (3, GS_APPENDIX_B),
         "randomized response in place of T (n=2)": (2, randomized_response(Fraction(1, 2), 3)),
@@ -94,7 +102,7 @@ def dominance_proofs(alphas: tuple[Fraction, ...], largest: int | None = None) -
         if problem is not None:
             return Outcome(Verdict.UNKNOWN, evidence, f"negative control {name!r} failed ({problem}): encoding suspect")
         evidence[f"negative control: {name}"] = {**ev, "counterexample": "re-checked exactly"}
-    return Outcome(outcome.verdict, evidence, outcome.reason)
+    return Outcome(outcome.verdict, evidence, outcome.reason, (scope,) if outcome.verdict == Verdict.PROVED else ())
 
 
 # -- GS Definition 2; non-derivability of the appendix matrices ----------------------------------

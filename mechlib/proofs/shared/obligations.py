@@ -230,9 +230,7 @@ def _joint(
             yield first_conditions + rest_conditions, combine(first, rest)
 
 
-def _cases(
-    terms: Sequence[Term], probe: z3.Solver, skipped: list[int]
-) -> Iterator[tuple[list[Any], list[Polynomial]]]:
+def _cases(terms: Sequence[Term], probe: z3.Solver, skipped: list[int]) -> Iterator[tuple[list[Any], list[Polynomial]]]:
     """Every reachable combination of the pieces of ``terms`` (jointly, so that conditions of one
     term prune the others)."""
     if not terms:

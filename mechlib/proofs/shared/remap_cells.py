@@ -72,7 +72,7 @@ from mechlib.core.exact import format_fraction
 from mechlib.core.exact_linear import first_accepted, from_fmpq, rationalize, to_fmpq
 from mechlib.core.mechanism import Mechanism
 from mechlib.core.users import BayesUser, Loss, Prior
-from mechlib.proofs.registry import Outcome, Verdict
+from mechlib.proofs.registry import Outcome, Verdict, measured
 
 #: A float is read as zero below this (only to choose which coordinates to solve exactly).
 _ZERO = 1e-10
@@ -679,13 +679,15 @@ def certificate_summary(doc: dict[str, Any]) -> dict[str, int]:
     }
 
 
-def cell_proofs(largest: int = LARGEST_N, alphas: Sequence[Fraction] = ALPHAS) -> Outcome:
+def cell_proofs(largest: int = LARGEST_N, alphas: Sequence[Fraction] = ALPHAS, covers: str | None = None) -> Outcome:
     """PROVED when T's certificate at every n = 1..``largest`` and α is accepted by the independent
     checker — a stored one re-checked, or one searched (:func:`prove`) when none is stored or it
-    fails (:mod:`mechlib.proofs.shared.universal_cache`)."""
+    fails (:mod:`mechlib.proofs.shared.universal_cache`). PROVED carries the scope of the (n, α)
+    whose certificates were accepted — every legal Bayesian user at each — for the half ``covers``."""
     from mechlib.proofs.shared.universal_cache import certified_outcome
 
     evidence: dict[str, Any] = {}
+    ran: list[tuple[int, Fraction]] = []
     for alpha in alphas:
         for n in range(1, largest + 1):
             start = time.perf_counter()
@@ -694,7 +696,9 @@ def cell_proofs(largest: int = LARGEST_N, alphas: Sequence[Fraction] = ALPHAS) -
             evidence[name] = {**outcome.evidence, "seconds": round(time.perf_counter() - start, 2)}
             if outcome.verdict != Verdict.PROVED:
                 return Outcome(outcome.verdict, evidence, f"{name}: {outcome.reason}")
-    return Outcome(Verdict.PROVED, evidence)
+            ran.append((n, alpha))
+    scope = measured(CELLS_METHOD, n=[n for n, _ in ran], alphas=alphas, every_object=True, covers=covers)
+    return Outcome(Verdict.PROVED, evidence, scopes=(scope,))
 
 
 def judged(n: int, alpha: Fraction, counts: CellCounts) -> Outcome:
