@@ -155,7 +155,12 @@ def _read_until(fd: int, timeout: float | None) -> tuple[bytes, bool]:
 
 
 def _main() -> None:
-    """The warm process: answer requests until stdin ends (its parent is gone)."""
+    """The warm process: answer requests until stdin ends (its parent is gone). Python ≥ 3.12 warns
+    when a process with threads forks; the warm process's only threads are native libraries' idle
+    pools (OpenBLAS), which re-initialise in the child, and the grandchild runs one task and exits."""
+    import warnings
+
+    warnings.filterwarnings("ignore", message=r".*use of fork\(\) may lead to deadlocks", category=DeprecationWarning)
     requests, replies = sys.stdin.buffer, os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # nothing but replies on the reply stream, even what a library writes to fd 1
     while (request := _receive(requests)) is not None:
