@@ -145,6 +145,8 @@ def _warm_process(env: dict[str, str]) -> forking.WarmProcess:
     processes: dict[tuple[tuple[str, str], ...], forking.WarmProcess] = _WARM.__dict__.setdefault("processes", {})
     key = tuple(sorted(env.items()))
     if key not in processes or not processes[key].alive():
+        if key in processes:
+            processes[key].close()
         processes[key] = forking.WarmProcess({**os.environ, **env})
     return processes[key]
 

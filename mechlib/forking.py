@@ -19,6 +19,7 @@ engine starts a fresh process per task instead (:data:`AVAILABLE`).
 
 from __future__ import annotations
 
+import atexit
 import importlib
 import os
 import pickle
@@ -33,6 +34,8 @@ from typing import Any, BinaryIO
 
 #: Whether tasks can be forked from a warm process here.
 AVAILABLE = hasattr(os, "fork")
+#: Every warm process this process started (stopped at exit).
+_STARTED: list[WarmProcess] = []
 _LENGTH = struct.Struct(">Q")
 
 
@@ -52,6 +55,13 @@ def _receive(stream: BinaryIO) -> Any:
     return pickle.loads(data) if len(data) == size else None
 
 
+@atexit.register
+def _close_all() -> None:
+    """At exit, the warm processes this process started are stopped, none left behind."""
+    while _STARTED:
+        _STARTED.pop().close()
+
+
 class WarmProcess:
     """The parent's side: one warm child, ``run`` one task at a time (not thread-safe: one per thread)."""
 
@@ -59,6 +69,7 @@ class WarmProcess:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "mechlib.forking"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
         )
+        _STARTED.append(self)
 
     def alive(self) -> bool:
         return self.process.poll() is None
@@ -82,9 +93,15 @@ class WarmProcess:
         return str(kind), value
 
     def close(self) -> None:
+        """Stop the warm process (its task, if any, with it) and release its pipes."""
+        if self in _STARTED:
+            _STARTED.remove(self)
         if self.alive():
             self.process.kill()
         self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout):
+            if stream is not None:
+                stream.close()
 
 
 def _run_forked(
@@ -122,7 +139,11 @@ def _run_forked(
             finally:
                 os._exit(code)
         os.close(write_end)
-        data, timed_out = _read_until(read_end, timeout)
+        try:
+            data, timed_out = _read_until(read_end, timeout)
+        except SystemExit:
+            os.kill(pid, signal.SIGKILL)
+            raise
         os.close(read_end)
         if timed_out:
             os.kill(pid, signal.SIGKILL)
@@ -140,14 +161,19 @@ def _run_forked(
 
 
 def _read_until(fd: int, timeout: float | None) -> tuple[bytes, bool]:
-    """Everything written to ``fd`` until its end, and whether ``timeout`` seconds passed first."""
+    """Everything written to ``fd`` until its end, and whether ``timeout`` seconds passed first.
+    Requests and replies alternate, so stdin turning readable meanwhile is its end — the parent is
+    gone: the grandchild is killed with the warm process rather than left computing for nobody."""
     deadline = None if timeout is None else time.monotonic() + timeout
+    requests = sys.stdin.fileno()
     chunks: list[bytes] = []
     while True:
         wait = None if deadline is None else max(0.0, deadline - time.monotonic())
-        ready, _, _ = select.select([fd], [], [], wait)
+        ready, _, _ = select.select([fd, requests], [], [], wait)
         if not ready:
             return b"".join(chunks), True
+        if requests in ready and fd not in ready:
+            raise SystemExit(0)  # the parent is gone (its end of stdin closed); see _run_forked
         chunk = os.read(fd, 1 << 20)
         if not chunk:
             return b"".join(chunks), False

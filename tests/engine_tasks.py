@@ -47,3 +47,10 @@ def imported(name: str) -> bool:
     import sys
 
     return name in sys.modules
+
+
+def write_pid_and_wait(path: str, pause: float) -> None:
+    """Leave this process's id in ``path``, then run ``pause`` seconds."""
+    with open(path, "w") as out:
+        out.write(str(os.getpid()))
+    time.sleep(pause)

@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,39 @@ def test_forked_tasks_are_isolated_and_their_output_cannot_corrupt_the_answer() 
     preloaded = Task("pre", "tests.engine_tasks:imported", {"name": "tests.engine_preloaded"}, timeout=60,
                      preload=("tests.engine_preloaded",))  # fmt: skip
     assert run_task(preloaded).value is True  # imported by the warm process, before the fork
+
+
+def test_a_task_dies_with_its_warm_process_when_the_worker_is_gone(tmp_path: Path) -> None:
+    """A worker that dies mid-task must not leave its task computing for nobody: the warm process
+    sees its stdin end and kills the task's process before it exits."""
+    from mechlib import forking
+
+    warm = forking.WarmProcess(dict(os.environ))
+    where = tmp_path / "pid"
+    answers: list[tuple[str, Any]] = []
+    task = {"path": str(where), "pause": 60}
+    running = threading.Thread(
+        target=lambda: answers.append(warm.run("tests.engine_tasks:write_pid_and_wait", task, 120)), daemon=True
+    )
+    running.start()
+    deadline = time.monotonic() + 30
+    while not (where.exists() and where.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    task_pid = int(where.read_text())
+    assert warm.process.stdin is not None
+    warm.process.stdin.close()  # what the worker's death does to the warm process's stdin
+    running.join(timeout=30)
+    assert answers and answers[0][0] == "died" and not warm.alive()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(task_pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(task_pid, signal.SIGKILL)
+        pytest.fail("the task's process outlived its warm process")
 
 
 def test_without_fork_each_task_gets_a_fresh_process(monkeypatch: pytest.MonkeyPatch) -> None:
