@@ -63,7 +63,7 @@ from mechlib.core.signature import DOWN, SLACK, UP
 from mechlib.core.users import BayesUser
 from mechlib.proofs.fuzz import jsonable
 from mechlib.proofs.mutants import module_constant, register
-from mechlib.proofs.registry import Outcome, Scope, Verdict, bounded
+from mechlib.proofs.registry import Outcome, Scope, Verdict, bounded, measured, with_scope
 from mechlib.proofs.shared.remap_cells import ALPHA_TEXT, ALPHAS, _Highs, user_of, weight_coordinates
 
 #: (n, α) the vertex lemmas are decided at: every n up to LARGEST_N at the remap cells' three α
@@ -459,14 +459,17 @@ def decide_on_optimal(
     largest_set: int | None,
     largest_n: int = LARGEST_N,
     alphas: Sequence[Fraction] = ALPHAS,
+    what: str | None = None,
 ) -> Outcome:
     """Decide "for every user with a full-support prior and a strictly legal loss, every optimal
     vertex (``largest_set`` = 1) / every optimal mechanism (``None``: every co-optimal set of vertices,
     through its barycentre; 2: pairs, for a property whose violation two vertices already show) has
     ``prop``" exactly, for every n ≤ ``largest_n`` at each α. A set whose barycentre breaks ``prop``
     must be certified strictly dominated (never optimal together for a strict user); otherwise the
-    claim is REFUTED by a confirmed strict user, or UNKNOWN if none is confirmed."""
+    claim is REFUTED by a confirmed strict user, or UNKNOWN if none is confirmed. With ``what`` (what
+    the property covers), a PROVED outcome carries the scope measured from the (n, α) decided."""
     evidence: dict[str, Any] = {}
+    ran: list[tuple[int, Fraction]] = []
     for alpha in alphas:
         for n in range(1, largest_n + 1):
             start = time.perf_counter()
@@ -506,7 +509,11 @@ def decide_on_optimal(
                 "violations excluded (exact)": excluded,
                 "seconds": round(time.perf_counter() - start, 2),
             }
-    return Outcome(Verdict.PROVED, evidence)
+            ran.append((n, alpha))
+    if what is None:
+        return Outcome(Verdict.PROVED, evidence)
+    scope = measured(f"{VERTEX_METHOD}: {what}", n=[n for n, _ in ran], alphas=[a for _, a in ran], every_object=True)
+    return with_scope(Outcome(Verdict.PROVED, evidence), scope)
 
 
 def _flipped(real: Any) -> Any:
