@@ -179,7 +179,8 @@ def _no_free_column(_real: Any) -> Any:
 
 def _structure_at_alpha_squared(real: Any) -> Any:
     def violation(x: Mechanism, alpha: Fraction) -> dict[str, Any] | None:
-        return real(x, alpha * alpha)
+        found: dict[str, Any] | None = real(x, alpha * alpha)
+        return found
 
     return violation
 
