@@ -192,6 +192,9 @@ def test_theorem4_coupling_certificate_is_checked_exactly() -> None:
     negative[0][0] -= 1
     negative[0][1] += 1
     assert coupling_failure(negative, joint, target) == "a negative weight"
+    shifted = [list(c) for c in joint]
+    shifted[0][0], shifted[0][1] = shifted[0][1], shifted[0][0]  # P(s) kept, the law of ω not
+    assert coupling_failure(z, [tuple(c) for c in shifted], target) == "τ and τ′ give ω = 0 different probabilities"
     reversed_order = frechet_coupling([sum(c) for c in joint][::-1], [sum(t) for t in target])
     assert coupling_failure(reversed_order, joint[::-1], target) is not None  # peaks in the wrong order
 

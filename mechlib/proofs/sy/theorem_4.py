@@ -152,10 +152,14 @@ def frechet_coupling(masses: Sequence[Rational], targets: Sequence[Rational]) ->
 
 
 def coupling_failure(z: Sequence[Sequence[Rational]], joint: Sequence[Column], target: Sequence[Column]) -> str | None:
-    """The exact check of a coupling certificate, or where it fails: z ≥ 0 spreads each signal s of τ
-    (joint column P(s, ·)) over the actions with τ′'s action law (target column a: P′(a, ·)), and
-    D(ω, a) = Σ_s z(s, a)·P(s, ω)/P(s) − P′(a, ω) has every cumulative sum Σ_{ω′≤ω, a′≤a} D ≥ 0."""
+    """The exact check of a coupling certificate, or where it fails: τ (joint columns P(s, ·)) and τ′
+    (target columns P′(a, ·)) have the same law of ω, z ≥ 0 spreads each signal s of τ over the actions
+    with τ′'s action law, and D(ω, a) = Σ_s z(s, a)·P(s, ω)/P(s) − P′(a, ω) — zero margins, then —
+    has every cumulative sum Σ_{ω′≤ω, a′≤a} D ≥ 0."""
     k, states = len(target), len(joint[0])
+    for w in range(states):
+        if sum(column[w] for column in joint) != sum(column[w] for column in target):
+            return f"τ and τ′ give ω = {w} different probabilities"
     if any(v < 0 for row in z for v in row):
         return "a negative weight"
     for s, column in enumerate(joint):
@@ -315,10 +319,13 @@ def exact_uprr_implies_value() -> Outcome:
             exact = [tuple(tuple(to_fmpq(v) for v in c) for c in columns) for columns in found]
             for prior, mu0 in mus.items():
                 tau = geometric_structure(mu0)
+                joints: dict[tuple[int, ...], list[Column]] = {}  # τ's joint columns, by order of its signals
                 for columns, fast in zip(found, exact):
-                    order = sorted(peaks[tuple(sorted(columns))].items(), key=lambda item: (item[1], item[0]))
-                    joint = [tuple(to_fmpq(v) for v in c) for c in _joint(tau, alpha, [s for s, _ in order])]
-                    how, what = _decide_ordering(a, [to_fmpq(p) for p in mu0], joint, fast)
+                    peak = peaks[tuple(sorted(columns))]
+                    order = tuple(sorted(peak, key=lambda s: (peak[s], s)))
+                    if order not in joints:
+                        joints[order] = [tuple(to_fmpq(v) for v in c) for c in _joint(tau, alpha, order)]
+                    how, what = _decide_ordering(a, [to_fmpq(p) for p in mu0], joints[order], fast)
                     if how in counts:
                         counts[how] += 1
                         continue
