@@ -156,7 +156,8 @@ def fuzz_adjacent_row_structure() -> Outcome:
 def exact_adjacent_row_structure() -> Outcome:
     """Every monotone minimax user (every loss, every S) at n ≤ 3, three α: every mechanism optimal for
     a full-support, strictly legal Bayesian user has the structure (see the module docstring)."""
-    outcome = decide_on_optimal(structure_violation, largest_set=None, what="every co-optimal set of vertices")
+    what = "every co-optimal set of vertices, so every monotone minimax loss and every S (a least-tail optimum)"
+    outcome = decide_on_optimal(structure_violation, largest_set=None, what=what)
     if outcome.verdict != Verdict.REFUTED:
         return outcome
     reason = (
