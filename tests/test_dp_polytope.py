@@ -17,9 +17,9 @@ from mechlib.core.privacy import is_dp
 from mechlib.core.remap import Remap
 from mechlib.core.signature import Signature, signature
 from mechlib.core.stochastic import compose
+from mechlib.proofs.catalogue import Strength
 from mechlib.proofs.grs.lemma_5_4 import binding_of_signature, binding_set
 from mechlib.proofs.grs.lemma_5_9 import column_structure_violation
-from mechlib.proofs.catalogue import Strength
 from mechlib.proofs.registry import Verdict
 from mechlib.proofs.shared.dp_polytope import (
     classify,
@@ -211,3 +211,30 @@ def test_the_ten_claims_parts_are_bounded() -> None:
         scopes = dict(zip([kind for kind, _ in REGISTRY[cid].parts], REGISTRY[cid].scopes))
         assert "EXACT" in scopes and scopes["EXACT"] is None, cid
         assert CATALOGUE[cid].target == Strength.BOUNDED and "EXACT" in CATALOGUE[cid].kinds, cid
+
+
+def test_gs_lemma_5s_exact_part_is_bounded_by_what_it_ran() -> None:
+    """GS-L5's exact part: every co-optimal set at n ≤ 3, three α, its scope measured (BOUNDED)."""
+    from mechlib.proofs.catalogue import Strength
+    from mechlib.proofs.gs.section_4_2 import exact_adjacent_row_structure
+    from mechlib.proofs.registry import run_part
+
+    outcome = run_part(exact_adjacent_row_structure)
+    assert outcome.verdict == Verdict.PROVED, outcome.reason
+    (scope,) = outcome.scopes
+    assert scope.measured and scope.strength == Strength.BOUNDED and scope.n == "1 ≤ n ≤ 3 (every n)"
+    assert len(outcome.evidence) == 9 and all(e["vertex sets checked"] > 0 for e in outcome.evidence.values())
+
+
+@pytest.mark.parametrize(
+    "mutant", ["GS-L5: no free column between adjacent rows (c₂ = c₁ + 1)", "GS-L5: the structure read at α²"]
+)
+def test_gs_lemma_5s_exact_part_fails_under_its_mutants(mutant: str) -> None:
+    """A violation of the stronger statement leaves the existence claim undecided: UNKNOWN, not REFUTED."""
+    from mechlib.proofs.gs.section_4_2 import exact_adjacent_row_structure
+    from mechlib.proofs.mutants import MUTANTS, applied
+    from mechlib.proofs.registry import run_part
+
+    with applied(MUTANTS[mutant]):
+        outcome = run_part(exact_adjacent_row_structure)
+    assert outcome.verdict == Verdict.UNKNOWN and "lacks the structure" in (outcome.reason or "")

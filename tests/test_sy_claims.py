@@ -159,3 +159,87 @@ def test_an_uncertifiable_optimum_makes_t3_unknown_not_proved(monkeypatch: pytes
 
     patch_everywhere(monkeypatch, optimal_oblivious_value, lambda *args: None)
     assert run_claim(REGISTRY["SY-T3"]).outcome.verdict == Verdict.UNKNOWN
+
+
+# -- SY-T4's exact part: coupling certificates --------------------------------------------------
+
+
+def _t4_instance(n: int = 2, a: Fraction = Fraction(1, 2)) -> tuple[Any, Any, Any, Any]:
+    """τ^g's joint columns (signals in peak order), a vertex's ordered columns, μ₀ — as fmpq."""
+    from mechlib.core.exact_linear import to_fmpq
+    from mechlib.proofs.sy.theorem_4 import _joint, orderings
+
+    mu0 = [Fraction(1, n + 1)] * (n + 1)
+    joint = [tuple(to_fmpq(v) for v in c) for c in _joint(geometric_structure(mu0), Alpha.of(a), range(n + 1))]
+    columns = max(orderings(n, a), key=len)  # a vertex with n + 1 signals
+    return joint, tuple(tuple(to_fmpq(v) for v in c) for c in columns), [to_fmpq(p) for p in mu0], a
+
+
+def test_theorem4_coupling_certificate_is_checked_exactly() -> None:
+    """The paper's coupling passes the exact check; each single tampering is caught."""
+    from mechlib.proofs.sy.theorem_4 import coupling_failure, frechet_coupling
+
+    joint, columns, mu0, _ = _t4_instance()
+    target = [tuple(p * c for p, c in zip(mu0, col)) for col in columns]
+    z = frechet_coupling([sum(c) for c in joint], [sum(t) for t in target])
+    assert coupling_failure(z, joint, target) is None
+    moved = [list(row) for row in z]
+    s, a = next((s, a) for s in range(len(z)) for a in range(len(z[0])) if z[s][a] > 0 and a + 1 < len(z[0]))
+    moved[s][a] -= z[s][a]
+    moved[s][a + 1] += z[s][a]  # the same margins of s, not of the actions
+    assert coupling_failure(moved, joint, target) is not None
+    negative = [list(row) for row in z]
+    negative[0][0] -= 1
+    negative[0][1] += 1
+    assert coupling_failure(negative, joint, target) == "a negative weight"
+    shifted = [list(c) for c in joint]
+    shifted[0][0], shifted[0][1] = shifted[0][1], shifted[0][0]  # P(s) kept, the law of ω not
+    assert coupling_failure(z, [tuple(c) for c in shifted], target) == "τ and τ′ give ω = 0 different probabilities"
+    reversed_order = frechet_coupling([sum(c) for c in joint][::-1], [sum(t) for t in target])
+    assert coupling_failure(reversed_order, joint[::-1], target) is not None  # peaks in the wrong order
+
+
+def test_theorem4_falls_back_to_an_lp_certificate() -> None:
+    """With τ's signals laid out against their peaks, the paper's coupling fails; HiGHS finds one,
+    rebuilt and checked exactly."""
+    from mechlib.proofs.sy.theorem_4 import _decide_ordering
+
+    joint, columns, mu0, a = _t4_instance()
+    how, z = _decide_ordering(a, mu0, joint[::-1], columns)
+    assert how == "LP" and all(v >= 0 for row in z for v in row)
+
+
+@pytest.mark.parametrize(
+    ("mutant", "verdict"),
+    [
+        ("SY-T4: τ′ over the α²-DP polytope's vertices", Verdict.UNKNOWN),
+        ("τ^g → randomized response on Ω, UPRR dominance taken for granted", Verdict.REFUTED),
+        ("τ^g → randomized response on Ω", Verdict.UNKNOWN),
+    ],
+)
+def test_theorem4s_exact_part_fails_under_its_mutants(mutant: str, verdict: Verdict) -> None:
+    """A vertex outside the hypothesis leaves the family uncovered (UNKNOWN); with the hypothesis taken
+    for granted, randomized response loses a supermodular problem to some vertex (REFUTED, confirmed)."""
+    import mechlib.proofs.falsifications  # noqa: F401  (registers the shared mutants)
+    from mechlib.proofs.mutants import MUTANTS, applied
+    from mechlib.proofs.registry import run_part
+    from mechlib.proofs.sy.theorem_4 import exact_uprr_implies_value
+
+    with applied(MUTANTS[mutant]):
+        outcome = run_part(exact_uprr_implies_value)
+    assert outcome.verdict == verdict, outcome.reason
+    if verdict == Verdict.REFUTED:
+        (found,) = [e["counterexample"] for e in outcome.evidence.values() if "counterexample" in e]
+        assert "payoff" in found
+
+
+def test_theorem4s_exact_part_is_bounded_by_what_it_ran() -> None:
+    from mechlib.proofs.catalogue import Strength
+    from mechlib.proofs.registry import run_part
+    from mechlib.proofs.sy.theorem_4 import exact_uprr_implies_value
+
+    outcome = run_part(exact_uprr_implies_value)
+    assert outcome.verdict == Verdict.PROVED, outcome.reason
+    (scope,) = outcome.scopes
+    assert scope.measured and scope.strength == Strength.BOUNDED and scope.n == "1 ≤ n ≤ 3 (every n)"
+    assert outcome.evidence["n=3, α=1/2"]["orderings of their positive columns"] == 301

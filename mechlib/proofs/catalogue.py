@@ -41,10 +41,11 @@ class ClaimInfo:
 ALL_N_TARGETS = {"GRS-E2.1", "GRS-E2.2", "GRS-E2.3", "GS-L1", "GS-T2", "GS-L3"}
 #: ∀X∃Y statements decided up to a bound on n (CLAIMS.md note 1), and GRS §5's lemmas, decided for
 #: every α-DP mechanism and every (full-support, strictly) legal user up to a bound on n: by the
-#: remap cells (GRS-LP) or every vertex of the α-DP polytope (L5.3–L5.10).
+#: remap cells (GRS-LP) or every vertex of the α-DP polytope (L5.3–L5.10, GS-L5 for every monotone
+#: minimax user); SY-T4 for every supermodular problem and every oblivious α-DP mechanism below τ^g.
 BOUNDED_TARGETS = {
     "GRS-T3.2", "DOM", "GS-T1b", "GRS-LP", "GRS-L5.3", "GRS-L5.4", "GRS-L5.5", "GRS-L5.6", "GRS-L5.8", "GRS-L5.9",
-    "GRS-L5.10",
+    "GRS-L5.10", "GS-L5", "SY-T4",
 }  # fmt: skip
 
 
@@ -221,7 +222,7 @@ CATALOGUE: dict[str, ClaimInfo] = {
         ),
         _c("GS-L2", "Lemma 2", "Cramer's-rule determinants of G with column i replaced by x", "SYM"),
         _c("GS-L3", "Lemma 3", "For α ≤ β, T_{α,β} = G_α⁻¹G_β is stochastic", "SYM+SMT"),
-        _c("GS-L5", "§4.2", "Structure of an optimal minimax mechanism (adjacent rows)", "FUZZ", FUZZING),
+        _c("GS-L5", "§4.2", "Structure of an optimal minimax mechanism (adjacent rows)", "EXACT+FUZZ", FUZZING),
         _c("GS-AA", "Appendix A", "Oblivious mechanisms are w.l.o.g. for minimax users", "EXACT"),
         _c(
             "GS-AB",
@@ -271,7 +272,13 @@ CATALOGUE: dict[str, ClaimInfo] = {
             "FUZZ",
             INFO_DESIGN,
         ),
-        _c("SY-T4", "Theorem 4", "UPRR dominance ⇒ higher value in every supermodular problem", "FUZZ", INFO_DESIGN),
+        _c(
+            "SY-T4",
+            "Theorem 4",
+            "UPRR dominance ⇒ higher value in every supermodular problem",
+            "EXACT+FUZZ",
+            INFO_DESIGN,
+        ),
         _c(
             "SY-AA",
             "Appendix A",

@@ -1,6 +1,6 @@
 """GS-L5 (GS §4.2): Structure of an optimal minimax mechanism (adjacent rows).
 
-GS Lemma 5: the structure of an optimal minimax mechanism's adjacent rows (FUZZ).
+GS Lemma 5: the structure of an optimal minimax mechanism's adjacent rows (EXACT for n ≤ 3, and FUZZ).
 
 GS: for every monotone minimax loss there is an optimal α-DP mechanism x such that for all
 adjacent rows i, i + 1 there are columns c₁ < c₂ ≤ c₁ + 2 with α·x[i][j] = x[i+1][j] for
@@ -11,6 +11,20 @@ the DP constraints and loss ≤ v* on S, and the vertex is rebuilt in rationals 
 signature. An instance counts when that exact x is α-DP, has minimax loss exactly v*, and has
 the structure. This is an existence claim, so failing to exhibit such an x is UNKNOWN, never
 REFUTED.
+
+**EXACT part (every user at n ≤ 3).** A monotone loss is nondecreasing in |i − r| for every i, so
+l(i, i − k) = l(i, i + k) and row i's loss is l(i, i) + Σ_k (l(i, i+k) − l(i, i+k−1))·τ_{i,k}(x), a
+nonnegative combination of the error tails τ_{i,k}(x) = P_x(|r − i| ≥ k | i) of
+:mod:`mechlib.proofs.shared.dp_polytope`; so is the minimax loss, for every S. Take any optimum x*
+and, among the α-DP z with τ(z) ≤ τ(x*) (a compact set), one with the least Σ τ(z): it is optimal
+too and *no* α-DP mechanism has tails ≤ its own and smaller somewhere, so (Motzkin) it is optimal for
+some strictly positive tail weights — a full-support, strictly legal Bayesian user. Hence GS-L5 for
+every monotone loss and every S follows from the stronger statement decided here: *every* mechanism
+optimal for a full-support, strictly legal Bayesian user has the structure. The structure depends
+only on which DP constraints are tight (the signature), so
+:func:`~mechlib.proofs.shared.dp_polytope.decide_on_optimal` decides it over every co-optimal set of
+vertices of the α-DP polytope, exactly, at every n ≤ 3 for three α. A mechanism of that stronger
+statement without the structure does not refute the lemma (some other optimum may have it): UNKNOWN.
 
 Every check part of this claim is here (``mechlib verify --only GS-L5``), and so are the mutants
 that falsify it alone; those that falsify several claims are in :mod:`mechlib.proofs.falsifications`.
@@ -34,9 +48,11 @@ from mechlib.optimality.optimal import (
     row_sum_constraints,
     segment_pieces,
 )
-from mechlib.proofs.catalogue import FUZZ
+from mechlib.proofs.catalogue import EXACT, FUZZ
 from mechlib.proofs.fuzz import examples
+from mechlib.proofs.mutants import module_constant, register
 from mechlib.proofs.registry import Outcome, Verdict, check, sampled
+from mechlib.proofs.shared.dp_polytope import decide_on_optimal
 
 
 def free_columns(x: Mechanism, alpha: Fraction) -> list[int]:
@@ -51,6 +67,13 @@ def free_columns(x: Mechanism, alpha: Fraction) -> list[int]:
     return out
 
 
+def structure_violation(x: Mechanism, alpha: Fraction) -> dict[str, Any] | None:
+    """Where x lacks GS Lemma 5's structure (a pair of adjacent rows with more than one free
+    column), or None."""
+    free = free_columns(x, alpha)
+    return None if max(free, default=0) <= 1 else {"free columns": free}
+
+
 def structured_optimum(user: MinimaxUser, alpha: Fraction) -> tuple[Mechanism, Fraction] | None:
     """A structured exact minimax optimum: the certified one if it has the structure, else the
     L₀-least optimal vertex rebuilt exactly; None if that rebuild fails."""
@@ -60,7 +83,7 @@ def structured_optimum(user: MinimaxUser, alpha: Fraction) -> tuple[Mechanism, F
 
     optimum = optimal_minimax_mechanism(user, alpha)
     value = optimum.value
-    if max(free_columns(optimum.mechanism, alpha), default=0) <= 1:
+    if structure_violation(optimum.mechanism, alpha) is None:
         return optimum.mechanism, value  # the certified optimum is already structured
     size = user.n + 1
     s_rows = sorted(user.side_information)
@@ -119,11 +142,52 @@ def fuzz_adjacent_row_structure() -> Outcome:
             sum((p * user.loss.matrix[i][r] for r, p in enumerate(x.rows[i])), Fraction(0))
             for i in user.side_information
         )
-        free = free_columns(x, alpha)
-        if not is_dp(x, alpha) or worst != value or max(free, default=0) > 1:
+        lacking = structure_violation(x, alpha)
+        if not is_dp(x, alpha) or worst != value or lacking is not None:
             return Outcome(
-                Verdict.UNKNOWN, {"exhibited": len(shown)}, f"{name}: no structured optimum found (free columns {free})"
+                Verdict.UNKNOWN, {"exhibited": len(shown)}, f"{name}: no structured optimum found ({lacking})"
             )
         shown.append({"instance": name, "value": str(value)})
     scope = sampled(len(shown), n="n ≤ 4, random monotone S", alpha="k/6, k = 1..5")
     return Outcome(Verdict.PROVED, {"exhibited": len(shown), "first": shown[:3]}, scopes=(scope,))
+
+
+@check("GS-L5", kind=EXACT)
+def exact_adjacent_row_structure() -> Outcome:
+    """Every monotone minimax user (every loss, every S) at n ≤ 3, three α: every mechanism optimal for
+    a full-support, strictly legal Bayesian user has the structure (see the module docstring)."""
+    what = "every co-optimal set of vertices, so every monotone minimax loss and every S (a least-tail optimum)"
+    outcome = decide_on_optimal(structure_violation, largest_set=None, what=what)
+    if outcome.verdict != Verdict.REFUTED:
+        return outcome
+    reason = (
+        f"{outcome.reason}: a mechanism optimal for a strict Bayesian user lacks the structure; the lemma "
+        "only claims some optimum has it, so this decides nothing"
+    )
+    return Outcome(Verdict.UNKNOWN, outcome.evidence, reason)
+
+
+# -- mutants: falsifications this claim's checks must refute ---------------------------------
+
+
+def _no_free_column(_real: Any) -> Any:
+    def violation(x: Mechanism, alpha: Fraction) -> dict[str, Any] | None:
+        free = free_columns(x, alpha)
+        return None if max(free, default=0) == 0 else {"free columns": free}  # c₂ = c₁ + 1 only
+
+    return violation
+
+
+def _structure_at_alpha_squared(real: Any) -> Any:
+    def violation(x: Mechanism, alpha: Fraction) -> dict[str, Any] | None:
+        found: dict[str, Any] | None = real(x, alpha * alpha)
+        return found
+
+    return violation
+
+
+register("GS-L5: no free column between adjacent rows (c₂ = c₁ + 1)", "changed statement", ("GS-L5",),
+         module_constant("mechlib.proofs.gs.section_4_2", "structure_violation", _no_free_column))  # fmt: skip
+register("GS-L5: the structure read at α²", "wrong α", ("GS-L5",),
+         module_constant("mechlib.proofs.gs.section_4_2", "structure_violation",
+                         _structure_at_alpha_squared))  # fmt: skip
