@@ -12,8 +12,8 @@ from mechlib.proofs.mutants import KINDS, MUTANTS, pairs, run_mutant, score
 from mechlib.proofs.registry import REGISTRY
 
 #: The guard: a lost registration (or a mutant quietly dropped) changes these numbers.
-EXPECTED_MUTANTS = 65
-EXPECTED_PAIRS = 161
+EXPECTED_MUTANTS = 70
+EXPECTED_PAIRS = 168
 
 #: Fast (mutant, claim) pairs run on every CI run, among them the five survivors the "What PROVED
 #: means" review found: T's loss hard-coded in GRS-EA.1, GRS-LP's illegal losses, SY-F1's prior,
@@ -52,6 +52,8 @@ CI_PAIRS = [
     ("a dominance check that skips the tail k = 1", "DOM"),
     ("#S ≤ #zero columns → no S at all", "GRS-L5.8"),
     ("the LP's DP rows at α² (zero chains)", "GRS-L5.3"),
+    ("Laplace rounded down instead of to the nearest integer", "GRS-TA.2"),
+    ("T → T at (1+α)/2", "GRS-TA.2"),
 ]
 
 
