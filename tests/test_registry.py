@@ -250,7 +250,9 @@ def test_a_part_with_one_scope_per_half_shows_both() -> None:
     each; the report lists both, under EXACT and EXACT #2, and later parts keep their own kinds."""
     from mechlib.proofs.registry import Result, combine, measured
 
-    half = [measured("exact", n=[1, 2], alphas=[Fraction(1, 2)], every_object=True, covers=c) for c in ("if", "only if")]
+    half = [
+        measured("exact", n=[1, 2], alphas=[Fraction(1, 2)], every_object=True, covers=c) for c in ["if", "only if"]
+    ]
     sample = measured("Hypothesis", n="n ≤ 4", alphas="drawn", every_object=False, examples=3)
     outcome = combine([("EXACT", Outcome(Verdict.PROVED, scopes=tuple(half))),
                        ("FUZZ", Outcome(Verdict.PROVED, scopes=(sample,)))])  # fmt: skip
