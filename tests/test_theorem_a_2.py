@@ -12,8 +12,8 @@ import pytest
 
 from mechlib.core.families import truncated_geometric
 from mechlib.core.users import BayesUser, Loss, Prior
-from mechlib.proofs.grs import theorem_a_2
 from mechlib.proofs.catalogue import Strength
+from mechlib.proofs.grs import theorem_a_2
 from mechlib.proofs.registry import Verdict, run_part
 from mechlib.proofs.shared.remap_cells import ALPHAS
 
