@@ -149,15 +149,15 @@ def unique_optimum_certificate(n: int, alpha: Fraction, gamma: Fraction | None =
                 binding.append(("down", i, j, {(i + 1, j): Fraction(1), (i, j): -alpha}))
             elif i < n and t[i][j] == alpha * t[i + 1][j]:
                 binding.append(("up", i, j, {(i, j): Fraction(1), (i + 1, j): -alpha}))
+    variables = [(i, j) for i in range(size) for j in range(size)]
     # one equation per variable (i, j): y_i + Σ_k μ_k·g_k(i, j) = p_i·l(i, j)
     equations = [[Fraction(int(r == i)) for r in range(size)] + [g.get((i, j), Fraction(0)) for *_, g in binding]
-                 for i in range(size) for j in range(size)]  # fmt: skip
-    costs = [user.prior.probabilities[i] * user.loss(i, j) for i in range(size) for j in range(size)]
+                 for i, j in variables]  # fmt: skip
+    costs = [user.prior.probabilities[i] * user.loss(i, j) for i, j in variables]
     duals = solve(equations, costs)
     if duals is None:
         return None
-    value = sum((c * t[i][j] for (i, j), c in zip([(i, j) for i in range(size) for j in range(size)], costs)),
-                Fraction(0))  # fmt: skip
+    value = sum((c * t[i][j] for (i, j), c in zip(variables, costs)), Fraction(0))
     return {
         "schema": "mechlib.unique-optimum/1",
         "statement": "T is the unique optimal α-DP direct mechanism of GRS Lemma 5.12's user",
