@@ -68,7 +68,7 @@ def noise_by_region() -> tuple[Any, dict[str, tuple[Any, Any]]]:
     return eps, {"d ≥ 1": (positive, geometric(k)), "d ≤ −1": (negative, geometric(k)), "d = 0": (zero, geometric(0))}
 
 
-def factor(alpha: Any) -> Any:
+def approximation_factor(alpha: Any) -> Any:
     """The approximation factor of GRS Theorem A.2, (1+α)/(2√α)."""
     return (1 + alpha) / (2 * sp.sqrt(alpha))
 
@@ -83,7 +83,7 @@ def sym_rounded_laplace() -> Outcome:
     i ≤ −1 (symbolic ε, i); P[Δ'=0] = 1 − √α < P[Δ=0]; the factor at α = 1/2 is 1.06."""
     eps, region = noise_by_region()
     alpha = sp.exp(-eps)
-    off_zero = {name: sp.simplify(rounded / geometric - factor(alpha)) == 0
+    off_zero = {name: sp.simplify(rounded / geometric - approximation_factor(alpha)) == 0
                 for name, (rounded, geometric) in region.items() if name != "d = 0"}  # fmt: skip
     zero = region["d = 0"][0]
     s = z3.Real("s")  # s = √α ∈ (0,1): 1 − s < (1 − s²)/(1 + s²) ⇔ P[Δ'=0] < P[Δ=0]
@@ -115,7 +115,8 @@ def pointwise_bound() -> Outcome:
     eps, region = noise_by_region()
     alpha = sp.exp(-eps)
     root = sp.sqrt(alpha)
-    gaps = {name: sp.simplify(factor(alpha) * geometric - rounded) for name, (rounded, geometric) in region.items()}
+    c = approximation_factor(alpha)
+    gaps = {name: sp.simplify(c * geometric - rounded) for name, (rounded, geometric) in region.items()}
     facts = {
         "the regions cover every integer d": answer == z3.unsat,
         "d ≥ 1: equality": gaps["d ≥ 1"] == 0,
@@ -250,4 +251,4 @@ def _floor_cell(d: Any) -> tuple[Any, Any]:
 register("Laplace rounded down instead of to the nearest integer", "changed statement", ("GRS-TA.2",),
          module_constant(__name__, "rounding_cell", lambda _: _floor_cell))  # fmt: skip
 register("Theorem A.2's factor (1+α)/(2√α) → (1+α)/2 (√α dropped)", "wrong paper value", ("GRS-TA.2",),
-         module_constant(__name__, "factor", lambda _: lambda alpha: (1 + alpha) / 2))  # fmt: skip
+         module_constant(__name__, "approximation_factor", lambda _: lambda alpha: (1 + alpha) / 2))  # fmt: skip
