@@ -95,3 +95,36 @@ def test_a_user_whose_unique_optimum_is_not_t_gets_no_certificate() -> None:
     assert found is not None
     failures = check_certificate(found)
     assert failures and "is not positive" in failures[0]
+
+
+def _leaves(node: Any, path: tuple[Any, ...] = ()) -> list[tuple[tuple[Any, ...], Any]]:
+    if isinstance(node, dict):
+        return [leaf for key, value in node.items() for leaf in _leaves(value, (*path, key))]
+    if isinstance(node, list):
+        return [leaf for k, value in enumerate(node) for leaf in _leaves(value, (*path, k))]
+    return [(path, node)]
+
+
+def _changed(value: Any) -> list[Any]:
+    """Changes of one leaf that alter its meaning (never the same value)."""
+    if isinstance(value, int):
+        return [value + 1, value - 1]
+    if value in ("down", "up", "nonneg"):
+        return [kind for kind in ("down", "up", "nonneg") if kind != value]
+    x = Fraction(value)
+    return [str(x + Fraction(1, 7)), str(-x if x else Fraction(1, 2))]
+
+
+def test_every_field_is_checked(doc: Doc) -> None:
+    """Every leaf of the certificate (but the unchecked statement and provenance) changed in every
+    way above is rejected: none of them leaves a true certificate of the same statement."""
+    tried = 0
+    for path, value in _leaves(doc):
+        if path[0] in ("statement", "provenance", "schema"):
+            continue
+        for new in _changed(value):
+            tampered = copy.deepcopy(doc)
+            _set(path, new)(tampered)
+            tried += 1
+            assert check_certificate(tampered), f"{path}: {value!r} → {new!r} accepted"
+    assert tried > 100
