@@ -12,8 +12,8 @@ from mechlib.proofs.mutants import KINDS, MUTANTS, pairs, run_mutant, score
 from mechlib.proofs.registry import REGISTRY
 
 #: The guard: a lost registration (or a mutant quietly dropped) changes these numbers.
-EXPECTED_MUTANTS = 69
-EXPECTED_PAIRS = 165
+EXPECTED_MUTANTS = 74
+EXPECTED_PAIRS = 172
 
 #: Fast (mutant, claim) pairs run on every CI run, among them the five survivors the "What PROVED
 #: means" review found: T's loss hard-coded in GRS-EA.1, GRS-LP's illegal losses, SY-F1's prior,
@@ -54,6 +54,8 @@ CI_PAIRS = [
     ("the LP's DP rows at α² (zero chains)", "GRS-L5.3"),
     ("GS-L5: no free column between adjacent rows (c₂ = c₁ + 1)", "GS-L5"),
     ("τ^g → randomized response on Ω, UPRR dominance taken for granted", "SY-T4"),
+    ("Laplace rounded down instead of to the nearest integer", "GRS-TA.2"),
+    ("T → T at (1+α)/2", "GRS-TA.2"),
 ]
 
 

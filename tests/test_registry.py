@@ -260,3 +260,20 @@ def test_a_half_only_sampled_makes_the_claim_no_counterexample() -> None:
     assert both.verdict == Verdict.NO_COUNTEREXAMPLE
     with_figure = combine([lemma, ("EXACT", Outcome(Verdict.PROVED, scopes=(figure,)))])
     assert with_figure.verdict == Verdict.PROVED and claim_strength(with_figure.scopes) == Strength.ALL_N
+
+
+def test_a_part_with_one_scope_per_half_shows_both() -> None:
+    """A part that checks two halves (GRS-T3.2's EXACT: "if" and "only if") reports a scope for
+    each; the report lists both, under EXACT and EXACT #2, and later parts keep their own kinds."""
+    from mechlib.proofs.registry import Result, combine, measured
+
+    half = [
+        measured("exact", n=[1, 2], alphas=[Fraction(1, 2)], every_object=True, covers=c) for c in ["if", "only if"]
+    ]
+    sample = measured("Hypothesis", n="n ≤ 4", alphas="drawn", every_object=False, examples=3)
+    outcome = combine([("EXACT", Outcome(Verdict.PROVED, scopes=tuple(half))),
+                       ("FUZZ", Outcome(Verdict.PROVED, scopes=(sample,)))])  # fmt: skip
+    shown = Result(REGISTRY["GRS-T3.2"], outcome, 0.0).to_json()["scope"]
+    assert list(shown) == ["EXACT", "EXACT #2", "FUZZ"]
+    assert [shown["EXACT"]["covers"], shown["EXACT #2"]["covers"]] == ["if", "only if"]
+    assert shown["FUZZ"]["examples"] == 3

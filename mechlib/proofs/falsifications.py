@@ -82,7 +82,7 @@ T_RR_KILLS = (
     "GRS-B", "GRS-C3.4", "GRS-E2.2", "GRS-F4", "GRS-L5.10", "GRS-L5.12", "GRS-LP", "DOM", "GS-T1a",
     "GRS-T3.2", "GS-T2", "GS-Tab1", "GS-T1b",
 )  # fmt: skip
-T_NOISIER_KILLS = (*T_RR_KILLS, "GRS-EA.1")
+T_NOISIER_KILLS = (*T_RR_KILLS, "GRS-EA.1", "GRS-TA.2")
 
 register("T → randomized response", "non-universal mechanism in place of T", T_RR_KILLS,
          lambda: [(_REAL_T, _rr_in_place_of_t)])  # fmt: skip

@@ -144,6 +144,8 @@ class Outcome:
     evidence: dict[str, Any] = field(default_factory=dict)
     reason: str | None = None
     scopes: tuple[Scope, ...] = ()
+    #: A combined outcome's kind of the part each scope came from (a part may report one per half).
+    scope_kinds: tuple[str, ...] = ()
 
 
 Check = Callable[[], Outcome]
@@ -261,13 +263,27 @@ class Result:
             "strength": None if self.strength is None else self.strength.value,
             "target_strength": c.info.target.value,
             "shortfall": self.shortfall,
-            "scope": {kind: s.to_json() for (kind, _), s in zip(c.parts, self.scopes)},
+            "scope": self.scopes_by_part(),
             "expected": c.expected.value,
             "as_expected": self.as_expected,
             "seconds": round(self.seconds, 4),
             "evidence": self.outcome.evidence,
             "reason": self.outcome.reason,
         }
+
+
+    def scopes_by_part(self) -> dict[str, Any]:
+        """Each scope under its part's kind; a part's further scopes (one per half it checks) as
+        "EXACT #2" and so on, so none is dropped."""
+        kinds = self.outcome.scope_kinds or tuple(kind for kind, _ in self.claim.parts)
+        shown: dict[str, Any] = {}
+        for kind, s in zip(kinds, self.scopes):
+            key, k = kind, 1
+            while key in shown:
+                k += 1
+                key = f"{kind} #{k}"
+            shown[key] = s.to_json()
+        return shown
 
 
 def claim_strength(scopes: Iterable[Scope]) -> Strength:
@@ -344,7 +360,8 @@ def combine(parts: list[tuple[str, Outcome]]) -> Outcome:
     else:
         verdict = Verdict.PROVED
     reasons = [f"{kind}: {o.reason}" for kind, o in parts if o.reason]
-    return Outcome(verdict, {kind: o.evidence for kind, o in parts}, "; ".join(reasons) or None, scopes)
+    kinds = tuple(kind for kind, o in parts for _ in o.scopes)
+    return Outcome(verdict, {kind: o.evidence for kind, o in parts}, "; ".join(reasons) or None, scopes, kinds)
 
 
 def run_claim(claim: Claim) -> Result:

@@ -12,20 +12,18 @@ from typing import Any
 from hypothesis import strategies as st
 
 from mechlib.core.exact import format_fraction
-from mechlib.core.families import exponential, randomized_response, truncated_geometric
+from mechlib.core.families import truncated_geometric
 from mechlib.core.mechanism import Mechanism
-from mechlib.core.post_processing import expected_loss, optimal_remap
-from mechlib.core.privacy import dp_level
 from mechlib.core.remap import Remap
 from mechlib.core.stochastic import compose
 from mechlib.core.users import BayesUser
 from mechlib.optimality.optimal import optimal_bayes_mechanism
 from mechlib.proofs.catalogue import EXACT, FUZZ, SMT
 from mechlib.proofs.fuzz import fuzz
-from mechlib.proofs.registry import Outcome, Verdict, check, decide, measured, sampled
-from mechlib.proofs.shared.encodings import HALF, THIRD, dominance_proofs, lemma_5_12_user_small_gamma
+from mechlib.proofs.mutants import module_constant, register
+from mechlib.proofs.registry import Outcome, Verdict, check, measured, sampled
+from mechlib.proofs.shared.encodings import dominance_proofs, lemma_5_12_user_small_gamma
 from mechlib.proofs.shared.generators import best_remap_loss
-from mechlib.proofs.shared.printed import GRS_FIGURE_5A, GS_APPENDIX_B
 from mechlib.proofs.shared.remap_cells import ALPHAS, LARGEST_N, cell_proofs
 from mechlib.strategies import dp_vertices, legal_losses, priors, refinements_of_t
 
@@ -59,8 +57,6 @@ def vertex_only_if(case: tuple[Fraction, Mechanism]) -> dict[str, Any] | None:
     """GRS Thm 3.2's "only if" on a certified vertex X of the α-DP polytope (often not derivable
     from T, never built from T): when T is not a remap of X, Lemma 5.12's user loses strictly more
     with X than the optimum; when it is, X reaches it."""
-    from mechlib.proofs.shared.encodings import lemma_5_12_user_small_gamma
-
     alpha, x = case
     if not 0 < alpha < 1:
         return None
@@ -117,52 +113,116 @@ def t_from_x(x: Mechanism, alpha: Fraction) -> bool:
     return bool(answer == z3.sat)
 
 
-ONLY_IF_CASES = {
-    "GS App. B (α = 1/2)": (GS_APPENDIX_B, HALF),
-    "GRS Figure 5(a) (α = 1/2)": (GRS_FIGURE_5A, HALF),
-    "randomized response k=3 (α = 1/3)": (randomized_response(THIRD, 3), THIRD),
-    "randomized response k=4 (α = 1/2)": (randomized_response(HALF, 4), HALF),
-    "exponential n=3": (exponential(HALF, 3), dp_level(exponential(HALF, 3)).alpha),
-}
+#: Lemma 5.12's γ: small enough that T is its user's unique optimum at every (n, α) proved here.
+GAMMA = Fraction(1, 100)
+#: The only-if half's method, as its scope states it.
+UNIQUE_METHOD = (
+    "GRS §5.7: Lemma 5.12's user (uniform prior, loss 1 + |j−i|/100 off the truth) has T as its unique optimal "
+    "α-DP direct mechanism — an exact dual with strictly positive multipliers on T's binding privacy rows, whose "
+    "rows with the row sums have full rank, re-checked by the independent checker — so any universally optimal X, "
+    "remapped optimally for that user, is an optimal direct mechanism for it, hence T"
+)
+
+
+def unique_optimum_certificate(n: int, alpha: Fraction, gamma: Fraction | None = None) -> dict[str, Any] | None:
+    """The certificate (``mechlib.unique-optimum/1``, :mod:`mechlib.checkers.unique_optimum`) that T
+    is the unique optimum of GRS LP (3)–(7) for Lemma 5.12's user at (n, α): T's binding constraints
+    (privacy rows tight at T, zero entries), and the duals solving c = Aᵀy + Σ μ·g exactly on them —
+    None when no exact solution exists. Positivity and rank are the checker's to decide. ``gamma``:
+    Lemma 5.12's γ (default :data:`GAMMA`)."""
+    from mechlib.core.exact_linear import solve
+    from mechlib.proofs.shared.encodings import lemma_5_12_user
+    from mechlib.provenance import package_versions
+
+    gamma = GAMMA if gamma is None else gamma
+    t = truncated_geometric(alpha, n).rows
+    user = lemma_5_12_user(n, gamma)
+    size = n + 1
+    binding: list[tuple[str, int, int, dict[tuple[int, int], Fraction]]] = []
+    for i in range(size):
+        for j in range(size):
+            if t[i][j] == 0:
+                binding.append(("nonneg", i, j, {(i, j): Fraction(1)}))
+            if i < n and t[i + 1][j] == alpha * t[i][j]:
+                binding.append(("down", i, j, {(i + 1, j): Fraction(1), (i, j): -alpha}))
+            elif i < n and t[i][j] == alpha * t[i + 1][j]:
+                binding.append(("up", i, j, {(i, j): Fraction(1), (i + 1, j): -alpha}))
+    variables = [(i, j) for i in range(size) for j in range(size)]
+    # one equation per variable (i, j): y_i + Σ_k μ_k·g_k(i, j) = p_i·l(i, j)
+    equations = [[Fraction(int(r == i)) for r in range(size)] + [g.get((i, j), Fraction(0)) for *_, g in binding]
+                 for i, j in variables]  # fmt: skip
+    costs = [user.prior.probabilities[i] * user.loss(i, j) for i, j in variables]
+    duals = solve(equations, costs)
+    if duals is None:
+        return None
+    value = sum((c * t[i][j] for (i, j), c in zip(variables, costs)), Fraction(0))
+    return {
+        "schema": "mechlib.unique-optimum/1",
+        "statement": "T is the unique optimal α-DP direct mechanism of GRS Lemma 5.12's user",
+        "n": n,
+        "alpha": format_fraction(alpha),
+        "gamma": format_fraction(gamma),
+        "mechanism": [[format_fraction(v) for v in row] for row in t],
+        "rows": [format_fraction(v) for v in duals[:size]],
+        "binding": [[kind, i, j, format_fraction(mu)] for (kind, i, j, _), mu in zip(binding, duals[size:])],
+        "value": format_fraction(value),
+        "provenance": {"producer": __name__, **package_versions("mechlib", "python-flint")},
+    }
+
+
+def unique_optima(largest: int = LARGEST_N, alphas: tuple[Fraction, ...] = ALPHAS) -> Outcome:
+    """GRS Thm 3.2's "only if" at every n ≤ ``largest`` and each α (GRS §5.7): PROVED when the
+    independent checker accepts, at each (n, α), the certificate that T is Lemma 5.12's user's
+    unique optimal direct mechanism. Then any universally optimal X (any range), with an optimal
+    remap Y for that user, gives Y∘X: α-DP (post-processing), range 0..n, as good as the optimum —
+    so Y∘X = T. UNKNOWN when a certificate is missing or rejected (the user may still exist)."""
+    from mechlib.checkers.unique_optimum import check_certificate
+
+    evidence: dict[str, Any] = {}
+    ran: list[tuple[int, Fraction]] = []
+    for alpha in alphas:
+        for n in range(1, largest + 1):
+            name = f"n={n}, α={format_fraction(alpha)}"
+            doc = unique_optimum_certificate(n, alpha)
+            failures = ["no exact dual on T's binding constraints"] if doc is None else check_certificate(
+                doc, n=n, alpha=alpha)  # fmt: skip
+            if failures:
+                reason = f"{name}: T is not certified as Lemma 5.12's user's unique optimum: {failures[0]}"
+                return Outcome(Verdict.UNKNOWN, {**evidence, name: failures[:3]}, reason)
+            assert doc is not None
+            evidence[name] = {"binding constraints": len(doc["binding"]), "optimum": doc["value"],
+                              "checker": "accepted"}  # fmt: skip
+            ran.append((n, alpha))
+    scope = measured(UNIQUE_METHOD, n=[n for n, _ in ran], alphas=alphas, every_object=True, covers=ONLY_IF)
+    return Outcome(Verdict.PROVED, evidence, scopes=(scope,))
 
 
 @check("GRS-T3.2", kind=EXACT)
 def exact_both_directions() -> Outcome:
-    """GRS Thm 3.2's "if" for every n ≤ 6 at three α — T, hence every X with a remap onto T, is
-    optimal for every legal Bayesian user (Lemma 5.11), proved remap cell by remap cell
-    (:mod:`mechlib.proofs.shared.remap_cells`): PROVED only on a certificate the independent checker
-    accepts (stored and re-checked, or searched) — and its "only if" on listed instances."""
+    """GRS Thm 3.2 for every n ≤ 6 at three α. "If": T, hence every X with a remap onto T, is optimal
+    for every legal Bayesian user (Lemma 5.11), proved remap cell by remap cell
+    (:mod:`mechlib.proofs.shared.remap_cells`). "Only if": T is the unique optimum of Lemma 5.12's
+    user (:func:`unique_optima`). Each half PROVED only on certificates the independent checkers
+    accept (the cells' stored and re-checked, or searched; the duals computed and re-checked)."""
     proved = cell_proofs(LARGEST_N, ALPHAS, covers=IF)
     if proved.verdict != Verdict.PROVED:
         return proved
-    only_if = exact_only_if_direction()
-    evidence = {"if (remap cells)": proved.evidence, "only if (instances)": only_if.evidence}
-    listed = [m.n for m, _ in ONLY_IF_CASES.values()]
-    only_if_scope = measured(f"{len(ONLY_IF_CASES)} listed mechanisms (not derivable from T), exact LP + z3/cvc5",
-                             n=listed, alphas=[a for _, a in ONLY_IF_CASES.values()], every_object=False,
-                             covers=ONLY_IF)  # fmt: skip
-    return Outcome(only_if.verdict, evidence, only_if.reason, (*proved.scopes, only_if_scope))
+    only_if = unique_optima(LARGEST_N, ALPHAS)
+    evidence = {"if (remap cells)": proved.evidence, "only if (unique optimum of Lemma 5.12's user)": only_if.evidence}
+    return Outcome(only_if.verdict, evidence, only_if.reason, (*proved.scopes, *only_if.scopes))
 
 
-def exact_only_if_direction() -> Outcome:
-    """GRS Thm 3.2's "only if", on instances: for an α-DP X from which T cannot be derived (no
-    stochastic Y with Y∘X = T — decided by the two solvers), Lemma 5.12's user (uniform prior, loss
-    0 on the truth and 1 + |j−i|/100 elsewhere, whose unique optimum is T) loses strictly more with
-    X and its best remap than the certified optimum: X is not universally optimal. A control: T's
-    own remaps of T (here T itself) reach the optimum."""
-    failures: list[dict[str, Any]] = []
-    shown = {}
-    for name, (x, alpha) in ONLY_IF_CASES.items():
-        if t_from_x(x, alpha):
-            failures.append({"case": name, "problem": "T is a remap of X; not an 'only if' instance"})
-            continue
-        user = lemma_5_12_user_small_gamma(x.n)
-        optimum = optimal_bayes_mechanism(user, alpha).value
-        mine = expected_loss(x, user, optimal_remap(x, user))
-        shown[name] = {"X with its best remap": format_fraction(mine), "optimum": format_fraction(optimum)}
-        if not mine > optimum:
-            failures.append({"case": name, "problem": "X reaches the optimum for Lemma 5.12's user"})
-    t = truncated_geometric(HALF, 3)
-    if not t_from_x(t, HALF):
-        failures.append({"control": "T is not found to be a remap of itself"})
-    return decide(failures, {"strictly worse for Lemma 5.12's user": shown})
+# -- mutants: falsifications this claim's checks must refute ---------------------------------
+
+
+def _unique_optimum_rejected(*_args: Any, **_kwargs: Any) -> list[str]:
+    return ["the unique-optimum certificate is rejected (mutant)"]
+
+
+register("only if: Lemma 5.12's γ → 1 (T is no longer its user's unique optimum at α = 2/3, n ≥ 3)",
+         "changed statement", ("GRS-T3.2",), module_constant(__name__, "GAMMA", lambda _: Fraction(1)))  # fmt: skip
+register("only if: Lemma 5.12's loss 1 − |j−i|/100 (decreasing in |j − i|: illegal)", "illegal loss",
+         ("GRS-T3.2",), module_constant(__name__, "GAMMA", lambda _: Fraction(-1, 100)))  # fmt: skip
+register("the unique-optimum checker rejects every certificate", "rejected certificate", ("GRS-T3.2",),
+         module_constant("mechlib.checkers.unique_optimum", "check_certificate",
+                         lambda _: _unique_optimum_rejected))  # fmt: skip

@@ -147,6 +147,6 @@ register("remap cells: the α-DP cone at α²", "wrong α", BOTH,
          _searched((Attr(remap_cells._Prover, "_step"), _step_at_alpha_squared)))  # fmt: skip
 register("remap cells: a cell accepted without its Farkas certificate", "accepted without certificate", BOTH,
          _searched((Attr(remap_cells._Prover, "certified"), _without_certificate)))  # fmt: skip
-register("the universal certificate checker rejects every certificate", "rejected certificate", BOTH,
+register("the universal certificate checker rejects every certificate", "rejected certificate", (*BOTH, "GRS-TA.2"),
          module_constant("mechlib.checkers.universal_certificate", "check_certificate",
                          lambda _: _rejecting_universal_checker))  # fmt: skip
