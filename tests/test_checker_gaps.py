@@ -13,6 +13,8 @@ import math
 from fractions import Fraction
 from typing import Any
 
+import pytest
+
 from mechlib import randomized_response, truncated_geometric
 from mechlib.audit.loading import LoadedMechanism
 from mechlib.audit.whitebox import audit
@@ -87,6 +89,49 @@ def test_the_tightest_alpha_is_checked_at_the_profiles_ends() -> None:
         assert (at["piece"] is None) == (delta < floor and mech is leaky), at
 
 
+@pytest.mark.parametrize(
+    ("rows", "orders"),
+    [
+        (truncated_geometric("1/2", 3).rows, (1, 4)),  # the sup at λ = 1 (KL)
+        ([[Fraction(2, 3), Fraction(0), Fraction(1, 3)], [Fraction(1, 3), Fraction(0), Fraction(2, 3)]], (2, 8)),
+    ],
+    ids=["T, λ in [1, 4]", "an output never given, λ in [2, 8]"],
+)
+def test_a_zcdp_bracket_is_checked_to_its_rounding(rows: Any, orders: tuple[int, int]) -> None:
+    """The producer rounds ρ_lo down and ρ_hi up at 12 decimals: either end moved inward by 10⁻¹⁰
+    is rejected — at an order λ > 1 too, and past an output no row gives (it adds nothing to D_λ)."""
+    doc = _audit(Mechanism([list(row) for row in rows]), renyi=tuple(Fraction(x) for x in orders))
+    renyi = doc["approximate_dp"]["renyi"]
+    lo, hi = (Fraction(x) for x in renyi["rho_interval"])
+    tiny = Fraction(1, 10**10)
+    forged = copy.deepcopy(doc)
+    forged["approximate_dp"]["renyi"]["rho_interval"] = [str(lo + tiny), str(hi)]
+    assert check_certificate(forged) == [
+        f"approximate_dp.renyi: D_λ/λ at λ = {renyi['attained']['lambda']} does not reach ρ_lo = {lo + tiny}"
+    ]
+    forged["approximate_dp"]["renyi"]["rho_interval"] = [str(lo), str(hi - tiny)]
+    [failure] = check_certificate(forged)
+    assert failure.startswith("approximate_dp.renyi: on λ ∈ [") and failure.endswith(f"may exceed ρ_hi = {hi - tiny}")
+
+
+def test_an_infinite_zcdp_bound_needs_an_output_one_row_gives_and_its_neighbour_never() -> None:
+    """ρ = ∞ (``rho_interval`` null) is shown by the recorded (i, i′, r) with x_i[r] > 0 = x_i′[r]:
+    the producer's record checks; the pair reversed, another output, or ∞ claimed for a mechanism
+    whose ρ is finite, does not."""
+    leak = Mechanism([[Fraction(1, 2), Fraction(1, 2), Fraction(0)], [Fraction(1, 4), Fraction(1, 2), Fraction(1, 4)]])
+    doc = _audit(leak, renyi=(Fraction(1), Fraction(2)))
+    renyi = doc["approximate_dp"]["renyi"]
+    assert renyi["rho_interval"] is None and renyi["attained"] == {"inputs": [1, 0], "output": 2}
+    wrong = "approximate_dp.renyi: ρ = ∞ needs an output with x_i[r] > 0 = x_i′[r]"
+    for attained in ({"inputs": [0, 1], "output": 2}, {"inputs": [1, 0], "output": 1}, {"inputs": [1, 0], "output": 7}):
+        forged = copy.deepcopy(doc)
+        forged["approximate_dp"]["renyi"]["attained"] = attained
+        assert check_certificate(forged) == [wrong], attained
+    finite = _audit(truncated_geometric("1/2", 1), renyi=(Fraction(1), Fraction(2)))
+    finite["approximate_dp"]["renyi"].update(rho_interval=None, attained={"inputs": [1, 0], "output": 1})
+    assert check_certificate(finite) == [wrong]
+
+
 def _user_with_loss_matrix() -> tuple[Mechanism, dict[str, Any], list[list[Fraction]]]:
     """Randomized response on 0..3 audited with a skewed prior and a cost matrix (as
     ``mechlib audit --prior --loss`` does), the user's entry, and T's rows at its DP level."""
@@ -131,13 +176,15 @@ def test_a_loss_matrix_users_optimum_raised_with_a_worse_remap_is_rejected() -> 
     assert check_certificate(forged) == [f"user (skewed, cost): the optimality certificate of {worse} does not check"]
 
 
-def _bracket(probabilities: tuple[str, str, str] = ("0.85", "0.12", "0.03")) -> tuple[dict[str, Any], Bracket]:
+def _bracket(
+    probabilities: tuple[str, str, str] = ("0.85", "0.12", "0.03"), epsilon: Fraction = Fraction(1)
+) -> tuple[dict[str, Any], Bracket]:
     """A small SY Example 1 bracket certificate and the producer's exact bracket behind it."""
     from mechlib.infodesign.cell_lp import bracket
     from mechlib.infodesign.school_planning import Example, certificate, histogram_graph
 
     p0, p1, p2 = (Fraction(p) for p in probabilities)
-    small = Example(households=4, probabilities=(p0, p1, p2))
+    small = Example(households=4, probabilities=(p0, p1, p2), epsilon=epsilon)
     exact = bracket(histogram_graph(small, (2, 1)), Fraction(1, 2))
     doc = json.loads(json.dumps(certificate(small, (2, 1), exact)))
     assert check_bracket(doc) == []
@@ -173,6 +220,79 @@ def test_a_bracket_mechanism_at_exactly_the_dp_factor_checks() -> None:
 
 def test_a_bracket_with_a_type_of_probability_zero_checks() -> None:
     _bracket(("0.88", "0.12", "0"))  # checked inside
+
+
+def test_a_bracket_at_a_fractional_epsilon_checks() -> None:
+    """e^ε with ε = 1/2 (not an integer: its numerator alone would give e^1, outside the factors)."""
+    doc, _ = _bracket(epsilon=Fraction(1, 2))
+    assert Fraction(doc["factor_hi"]) < 2  # e^(1/2) ≈ 1.6487 is enclosed, e ≈ 2.718 is not
+
+
+def test_a_bracket_states_which_of_its_premises_fails() -> None:
+    """Each forged premise is named, whatever else it breaks: type probabilities that do not sum
+    to 1 (all ≥ 0), factors that do not enclose e^ε, a structure the schema refuses, and a dual
+    too short to unpack."""
+    doc, _ = _bracket()
+    assert "type_probabilities are not a distribution" in check_bracket(
+        {**doc, "type_probabilities": ["17/20", "3/25", "1/25"]}
+    )
+    for negative in (["-1/10", "1", "1/10"], ["1", "-1/10", "1/10"], ["1", "1/10", "-1/10"]):  # each sums to 1
+        assert "type_probabilities are not a distribution" in check_bracket({**doc, "type_probabilities": negative})
+    assert "factor_lo < e^epsilon < factor_hi does not hold" in check_bracket({**doc, "factor_lo": "3"})
+    rows = doc["mechanism"]
+    missing = {cell: row for cell, row in rows.items() if cell != "0,0"}
+    assert check_bracket({**doc, "mechanism": missing}) == ["the mechanism does not have exactly one row per box cell"]
+    for row in ({"0": "1/2", "1": "1/3"}, {"0": "-1/10", "1": "11/10"}):  # a sum below 1; a negative entry
+        assert "mechanism row (0, 0) is not a distribution" in check_bracket({**doc, "mechanism": {**rows, "0,0": row}})
+    [schema] = check_bracket({**doc, "households": 0})
+    assert schema.startswith("malformed certificate: ") and "households" in schema, schema
+    [short] = check_bracket({**doc, "duals": [[0, 0, 1, 0, "1"]]})
+    assert short.startswith("malformed certificate: ValueError: "), short
+
+
+def test_a_bracket_row_may_leave_out_an_output_of_probability_zero() -> None:
+    """An output a row does not list has probability 0 there: against a row that lists it at 0 the
+    pair is DP (0 ≤ E_lo·0), not malformed and not a violation."""
+    doc, _ = _bracket()
+    a = Fraction(1, 10)
+    rows = {cell: {"1": str(a), "2": str(1 - a), "3": "0"} for cell in doc["mechanism"]}
+    rows["0,0"] = {"1": str(a), "2": str(1 - a)}
+    assert check_bracket({**doc, "mechanism": rows, "upper": "100"}) == []
+
+
+def test_a_bracket_box_must_fit_its_households() -> None:
+    """The box (2, 1) holds the cell (2, 1), no histogram of N = 2 households: refused. (So every
+    pair of box rows that an edge from a cell with n₁ + n₂ = N joins is also joined by an edge from a
+    cell inside: (A, n₂ − 1) → (A, n₂) when n₁ ≥ A, else (n₁, B) → (n₁ + 1, B).)"""
+    doc, _ = _bracket()
+    assert check_bracket({**doc, "households": 2}) == ["malformed certificate: KeyError: (2, 1)"]
+
+
+def test_a_bracket_grid_may_end_off_its_step() -> None:
+    """ω_max = 4 on the box (2, 1); a step 3/2 gives the grid 0, 3/2, 3 and then 4 itself."""
+    doc, _ = _bracket()
+    assert check_bracket({**doc, "grid_step": "3/2", "duals": [], "lower": "-10"}) == []
+
+
+def test_a_bracket_without_duals_bounds_nothing_above_its_loss() -> None:
+    """No dual: the bound is the grid's Σ min_g π(c)(ω(c) − g)² − (h²/4)·π(box), at most the loss
+    the mechanism achieves; a lower bound claimed above that loss is rejected."""
+    doc, _ = _bracket()
+    forged = {**doc, "duals": [], "lower": str(Fraction(doc["upper"]) + 1)}
+    assert check_bracket(forged) == ["the dual bound is below the claimed lower bound"]
+
+
+def test_every_malformed_bracket_dual_is_named() -> None:
+    """Duals off a box edge (a cell outside the box, two cells two steps apart) or past the grid are
+    each reported, and the duals after them still count (a zero value: the bound is unchanged)."""
+    doc, _ = _bracket()
+    points = 1 + 4 * 2  # the grid 0, 1/2, …, 4
+    bad = [[3, 0, 2, 0, 0, "0"], [0, 0, 2, 0, 0, "0"], [0, 0, 1, 0, points, "0"]]
+    failures = check_bracket({**doc, "duals": bad + doc["duals"]})
+    assert failures == [
+        f"dual ({u1}, {u2})->({v1}, {v2}) at grid point {k} is not a nonnegative dual of a box edge"
+        for u1, u2, v1, v2, k, _ in bad
+    ]
 
 
 def test_a_negative_bracket_dual_is_rejected() -> None:
