@@ -259,7 +259,10 @@ def _where_only(removed: str, added: str) -> bool:
     """The two lines differ in one string constant (or None) only, and it is the ``where`` (or
     ``kind``) argument of a checker helper that uses it only in the text of its errors."""
     try:
-        old, new = (ast.parse(line.strip().removesuffix(":")) for line in (removed, added))
+        # a compound statement's header (if …:, for …:) is parsed with an empty body
+        old, new = (
+            ast.parse(line.strip() + (" pass" if line.rstrip().endswith(":") else "")) for line in (removed, added)
+        )
     except SyntaxError:
         return False
     if len(list(ast.walk(old))) != len(list(ast.walk(new))):

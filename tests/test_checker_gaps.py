@@ -74,6 +74,19 @@ def test_a_profile_vertex_moved_with_its_lines_is_rejected() -> None:
     assert failures and all("hockey-stick divergence above" in f for f in failures), failures
 
 
+def test_the_tightest_alpha_states_its_value_and_delta_stays_a_probability() -> None:
+    """A wrong α at δ is named with the right one; a δ above 1 is refused."""
+    doc = _audit(truncated_geometric("1/2", 3), delta=Fraction(1, 5))
+    at = doc["approximate_dp"]["at_delta"]
+    forged = copy.deepcopy(doc)
+    forged["approximate_dp"]["at_delta"]["alpha"] = "1/3"
+    assert check_certificate(forged) == [
+        f"approximate_dp.at_delta: the tightest α at δ = 1/5 is {at['alpha']} (piece {at['piece']})"
+    ]
+    forged["approximate_dp"]["at_delta"].update(delta="3/2", alpha="1", piece=0)
+    assert check_certificate(forged) == ["malformed certificate: approximate_dp.at_delta.delta: 3/2 is not in [0, 1]"]
+
+
 def test_the_tightest_alpha_is_checked_at_the_profiles_ends() -> None:
     """δ at a vertex (δ(1), δ(t_K)) and beyond the ends: the producer's at_delta checks, so the
     checker's piece search agrees there too (δ ≥ δ(1): α = 1; δ < δ(∞): no α, piece null)."""
@@ -84,6 +97,7 @@ def test_the_tightest_alpha_is_checked_at_the_profiles_ends() -> None:
     assert floor > 0
     cases = [(truncated_geometric("1/2", 3), d) for d in (Fraction(0), Fraction(1, 3), Fraction(1, 5), Fraction(1))]
     cases += [(leaky, floor), (leaky, floor - Fraction(1, 10**9))]
+    cases += [(exponential("1/2", 3), Fraction(1, 10))]  # δ below its middle vertex 4/15 (three vertices)
     for mech, delta in cases:
         at = _audit(mech, delta=delta)["approximate_dp"]["at_delta"]  # checked inside
         assert (at["piece"] is None) == (delta < floor and mech is leaky), at
@@ -114,22 +128,65 @@ def test_a_zcdp_bracket_is_checked_to_its_rounding(rows: Any, orders: tuple[int,
     assert failure.startswith("approximate_dp.renyi: on λ ∈ [") and failure.endswith(f"may exceed ρ_hi = {hi - tiny}")
 
 
+def test_a_zcdp_lower_end_is_attained_inside_the_range() -> None:
+    """ρ_lo = 0 needs no order, but the recorded order must lie in the range: its high end is
+    accepted, an order past it is not (whatever D_λ/λ there)."""
+    doc = _audit(truncated_geometric("1/2", 3), renyi=(Fraction(1), Fraction(4)))
+    forged = copy.deepcopy(doc)
+    renyi = forged["approximate_dp"]["renyi"]
+    renyi["rho_interval"][0] = "0"
+    renyi["attained"]["lambda"] = "4"
+    assert check_certificate(forged) == []
+    renyi["attained"]["lambda"] = "5"
+    assert check_certificate(forged) == ["approximate_dp.renyi: D_λ/λ at λ = 5 does not reach ρ_lo = 0"]
+
+
+def test_a_zcdp_grid_of_two_orders_checks_and_a_grid_that_does_not_rise_is_refused() -> None:
+    """The coarsest grid is the range's two ends (one cell, a loose ρ_hi); a range starting below
+    λ = 1 or a grid repeating an order is malformed."""
+    doc = _audit(truncated_geometric("1/2", 3), renyi=(Fraction(1), Fraction(4)))
+    coarse = copy.deepcopy(doc)
+    coarse["approximate_dp"]["renyi"].update(
+        grid=["1", "4"], rho_interval=[doc["approximate_dp"]["renyi"]["rho_interval"][0], "10"]
+    )
+    assert check_certificate(coarse) == []
+    refused = (
+        "malformed certificate: approximate_dp.renyi: the grid must rise from the range's low end (≥ 1) to its high end"
+    )
+    for lambda_range, grid in ((["1/2", "4"], ["1/2", "4"]), (["1", "4"], ["1", "2", "2", "4"])):
+        forged = copy.deepcopy(coarse)
+        forged["approximate_dp"]["renyi"].update(lambda_range=lambda_range, grid=grid)
+        assert check_certificate(forged) == [refused], grid
+
+
 def test_an_infinite_zcdp_bound_needs_an_output_one_row_gives_and_its_neighbour_never() -> None:
     """ρ = ∞ (``rho_interval`` null) is shown by the recorded (i, i′, r) with x_i[r] > 0 = x_i′[r]:
     the producer's record checks; the pair reversed, another output, or ∞ claimed for a mechanism
     whose ρ is finite, does not."""
-    leak = Mechanism([[Fraction(1, 2), Fraction(1, 2), Fraction(0)], [Fraction(1, 4), Fraction(1, 2), Fraction(1, 4)]])
+    rows = [["1/2", "1/2", "0", "0"], ["1/4", "1/2", "1/4", "0"]]  # output 3: never given
+    leak = Mechanism([[Fraction(x) for x in row] for row in rows])
     doc = _audit(leak, renyi=(Fraction(1), Fraction(2)))
     renyi = doc["approximate_dp"]["renyi"]
     assert renyi["rho_interval"] is None and renyi["attained"] == {"inputs": [1, 0], "output": 2}
     wrong = "approximate_dp.renyi: ρ = ∞ needs an output with x_i[r] > 0 = x_i′[r]"
-    for attained in ({"inputs": [0, 1], "output": 2}, {"inputs": [1, 0], "output": 1}, {"inputs": [1, 0], "output": 7}):
+    outputs = (2, 1, 3, 7)
+    for attained in [{"inputs": [0, 1], "output": 2}, *({"inputs": [1, 0], "output": r} for r in outputs[1:])]:
         forged = copy.deepcopy(doc)
         forged["approximate_dp"]["renyi"]["attained"] = attained
         assert check_certificate(forged) == [wrong], attained
     finite = _audit(truncated_geometric("1/2", 1), renyi=(Fraction(1), Fraction(2)))
     finite["approximate_dp"]["renyi"].update(rho_interval=None, attained={"inputs": [1, 0], "output": 1})
     assert check_certificate(finite) == [wrong]
+
+
+def test_a_mechanism_without_neighbours_has_zcdp_bound_zero() -> None:
+    """One input, no pair: ρ = 0 with no attaining pair; any other bracket or a pair is refused."""
+    doc = _audit(Mechanism([[Fraction(1, 2), Fraction(1, 2)]]), renyi=(Fraction(1), Fraction(2)))
+    assert doc["approximate_dp"]["renyi"]["rho_interval"] == ["0", "0"]
+    for rho, attained in ((["0", "1"], None), (["1", "1"], None), (["0", "0"], {"lambda": "1", "inputs": [0, 0]})):
+        forged = copy.deepcopy(doc)
+        forged["approximate_dp"]["renyi"].update(rho_interval=rho, attained=attained)
+        assert check_certificate(forged) == ["approximate_dp.renyi: no neighbours, ρ = 0"], rho
 
 
 def _user_with_loss_matrix() -> tuple[Mechanism, dict[str, Any], list[list[Fraction]]]:
