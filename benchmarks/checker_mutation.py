@@ -31,6 +31,7 @@ import functools
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 import time
@@ -62,6 +63,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--survivors", action="store_true", help="rerun only the mutants that survived the last run")
     parser.add_argument("--baseline", type=Path, help="an earlier report whose survivors get the test that kills them")
     parser.add_argument("--reports", type=Path, default=ROOT / "reports", help="where the report goes")
+    parser.add_argument("--deselect", action="append", default=[], metavar="NODEID",
+                        help="a (slow) test not run against this run's mutants, as pytest --deselect; "
+                        "named in the report, whose score for the module is then a lower bound")  # fmt: skip
     args = parser.parse_args(argv)
     unknown = sorted({m for m in args.modules if m.partition(".")[0] not in modules()})
     if unknown:
@@ -70,8 +74,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--baseline {args.baseline}: no such report (expected a checker_mutation.json)")
     old = _load(args.reports / "checker_mutation.json")
     seconds: dict[str, float] = old.get("seconds", {})
+    deselected: dict[str, list[str]] = old.get("deselected", {})
     if not args.report_only:
-        env = {**os.environ, "HYPOTHESIS_PROFILE": "mechlib-ci"}
+        addopts = " ".join(shlex.quote(f"--deselect={test}") for test in args.deselect)
+        env = {**os.environ, "HYPOTHESIS_PROFILE": "mechlib-ci", "PYTEST_ADDOPTS": addopts}
         for selection in args.modules or modules():
             module, _, function = selection.partition(".")
             start = time.monotonic()
@@ -89,7 +95,9 @@ def main(argv: list[str] | None = None) -> int:
             # a whole module's run replaces its time; a function's or the survivors' adds to it
             whole = not function and not args.survivors
             seconds[module] = round(time.monotonic() - start + (0 if whole else seconds.get(module, 0)))
+            deselected[module] = sorted(set(args.deselect) | (set() if whole else set(deselected.get(module, []))))
     doc = summarise(seconds, _load(NOTES))
+    doc["deselected"] = {module: tests for module, tests in deselected.items() if tests}
     if not any(row["run"] for row in doc["modules"].values()):
         print("checker_mutation: no mutant has been run yet (mutants/ holds no result); no report written")
         return 2
@@ -265,12 +273,14 @@ def _where_only(removed: str, added: str) -> bool:
         )
     except SyntaxError:
         return False
+    old, new = _WhereAsText().visit(old), _WhereAsText().visit(new)  # a where passed on is a message too
     if len(list(ast.walk(old))) != len(list(ast.walk(new))):
         return False
     calls = [a for a in ast.walk(old) if isinstance(a, ast.Call)]
     differing = [(a, b) for a, b in zip(ast.walk(old), ast.walk(new)) if ast.dump(a) != ast.dump(b)]
+    # a message replaced by another string or None
     leaves = [(a, b) for a, b in differing if isinstance(a, ast.Constant) and isinstance(b, ast.Constant)]
-    if not leaves or len(leaves) != 1 or not isinstance(leaves[0][1].value, (str, type(None))):
+    if len(leaves) != 1 or not isinstance(leaves[0][1].value, (str, type(None))):
         return False
     leaf = leaves[0][0]
     for call in calls:
@@ -279,6 +289,11 @@ def _where_only(removed: str, added: str) -> bool:
         if position is not None and len(call.args) > position and call.args[position] is leaf:
             return all(any(n is leaf for n in ast.walk(a)) for a, _ in differing)  # nothing else differs
     return False
+
+
+class _WhereAsText(ast.NodeTransformer):
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        return ast.Constant("{where}") if node.id == "where" else node
 
 
 @functools.cache
@@ -394,6 +409,11 @@ def markdown(doc: dict[str, Any]) -> str:
             lines.append(f"| {module} | {count} | {row.get('not_run_estimate_seconds', '—')} |")
     else:
         lines.append("None: every mutant of every checker module was run.")
+    if doc.get("deselected"):
+        lines += ["", "## Tests not run against a module's mutants", "",
+                  "Left out (`--deselect`) for their time; a mutant only they kill counts as surviving here, so "
+                  "the module's score is a lower bound.", ""]  # fmt: skip
+        lines += [f"- {module}: `{test}`" for module, tests in doc["deselected"].items() for test in tests]
     lines += ["", "## Surviving mutants and why each is equivalent", ""]
     for s in doc["survivors"]:
         why = s["equivalent"] or "**UNEXPLAINED: needs a test or an argument**"

@@ -141,6 +141,31 @@ def test_a_zcdp_lower_end_is_attained_inside_the_range() -> None:
     assert check_certificate(forged) == ["approximate_dp.renyi: D_λ/λ at λ = 5 does not reach ρ_lo = 0"]
 
 
+def test_a_zcdp_section_is_refused_above_the_audits_limit_before_any_arithmetic() -> None:
+    """(ordered pairs) × outputs = 200 × 200 = 40,000 cells, the limit, is checked; one more output
+    (40,200) is refused with the count. A uniform mechanism (D_λ = 0) with a one-cell grid."""
+    renyi = {"lambda_range": ["1", "2"], "grid": ["1", "2"], "rho_interval": ["0", "1/1000000"],
+             "attained": {"lambda": "1", "inputs": [0, 1]}}  # fmt: skip
+    refused = (
+        "malformed certificate: approximate_dp.renyi: 40,200 (pair, output) cells, above 40,000, the audit's limit"
+    )
+    for width, failures in ((200, []), (201, [refused])):
+        doc = _audit(Mechanism([[Fraction(1, width)] * width for _ in range(101)]), delta=Fraction(0))
+        doc["approximate_dp"]["renyi"] = renyi
+        assert check_certificate(doc) == failures, width
+
+
+def test_a_recorded_pair_must_be_two_neighbouring_inputs() -> None:
+    """The attaining pair of the zCDP bracket with one input of the mechanism and one not: named."""
+    doc = _audit(truncated_geometric("1/2", 3), renyi=(Fraction(1), Fraction(4)))
+    for pair in ([0, 99], [99, 0], [0, 2]):
+        forged = copy.deepcopy(doc)
+        forged["approximate_dp"]["renyi"]["attained"]["inputs"] = pair
+        assert check_certificate(forged) == [
+            f"malformed certificate: approximate_dp.renyi.attained.inputs: {pair} is not a pair of neighbouring inputs"
+        ]
+
+
 def test_a_zcdp_grid_of_two_orders_checks_and_a_grid_that_does_not_rise_is_refused() -> None:
     """The coarsest grid is the range's two ends (one cell, a loose ρ_hi); a range starting below
     λ = 1 or a grid repeating an order is malformed."""
