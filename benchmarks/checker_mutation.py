@@ -1,26 +1,34 @@
 """Mutation testing of the trusted base (``mechlib/checkers/``) with mutmut; writes
 reports/checker_mutation.json and .md.
 
-    python -m benchmarks.checker_mutation [MODULE ...] [--max-children N] [--report-only] [--baseline JSON]
+    python -m benchmarks.checker_mutation [MODULE[.FUNCTION] ...] [--max-children N] [--deselect NODEID]
+                                          [--survivors] [--report-only] [--baseline JSON]
     python3 dev.py mutate [...]        # the same
 
 mutmut's settings are in pyproject.toml (``[tool.mutmut]``): only ``mechlib/checkers/*`` is mutated
 (the producers are copied unmutated into ``mutants/`` so that tests can build certificates) and each
 mutant runs only the tests of the selection that reach its function, with ``-x``, under the
 derandomized Hypothesis profile ``mechlib-ci``. MODULE (``bracket_certificate``, …; default: every
-checker module) selects whose mutants run now; results of earlier runs stay in ``mutants/`` and the
-report covers every module run so far, with the seconds each took.
+checker module) selects whose mutants run now, MODULE.FUNCTION one function's (``audit_certificate.
+_check_user``); results of earlier runs stay in ``mutants/`` and the report covers every mutant run so
+far, the seconds each module took, and the mutants not run yet with an estimate of their time.
+``--deselect`` leaves a slow test out of this run (the report names it: the module's score is then a
+lower bound).
 
 Every surviving mutant is either explained in benchmarks/checker_mutation_equivalent.json (keyed by
-its function and mutated lines, so renumbering does not lose the note) with a one-line argument
-that it is equivalent, or listed as unexplained (exit 1). For the survivors of ``--baseline`` (a
-report of a run before the tests that kill them), the report names the first test that kills each
-one now, found by running the selection with ``-x`` against that mutant. Long: mutmut 3.8 makes
-about 6,850 mutants of the checkers at 9c33db7 (audit_certificate 2452, standard_users 1360,
-blackbox_result 1072, approximate_dp 681, blackbox_delta 390, bracket_certificate 341, ratio_test
-340, fields 108, numbers 107), generated in ~2.5 min; the stats run (every test of the selection
-once) is ~70 s of tests; then each mutant is a fork running the tests that reach its function. Run
-a module or two at a time under ``flock /tmp/mechlib-heavy.lock``. Never part of CI's test tier.
+its function, the line above the change and the changed lines, so renumbering does not lose the
+note) with a one-line argument that it is equivalent, recognised as changing only the text of an
+error, or listed as unexplained (exit 1). For the survivors of ``--baseline`` (a report of a run
+before the tests that kill them), the report names the first test that kills each one now, found by
+running the selection with ``-x`` against that mutant.
+
+Long: mutmut 3.8 makes 7,838 mutants of the checkers (audit_certificate 2599, standard_users 1360,
+blackbox_result 1310, approximate_dp 700, universal_certificate 579, blackbox_delta 387,
+bracket_certificate 341, ratio_test 340, fields 115, numbers 107), generated in ~70 s; the stats run
+(every test of the selection once, traced) took ~8 min on the shared 2-core machine; then each mutant
+is a fork running the tests that reach its function (bracket_certificate: ~10 min of mutant runs).
+It runs niced beside other work, one mutant at a time (the default ``--max-children 1``):
+``nice -n 10 python3 dev.py mutate bracket_certificate``. Never part of CI's test tier.
 """
 
 from __future__ import annotations
@@ -273,7 +281,7 @@ def _where_only(removed: str, added: str) -> bool:
         )
     except SyntaxError:
         return False
-    old, new = _WhereAsText().visit(old), _WhereAsText().visit(new)  # a where passed on is a message too
+    old, new = _WhereAsText().visit(old), _WhereAsText().visit(new)
     if len(list(ast.walk(old))) != len(list(ast.walk(new))):
         return False
     calls = [a for a in ast.walk(old) if isinstance(a, ast.Call)]
@@ -292,8 +300,13 @@ def _where_only(removed: str, added: str) -> bool:
 
 
 class _WhereAsText(ast.NodeTransformer):
+    """``where`` and f-strings as one text each (a where passed on, or built from it, is message text)."""
+
     def visit_Name(self, node: ast.Name) -> ast.AST:
         return ast.Constant("{where}") if node.id == "where" else node
+
+    def visit_JoinedStr(self, node: ast.JoinedStr) -> ast.AST:
+        return ast.Constant(ast.unparse(node))
 
 
 @functools.cache

@@ -56,6 +56,34 @@ def test_a_privacy_profile_below_the_true_one_is_rejected_at_its_vertices() -> N
     ]
 
 
+def test_a_profile_has_one_piece_per_vertex_and_names_its_fields() -> None:
+    """A piece fewer than vertices, a number that is none, α not falling from 1 to above 0, outputs
+    repeated or not the mechanism's, outputs without a pair: each refused with the field named."""
+    doc = _audit(truncated_geometric("1/2", 3), delta=Fraction(1, 20))
+    forged = copy.deepcopy(doc)
+    forged["approximate_dp"]["profile"]["pieces"].pop()
+    assert check_certificate(forged) == ["malformed certificate: approximate_dp.profile.pieces: expected a list of 2"]
+    forged = copy.deepcopy(doc)
+    forged["approximate_dp"]["profile"]["vertices"][1]["delta"] = "1/0"
+    [failure] = check_certificate(forged)
+    assert failure.startswith("malformed certificate: approximate_dp.profile.vertices[1].delta: "), failure
+    alphas = "malformed certificate: approximate_dp.profile.vertices: α must start at 1 and decrease, staying > 0"
+    for values in (["1/2", "1/4"], ["1", "1"], ["1", "0"]):
+        forged = copy.deepcopy(doc)
+        for vertex, alpha in zip(forged["approximate_dp"]["profile"]["vertices"], values):
+            vertex["alpha"] = alpha
+        assert check_certificate(forged) == [alphas], values
+    where = "malformed certificate: approximate_dp.profile.pieces[0]"
+    for change, failure in (
+        ({"outputs": [0, 0]}, f"{where}.outputs: expected distinct outputs of the mechanism"),
+        ({"outputs": [99]}, f"{where}.outputs: expected distinct outputs of the mechanism"),
+        ({"inputs": None}, f"{where}: a set of outputs needs its pair of inputs"),
+    ):
+        forged = copy.deepcopy(doc)
+        forged["approximate_dp"]["profile"]["pieces"][0].update(change)
+        assert check_certificate(forged) == [failure], change
+
+
 def test_a_profile_vertex_moved_with_its_lines_is_rejected() -> None:
     """A profile whose inner vertex sits on a weaker pair's line: each piece is still a real line
     A − B·t through its recorded vertices, but between them the profile is below the true one."""
