@@ -84,6 +84,44 @@ def test_a_profile_has_one_piece_per_vertex_and_names_its_fields() -> None:
         assert check_certificate(forged) == [failure], change
 
 
+def test_a_profile_is_compared_with_every_unit_of_excess() -> None:
+    """Rows 1/2, 1/2 and 1/3, 2/3: at α = 1 each ordered pair's excess, over the common denominator
+    6, is exactly 1 (3·1 − 2·1 on output 0, 2·2 − 3·1 on output 1): δ(1) = 1/6, not 0."""
+    doc = _audit(Mechanism([[Fraction(1, 2), Fraction(1, 2)], [Fraction(1, 3), Fraction(2, 3)]]), delta=Fraction(0))
+    assert doc["approximate_dp"]["profile"]["vertices"][0] == {"alpha": "1", "delta": "1/6"}
+    forged = copy.deepcopy(doc)
+    forged["approximate_dp"]["profile"] = {
+        "vertices": [{"alpha": "1", "delta": "0"}],
+        "pieces": [{"inputs": None, "outputs": [], "mass": "0", "neighbour_mass": "0"}],
+    }
+    forged["approximate_dp"]["at_delta"].update(alpha="1", epsilon_interval=["0", "0"], piece=0)
+    assert check_certificate(forged) == [
+        "approximate_dp.profile: at vertex 0 (α = 1) the pair of rows (0, 1) has hockey-stick divergence above δ = 0"
+    ]
+
+
+def test_each_profile_piece_meets_both_of_its_vertices() -> None:
+    """T at α = 1/2: the piece 2/3 − t/3 reaches 0 at t = 2. Its vertex moved to t = 3 (α = 1/3,
+    still δ = 0, still above the true profile) leaves the line off its right end; a flat piece
+    (B = 0) before the last one is no piece of the profile either."""
+    doc = _audit(truncated_geometric("1/2", 3), delta=Fraction(1, 20))
+    off = "approximate_dp.profile.pieces[0]: its line P_i(S) − P_i′(S)/α does not meet the profile at its vertices"
+    forged = copy.deepcopy(doc)
+    forged["approximate_dp"]["profile"]["vertices"][1]["alpha"] = "1/3"
+    forged["approximate_dp"]["at_delta"] = None
+    assert check_certificate(forged) == [off]
+    flat = {"inputs": None, "outputs": [], "mass": "0", "neighbour_mass": "0"}
+    uniform = _audit(Mechanism([[Fraction(1, 2)] * 2] * 2), delta=Fraction(0))
+    uniform["approximate_dp"]["profile"] = {"vertices": [{"alpha": "1", "delta": "0"}, {"alpha": "1/2", "delta": "0"}],
+                                            "pieces": [flat, flat]}  # fmt: skip
+    uniform["approximate_dp"]["at_delta"] = None
+    assert check_certificate(uniform) == [off]
+    forged = copy.deepcopy(doc)
+    forged["approximate_dp"]["profile"]["pieces"][0]["mass"] = "1/2"
+    failures = check_certificate(forged)
+    assert "approximate_dp.profile.pieces[0]: the masses are not P_i(S) and P_i′(S)" in failures, failures
+
+
 def test_a_profile_vertex_moved_with_its_lines_is_rejected() -> None:
     """A profile whose inner vertex sits on a weaker pair's line: each piece is still a real line
     A − B·t through its recorded vertices, but between them the profile is below the true one."""
