@@ -175,7 +175,7 @@ def test_the_tightest_alpha_is_checked_at_the_profiles_ends() -> None:
         (truncated_geometric("1/2", 3).rows, (1, 4)),  # the sup at λ = 1 (KL)
         ([[Fraction(2, 3), Fraction(0), Fraction(1, 3)], [Fraction(1, 3), Fraction(0), Fraction(2, 3)]], (2, 8)),
     ],
-    ids=["T, λ in [1, 4]", "an output never given, λ in [2, 8]"],
+    ids=["T, orders 1 to 4", "an output never given, orders 2 to 8"],
 )
 def test_a_zcdp_bracket_is_checked_to_its_rounding(rows: Any, orders: tuple[int, int]) -> None:
     """The producer rounds ρ_lo down and ρ_hi up at 12 decimals: either end moved inward by 10⁻¹⁰
