@@ -533,6 +533,53 @@ def test_the_checkers_clopper_pearson_test_is_exact() -> None:
     assert not lower_bound_holds(0, 5, Fraction(1, 10), level)
 
 
+def _named_user_with_its_optimal_mechanism() -> dict[str, Any]:
+    """Randomized response's certificate with its first standard user (uniform prior, absolute loss)
+    carrying the LP's form of proof, an optimal mechanism: T at the DP level (GRS Thm 3.1; its
+    remap here is the identity), so that the general check (``_check_user``) takes it."""
+    doc = _audit(randomized_response("1/3", 4))
+    entry = doc["user_losses"]["users"][0]
+    assert (entry["loss"], entry["t_optimal_remap"]) == ("absolute", {str(r): r for r in range(4)})
+    entry["optimum_mechanism"] = truncated_geometric(Fraction(doc["dp_level"]), 3).to_integer_rows()
+    assert check_certificate(doc) == []
+    return doc
+
+
+def test_a_named_users_loss_and_prior_are_the_names() -> None:
+    """A loss named by a standard name is that loss, and a prior named uniform is uniform (a name
+    outside the standard ones is refused by the schema)."""
+    doc = _named_user_with_its_optimal_mechanism()
+    user = "user (uniform, absolute)"
+    binary = [[str(int(i != j)) for j in range(4)] for i in range(4)]
+    for change, failure in (
+        ({"loss_name": "squared"}, "user (uniform, squared): the loss is named 'absolute', not 'squared'"),
+        ({"prior": ["1/2", "1/6", "1/6", "1/6"]}, f"{user}: the prior is not uniform"),
+        ({"loss": binary}, f"{user}: the loss is not the absolute loss"),
+    ):
+        forged = copy.deepcopy(doc)
+        forged["user_losses"]["users"][0].update(change)
+        assert failure in check_certificate(forged), change
+
+
+def test_an_optimal_mechanism_must_be_dp_stochastic_and_reach_the_optimum() -> None:
+    """The LP's primal: the identity (not DP at α), T at another level (DP, stochastic, but its loss
+    is not the optimum) and T with a row scaled (not stochastic) each leave the optimum unproved."""
+    doc = _named_user_with_its_optimal_mechanism()
+    alpha = Fraction(doc["dp_level"])
+    optimum = doc["user_losses"]["users"][0]["optimum"]
+    scaled = truncated_geometric(alpha, 3).to_integer_rows()
+    scaled["denominators"][0] = format(2 * int(scaled["denominators"][0], 16), "x")
+    for primal in (
+        Mechanism([[Fraction(int(i == j)) for j in range(4)] for i in range(4)]).to_integer_rows(),
+        truncated_geometric(alpha * alpha, 3).to_integer_rows(),
+        scaled,
+    ):
+        forged = copy.deepcopy(doc)
+        forged["user_losses"]["users"][0]["optimum_mechanism"] = primal
+        failures = check_certificate(forged)
+        assert f"user (uniform, absolute): the optimality certificate of {optimum} does not check" in failures, primal
+
+
 def test_loss_matrix_users_at_the_edges_check() -> None:
     """A prior with zero mass on some counts, and a loss that is zero everywhere (optimum 0, no
     ratio): the producer's certificate checks."""
