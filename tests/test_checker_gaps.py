@@ -562,15 +562,19 @@ def test_a_named_users_loss_and_prior_are_the_names() -> None:
 
 
 def test_an_optimal_mechanism_must_be_dp_stochastic_and_reach_the_optimum() -> None:
-    """The LP's primal: the identity (not DP at α), T at another level (DP, stochastic, but its loss
-    is not the optimum) and T with a row scaled (not stochastic) each leave the optimum unproved."""
+    """The LP's primal: T with count 1's mass on output 0 moved to output 2 (the same loss, not DP at
+    α), T at another level (DP, stochastic, but its loss is not the optimum) and T with a row scaled
+    (not stochastic) each leave the optimum unproved."""
     doc = _named_user_with_its_optimal_mechanism()
     alpha = Fraction(doc["dp_level"])
     optimum = doc["user_losses"]["users"][0]["optimum"]
     scaled = truncated_geometric(alpha, 3).to_integer_rows()
     scaled["denominators"][0] = format(2 * int(scaled["denominators"][0], 16), "x")
+    rows = [list(row) for row in truncated_geometric(alpha, 3).rows]
+    rows[1][2] += rows[1][0]  # the same loss (|1 − 0| = |1 − 2|), but output 0 never given by count 1: not DP
+    rows[1][0] = Fraction(0)
     for primal in (
-        Mechanism([[Fraction(int(i == j)) for j in range(4)] for i in range(4)]).to_integer_rows(),
+        Mechanism(rows).to_integer_rows(),
         truncated_geometric(alpha * alpha, 3).to_integer_rows(),
         scaled,
     ):
@@ -578,6 +582,32 @@ def test_an_optimal_mechanism_must_be_dp_stochastic_and_reach_the_optimum() -> N
         forged["user_losses"]["users"][0]["optimum_mechanism"] = primal
         failures = check_certificate(forged)
         assert f"user (uniform, absolute): the optimality certificate of {optimum} does not check" in failures, primal
+
+
+def test_a_loss_matrix_users_fields_are_each_checked() -> None:
+    """Each field of a general user's entry, changed alone, is named: a prior or dual one entry too
+    long (a zero: the sums are unchanged), a loss one row too many, a prior that is no distribution,
+    a worse optimal remap, a ratio, T's remap."""
+    _, doc, _ = _user_with_loss_matrix()
+    user, where = "user (skewed, cost)", "malformed certificate: user_losses.users[3]"
+    entry = doc["user_losses"]["users"][3]
+    worse = {str(r): 0 for r in range(4)}
+    for change, failure in (
+        ({"prior": [*entry["prior"], "0"]}, f"{where}.prior: expected a list of 4"),
+        ({"dual": [*entry["dual"], "0"]}, f"{where}.dual: expected a list of 4"),
+        ({"prior": ["3/4", "1/2", "-1/4", "0"]}, f"{user}: the prior is not a distribution"),
+        ({"prior": ["1/2", "1/4", "1/8", "1/4"]}, f"{user}: the prior is not a distribution"),
+        ({"optimal_remap": worse}, f"{user}: the mechanism's loss with its optimal remap is not {entry['mechanism']}"),
+        ({"ratio": "1"}, f"{user}: the ratio is not mechanism/optimum"),
+        ({"t_optimal_remap": worse}, f"{user}: T with the recorded remap does not reach the optimum (GRS Thm 3.1)"),
+    ):
+        forged = copy.deepcopy(doc)
+        forged["user_losses"]["users"][3].update(change)
+        assert failure in check_certificate(forged), change
+    forged = copy.deepcopy(doc)
+    forged["user_losses"]["users"][3]["loss"].append(["0"] * 4)
+    [failure] = check_certificate(forged)
+    assert failure.startswith(f"{where}.loss"), failure
 
 
 def test_loss_matrix_users_at_the_edges_check() -> None:
