@@ -304,6 +304,18 @@ def test_a_loss_matrix_users_dual_must_be_feasible() -> None:
     assert check_certificate(forged) == [f"user (skewed, cost): the optimality certificate of {optimum} does not check"]
 
 
+def test_a_loss_matrix_users_dual_is_checked_at_every_guess() -> None:
+    """Moved from count 1 to count 3, the dual keeps its total but fails only at the last guess: its
+    column w_3 = (p_i·l(i, 3) − y_i)_i leaves the cone."""
+    _, doc, _ = _user_with_loss_matrix()
+    forged = copy.deepcopy(doc)
+    dual = [Fraction(v) for v in forged["user_losses"]["users"][3]["dual"]]
+    dual[3], dual[1] = dual[3] + Fraction(1, 2000), dual[1] - Fraction(1, 2000)
+    forged["user_losses"]["users"][3]["dual"] = [str(v) for v in dual]
+    optimum = doc["user_losses"]["users"][3]["optimum"]
+    assert check_certificate(forged) == [f"user (skewed, cost): the optimality certificate of {optimum} does not check"]
+
+
 def test_a_loss_matrix_users_optimum_raised_with_a_worse_remap_is_rejected() -> None:
     """The forger's aim: a higher optimum makes the mechanism look closer to optimal. T with a worse
     remap (every output guessed as 0) reaches the raised value, the dual is scaled to sum to it
