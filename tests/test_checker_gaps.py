@@ -594,6 +594,11 @@ def test_an_optimal_mechanism_must_be_dp_stochastic_and_reach_the_optimum() -> N
         forged["user_losses"]["users"][0]["optimum_mechanism"] = primal
         failures = check_certificate(forged)
         assert f"user (uniform, absolute): the optimality certificate of {optimum} does not check" in failures, primal
+    taller = Mechanism([*truncated_geometric(alpha, 3).rows, truncated_geometric(alpha, 3).rows[3]])  # 5 rows
+    forged = copy.deepcopy(doc)
+    forged["user_losses"]["users"][0]["optimum_mechanism"] = taller.to_integer_rows()
+    [failure] = check_certificate(forged)
+    assert failure.startswith("malformed certificate: user_losses.users[0].optimum_mechanism"), failure
 
 
 def test_a_loss_matrix_users_fields_are_each_checked() -> None:
