@@ -505,6 +505,44 @@ def test_a_forged_clopper_pearson_bound_is_rejected() -> None:
     assert len(failures) == 1 and "not a verified Clopper–Pearson lower bound" in failures[0], failures
 
 
+def _path(n: int) -> list[tuple[int, int]]:
+    return [p for i in range(n) for p in ((i, i + 1), (i + 1, i))]
+
+
+def test_the_ratio_tests_hypotheses_are_the_ones_their_format_defines() -> None:
+    """The families written out from ratio_test's definitions, on small paths: the pairs and pooled
+    counts (/8 pools a count against its whole component, /6 and /7 against its neighbours), the
+    summed hypotheses of /8 and the one-tailed sums of /7 — none off the path 0–1–…–n."""
+    from mechlib.checkers.ratio_test import family, one_tailed_sums, sums
+
+    pairs = [(0, 1), (1, 0), (1, 2), (2, 1)]
+    singles = [(i, [j], [1]) for i, j in pairs]
+    assert family(pairs, grouped=False) == [*singles, (1, [0, 2], [1, 1])]
+    assert family(pairs, grouped=True) == [*singles, (0, [1, 2], [1, 2]), (1, [0, 2], [1, 1]), (2, [0, 1], [2, 1])]
+
+    def low(i: int, j: int) -> tuple[int, int, dict[str, int]]:
+        return (i, j, {"at_most": i})
+
+    def high(i: int, j: int) -> tuple[int, int, dict[str, int]]:
+        return (i, j, {"at_least": i})
+
+    ends = {3: [low(0, 1), high(3, 2)], 4: [low(0, 1), high(4, 3)]}
+    assert sums(_path(1), 1) == [[low(0, 1), high(1, 0)]]
+    assert sums(_path(2), 2) == [[low(0, 1), high(1, 0)], [low(1, 2), high(2, 1)]]
+    assert sums(_path(3), 3) == [ends[3], [low(0, 1), high(1, 0), low(2, 3), high(3, 2)], [low(1, 2), high(2, 1)]]
+    assert one_tailed_sums(_path(2), 2) == []
+    assert one_tailed_sums(_path(3), 3) == [ends[3], [low(0, 1), low(2, 3)], [high(1, 0), high(3, 2)]]
+    assert one_tailed_sums(_path(4), 4) == [
+        ends[4],
+        [low(0, 1), low(2, 3)],
+        [high(1, 0), high(3, 2)],
+        [low(1, 2), low(3, 4)],
+        [high(2, 1), high(4, 3)],
+    ]
+    for off in (pairs[:3], [*pairs, (0, 1)], [*pairs, (0, 2), (2, 0)]):
+        assert sums(off, 2) == one_tailed_sums(off, 2) == [], off
+
+
 def _tail(k: int, m: int, theta: Fraction) -> Fraction:
     """P(Bin(m, θ) ≥ k), exactly."""
     return sum((math.comb(m, j) * theta**j * (1 - theta) ** (m - j) for j in range(max(k, 0), m + 1)), Fraction(0))
