@@ -561,6 +561,8 @@ def test_the_checkers_tail_decisions_are_exact_at_small_theta() -> None:
                     if 0 < level < Fraction(1, 2):
                         assert rejects(k, m, theta, level) == (tail <= level), (k, m, theta, level)
     assert rejects(1, 5, Fraction(0), Fraction(1, 100)) and not rejects(0, 5, Fraction(0), Fraction(1, 100))
+    # more hits than trials: the tail is 0, at any θ
+    assert all(rejects(m + 1, m, theta, Fraction(1, 100)) for m in (1, 7) for theta in (Fraction(1, 3), Fraction(2, 3)))
 
 
 def test_the_checkers_clopper_pearson_test_is_exact() -> None:
