@@ -390,8 +390,9 @@ def markdown(doc: dict[str, Any]) -> str:
         "Score = killed (or timed out) / (killed + survived + no tests); *without equivalent*: the equivalent "
         "survivors left out; *not run*: mutants of the module not run yet (see below); *other*: mutmut's "
         "other statuses (segfault, suspicious, interrupted), outside the score. *Before*: the score of the "
-        "first run (`--baseline`), before the tests written against its survivors; *seconds*: wall time of the module's runs (mutant generation and "
-        "mutmut's stats run included), *mutant s*: the mutants' own test runs.",
+        "first run (`--baseline`), before the tests written against its survivors; *seconds*: wall time of "
+        "the module's runs (mutant generation and mutmut's stats run included), *mutant s*: the mutants' own "
+        "test runs.",
         "",
         "| module | mutants | not run | killed | timeout | survived | no tests | other | equivalent | score "
         "| without equivalent | before | seconds | mutant s |",
