@@ -293,24 +293,18 @@ def _user_with_loss_matrix() -> tuple[Mechanism, dict[str, Any], list[list[Fract
     return mech, doc, [list(row) for row in t.rows]
 
 
-def test_a_loss_matrix_users_dual_must_be_feasible() -> None:
-    """The dual moved between two counts: same total (the optimum), not feasible any more."""
+@pytest.mark.parametrize(
+    ("up", "down", "amount"),
+    [(0, 1, Fraction(1, 100)), (3, 1, Fraction(1, 2000))],
+    ids=["count 1 to 0", "count 1 to 3"],
+)
+def test_a_loss_matrix_users_dual_must_be_feasible(up: int, down: int, amount: Fraction) -> None:
+    """The dual moved between two counts: same total (the optimum), not feasible any more — moved to
+    count 3, only at the last guess (its column w_3 = (p_i·l(i, 3) − y_i)_i leaves the cone)."""
     _, doc, _ = _user_with_loss_matrix()
     forged = copy.deepcopy(doc)
     dual = [Fraction(v) for v in forged["user_losses"]["users"][3]["dual"]]
-    dual[0], dual[1] = dual[0] + Fraction(1, 100), dual[1] - Fraction(1, 100)
-    forged["user_losses"]["users"][3]["dual"] = [str(v) for v in dual]
-    optimum = doc["user_losses"]["users"][3]["optimum"]
-    assert check_certificate(forged) == [f"user (skewed, cost): the optimality certificate of {optimum} does not check"]
-
-
-def test_a_loss_matrix_users_dual_is_checked_at_every_guess() -> None:
-    """Moved from count 1 to count 3, the dual keeps its total but fails only at the last guess: its
-    column w_3 = (p_i·l(i, 3) − y_i)_i leaves the cone."""
-    _, doc, _ = _user_with_loss_matrix()
-    forged = copy.deepcopy(doc)
-    dual = [Fraction(v) for v in forged["user_losses"]["users"][3]["dual"]]
-    dual[3], dual[1] = dual[3] + Fraction(1, 2000), dual[1] - Fraction(1, 2000)
+    dual[up], dual[down] = dual[up] + amount, dual[down] - amount
     forged["user_losses"]["users"][3]["dual"] = [str(v) for v in dual]
     optimum = doc["user_losses"]["users"][3]["optimum"]
     assert check_certificate(forged) == [f"user (skewed, cost): the optimality certificate of {optimum} does not check"]
