@@ -3,7 +3,10 @@ trusted base (``mechlib/checkers/``) stands between them and acceptance. tests/t
 changes one leaf at a time, which some checks never see: found by mutation testing the checkers
 (``python3 dev.py mutate``, reports/checker_mutation.md). Each forgery states something false
 (a profile below the true one, an optimum above the true one, a lower bound above an achieved
-loss, a Clopper–Pearson bound the counts do not support) and must be rejected."""
+loss, a Clopper–Pearson bound the counts do not support) and must be rejected; each malformed
+field must be named in its error; and the edge cases a check must accept (an output of probability
+0, a grid of two orders, a grid off its step) must check. benchmarks/checker_mutation_equivalent.json
+argues why each mutant these tests leave alive changes nothing."""
 
 from __future__ import annotations
 
