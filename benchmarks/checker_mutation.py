@@ -253,7 +253,22 @@ def _version() -> str:
 
 def _diff(name: str) -> str:
     """The changed lines, after the unchanged line above them (a bare ``continue`` → ``break`` is
-    told apart from another one by it)."""
+    told apart from another one by it); remembered in mutants/ while the function is unchanged."""
+    module, function = name.split(".")[2], name.rpartition(".")[2].partition("__mutmut_")[0]
+    version = _meta(module).get("hash_by_function_name", {}).get(function)
+    cache = ROOT / "mutants" / "checker_mutation_diffs.json"
+    if not _DIFFS:
+        _DIFFS.update(_load(cache))
+    if _DIFFS.get(name, [None])[0] != version or name not in _DIFFS:
+        _DIFFS[name] = [version, _show(name)]
+        write_atomic(cache, json.dumps(_DIFFS))
+    return str(_DIFFS[name][1])
+
+
+_DIFFS: dict[str, list[Any]] = {}
+
+
+def _show(name: str) -> str:
     out = subprocess.run([str(MUTMUT), "show", name], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     lines = [line for line in out.splitlines() if line[:3] not in ("+++", "---") and line[:2] != "@@"]
     changed = [k for k, line in enumerate(lines) if line[:1] in "+-"]
