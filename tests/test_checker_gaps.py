@@ -558,8 +558,10 @@ def test_the_checkers_tail_decisions_are_exact_at_small_theta() -> None:
                     if 0 < level < Fraction(1, 2):
                         assert rejects(k, m, theta, level) == (tail <= level), (k, m, theta, level)
     assert rejects(1, 5, Fraction(0), Fraction(1, 100)) and not rejects(0, 5, Fraction(0), Fraction(1, 100))
-    # a level equal to the (rational) tail: no ball decides the tie, and undecided is no rejection
+    # a level equal to the (rational) tail: a ball of positive radius cannot decide the tie, and
+    # undecided is no rejection; an exact ball (P(Bin(2, 1/2) ≥ 2) = 1/4) decides it: rejected
     assert not any(rejects(k, 40, Fraction(1, 3), _tail(k, 40, Fraction(1, 3))) for k in (20, 30))
+    assert rejects(2, 2, Fraction(1, 2), Fraction(1, 4))
     # more hits than trials: the tail is 0, at any θ
     assert all(rejects(m + 1, m, theta, Fraction(1, 100)) for m in (1, 7) for theta in (Fraction(1, 3), Fraction(2, 3)))
 
