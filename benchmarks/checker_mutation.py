@@ -68,7 +68,9 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"checker modules (or one function of one) to mutate now ({modules()})")  # fmt: skip
     parser.add_argument("--max-children", type=int, default=1, help="parallel mutant runs (default 1)")
     parser.add_argument("--report-only", action="store_true", help="no mutmut run: report what mutants/ holds")
-    parser.add_argument("--survivors", action="store_true", help="rerun only the mutants that survived the last run")
+    parser.add_argument(
+        "--survivors", action="store_true", help="rerun only the last run's survivors not argued equivalent"
+    )
     parser.add_argument(
         "--baseline", type=Path, help="an earlier report: its scores beside these, its survivors killed since"
     )
@@ -94,8 +96,10 @@ def main(argv: list[str] | None = None) -> int:
         for selection in args.modules or modules():
             module, _, function = selection.partition(".")
             start = time.monotonic()
-            if args.survivors:
-                names = [n for n in _survivors(module) if not function or _function(n) == function]
+            if args.survivors:  # those argued equivalent would only survive again
+                notes = _load(NOTES)
+                names = [n for n in _survivors(module) if (not function or _function(n) == function)
+                         and not (notes.get(note_key(n, _diff(n))) or _wording_only(_diff(n)))]  # fmt: skip
             else:
                 names = [f"mechlib.checkers.{module}." + (f"x_{function}__mutmut_*" if function else "*")]
             if not names:
