@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import difflib
 import functools
 import json
 import os
@@ -257,27 +258,28 @@ def _version() -> str:
 
 def _diff(name: str) -> str:
     """The changed lines, after the unchanged line above them (a bare ``continue`` → ``break`` is
-    told apart from another one by it); remembered in mutants/ while the function is unchanged."""
-    module, function = name.split(".")[2], name.rpartition(".")[2].partition("__mutmut_")[0]
-    version = _meta(module).get("hash_by_function_name", {}).get(function)
-    cache = ROOT / "mutants" / "checker_mutation_diffs.json"
-    if not _DIFFS:
-        _DIFFS.update(_load(cache))
-    if _DIFFS.get(name, [None])[0] != version or name not in _DIFFS:
-        _DIFFS[name] = [version, _show(name)]
-        write_atomic(cache, json.dumps(_DIFFS))
-    return str(_DIFFS[name][1])
-
-
-_DIFFS: dict[str, list[Any]] = {}
-
-
-def _show(name: str) -> str:
-    out = subprocess.run([str(MUTMUT), "show", name], cwd=ROOT, capture_output=True, text=True, check=True).stdout
-    lines = [line for line in out.splitlines() if line[:3] not in ("+++", "---") and line[:2] != "@@"]
+    told apart from another one by it)."""
+    lines = [line for line in _show(name).splitlines() if line[:3] not in ("+++", "---") and line[:2] != "@@"]
     changed = [k for k, line in enumerate(lines) if line[:1] in "+-"]
     above = [line for line in lines[: changed[0]] if line.startswith(" ") and line.strip()][-1:] if changed else []
     return "\n".join([*above, *(lines[k] for k in changed)])
+
+
+def _show(name: str) -> str:
+    """What ``mutmut show`` prints, from mutants/ directly: the original function against the mutant."""
+    module, mutant = name.split(".")[2], name.rpartition(".")[2]
+    functions = _functions(module)
+    original = functions[mutant.partition("__mutmut_")[0] + "__mutmut_orig"]
+    return "\n".join(difflib.unified_diff(original, functions[mutant], lineterm="", n=3))
+
+
+@functools.cache
+def _functions(module: str) -> dict[str, list[str]]:
+    """The source lines of each function (and method) in mutants/ of a checker module, by name."""
+    text = (ROOT / "mutants" / "mechlib" / "checkers" / f"{module}.py").read_text()
+    lines = text.splitlines()
+    return {f.name: lines[f.lineno : f.end_lineno] for f in ast.walk(ast.parse(text))
+            if isinstance(f, ast.FunctionDef) and f.end_lineno is not None}  # fmt: skip
 
 
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'')
