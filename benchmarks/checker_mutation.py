@@ -441,7 +441,8 @@ def markdown(doc: dict[str, Any]) -> str:
         ]
         for module, row in left.items():
             count = row["not checked"] if row["run"] else row["mutants"]
-            lines.append(f"| {module} | {count} | {row.get('not_run_estimate_seconds', '—')} |")
+            estimate = row.get("not_run_estimate_seconds", "— (no test of the selection reaches it)")
+            lines.append(f"| {module} | {count} | {estimate} |")
     else:
         lines.append("None: every mutant of every checker module was run.")
     if doc.get("deselected"):
