@@ -270,7 +270,9 @@ def _show(name: str) -> str:
     module, mutant = name.split(".")[2], name.rpartition(".")[2]
     functions = _functions(module)
     original = functions[mutant.partition("__mutmut_")[0] + "__mutmut_orig"]
-    return "\n".join(difflib.unified_diff(original, functions[mutant], lineterm="", n=3))
+    name_back = functools.partial(re.sub, r"def \S+?__mutmut_\w+\(", f"def {_function(name).rpartition('ǁ')[2]}(")
+    old, new = ([name_back(lines[0]), *lines[1:]] for lines in (original, functions[mutant]))
+    return "\n".join(difflib.unified_diff(old, new, lineterm="", n=3))
 
 
 @functools.cache
@@ -278,7 +280,7 @@ def _functions(module: str) -> dict[str, list[str]]:
     """The source lines of each function (and method) in mutants/ of a checker module, by name."""
     text = (ROOT / "mutants" / "mechlib" / "checkers" / f"{module}.py").read_text()
     lines = text.splitlines()
-    return {f.name: lines[f.lineno : f.end_lineno] for f in ast.walk(ast.parse(text))
+    return {f.name: lines[f.lineno - 1 : f.end_lineno] for f in ast.walk(ast.parse(text))
             if isinstance(f, ast.FunctionDef) and f.end_lineno is not None}  # fmt: skip
 
 

@@ -88,10 +88,10 @@ def test_a_profile_has_one_piece_per_vertex_and_names_its_fields() -> None:
 
 
 def test_a_profile_is_compared_with_every_unit_of_excess() -> None:
-    """Rows 1/2, 1/2 and 1/3, 2/3: at α = 1 each ordered pair's excess, over the common denominator
-    6, is exactly 1 (3·1 − 2·1 on output 0, 2·2 − 3·1 on output 1): δ(1) = 1/6, not 0."""
-    doc = _audit(Mechanism([[Fraction(1, 2), Fraction(1, 2)], [Fraction(1, 3), Fraction(2, 3)]]), delta=Fraction(0))
-    assert doc["approximate_dp"]["profile"]["vertices"][0] == {"alpha": "1", "delta": "1/6"}
+    """The identity on 0..1 (rows 1, 0 and 0, 1 over the denominator 1): at α = 1 each ordered pair's
+    excess, in the checker's integers, is exactly 1 (1·1 − 1·0 on one output): δ(1) = 1, not 0."""
+    doc = _audit(Mechanism([[Fraction(1), Fraction(0)], [Fraction(0), Fraction(1)]]), delta=Fraction(0))
+    assert doc["approximate_dp"]["profile"]["vertices"][0] == {"alpha": "1", "delta": "1"}
     forged = copy.deepcopy(doc)
     forged["approximate_dp"]["profile"] = {
         "vertices": [{"alpha": "1", "delta": "0"}],
@@ -413,8 +413,9 @@ def test_a_bracket_row_may_leave_out_an_output_of_probability_zero() -> None:
     doc, _ = _bracket()
     a = Fraction(1, 10)
     rows = {cell: {"1": str(a), "2": str(1 - a), "3": "0"} for cell in doc["mechanism"]}
-    rows["0,0"] = {"1": str(a), "2": str(1 - a)}
-    assert check_bracket({**doc, "mechanism": rows, "upper": "100"}) == []
+    for cell in ("0,0", "1,0"):  # the first row of its edges, and the second of (0, 0) → (1, 0)
+        left_out = {**rows, cell: {"1": str(a), "2": str(1 - a)}}
+        assert check_bracket({**doc, "mechanism": left_out, "upper": "100"}) == [], cell
 
 
 def test_a_bracket_box_must_fit_its_households() -> None:
