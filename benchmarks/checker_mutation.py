@@ -64,7 +64,9 @@ def modules() -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.checker_mutation", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.checker_mutation", description=" ".join(__doc__.split("\n\n")[0].split())
+    )
     parser.add_argument("modules", nargs="*", metavar="MODULE[.FUNCTION]",
                         help=f"checker modules (or one function of one) to mutate now ({modules()})")  # fmt: skip
     parser.add_argument("--max-children", type=int, default=1, help="parallel mutant runs (default 1)")
@@ -94,26 +96,33 @@ def main(argv: list[str] | None = None) -> int:
     if not args.report_only:
         addopts = " ".join(shlex.quote(f"--deselect={test}") for test in args.deselect)
         env = {**os.environ, "HYPOTHESIS_PROFILE": "mechlib-ci", "PYTEST_ADDOPTS": addopts}
-        for selection in args.modules or modules():
-            module, _, function = selection.partition(".")
-            start = time.monotonic()
-            if args.survivors:  # those argued equivalent would only survive again
-                notes = _load(NOTES)
-                names = [n for n in _survivors(module) if (not function or _function(n) == function)
-                         and not (notes.get(note_key(n, _diff(n))) or _wording_only(_diff(n)))]  # fmt: skip
-            else:
-                names = [f"mechlib.checkers.{module}." + (f"x_{function}__mutmut_*" if function else "*")]
-            if not names:
+        # one mutmut run per selection; the survivors of all selections in one (a run costs minutes before
+        # its first mutant), its time shared out among the modules by their number of mutants
+        selections = args.modules or modules()
+        for run in [selections] if args.survivors else [[selection] for selection in selections]:
+            names = {selection: _names(selection, args.survivors) for selection in run}
+            if not any(names.values()):
                 continue
-            argv_ = [str(MUTMUT), "run", "--max-children", str(args.max_children), *names]
+            start = time.monotonic()
+            argv_ = [
+                str(MUTMUT),
+                "run",
+                "--max-children",
+                str(args.max_children),
+                *(n for v in names.values() for n in v),
+            ]
             code = subprocess.run(argv_, cwd=ROOT, env=env, check=False).returncode
             if code != 0:
-                print(f"checker_mutation: mutmut exited {code} on {selection}; no report written", file=sys.stderr)
+                print(f"checker_mutation: mutmut exited {code} on {' '.join(run)}; no report written", file=sys.stderr)
                 return 2
-            # a whole module's run replaces its time; a function's or the survivors' adds to it
-            whole = not function and not args.survivors
-            seconds[module] = round(time.monotonic() - start + (0 if whole else seconds.get(module, 0)))
-            deselected[module] = sorted(set(args.deselect) | (set() if whole else set(deselected.get(module, []))))
+            elapsed, total = time.monotonic() - start, sum(len(v) for v in names.values())
+            for selection, found in names.items():
+                module, _, function = selection.partition(".")
+                # a whole module's run replaces its time; a function's or the survivors' adds to it
+                whole = not function and not args.survivors
+                share = elapsed * len(found) / total
+                seconds[module] = round(share + (0 if whole else seconds.get(module, 0)))
+                deselected[module] = sorted(set(args.deselect) | (set() if whole else set(deselected.get(module, []))))
     doc = summarise(seconds, _load(NOTES))
     doc["deselected"] = {module: tests for module, tests in deselected.items() if tests}
     if not any(row["run"] for row in doc["modules"].values()):
@@ -135,6 +144,17 @@ def main(argv: list[str] | None = None) -> int:
     write_atomic(args.reports / "checker_mutation.md", text)
     print(text, end="")
     return 1 if any(s["equivalent"] is None for s in doc["survivors"]) else 0
+
+
+def _names(selection: str, survivors: bool) -> list[str]:
+    """The mutants of MODULE[.FUNCTION] to run: all (as mutmut's pattern), or the last run's survivors
+    not argued equivalent (they would only survive again)."""
+    module, _, function = selection.partition(".")
+    if not survivors:
+        return [f"mechlib.checkers.{module}." + (f"x_{function}__mutmut_*" if function else "*")]
+    notes = _load(NOTES)
+    return [n for n in _survivors(module) if (not function or _function(n) == function)
+            and not (notes.get(note_key(n, _diff(n))) or _wording_only(_diff(n)))]  # fmt: skip
 
 
 def _load(path: Path) -> dict[str, Any]:

@@ -636,11 +636,12 @@ def test_an_optimal_mechanism_must_be_dp_stochastic_and_reach_the_optimum() -> N
         forged["user_losses"]["users"][0]["optimum_mechanism"] = primal
         failures = check_certificate(forged)
         assert f"user (uniform, absolute): the optimality certificate of {optimum} does not check" in failures, primal
-    taller = Mechanism([*truncated_geometric(alpha, 3).rows, truncated_geometric(alpha, 3).rows[3]])  # 5 rows
-    forged = copy.deepcopy(doc)
-    forged["user_losses"]["users"][0]["optimum_mechanism"] = taller.to_integer_rows()
-    [failure] = check_certificate(forged)
-    assert failure.startswith("malformed certificate: user_losses.users[0].optimum_mechanism"), failure
+    t = [list(row) for row in truncated_geometric(alpha, 3).rows]
+    for shape in (Mechanism([*t, t[3]]), Mechanism([[*row, Fraction(0)] for row in t])):  # a row, a column too many
+        forged = copy.deepcopy(doc)
+        forged["user_losses"]["users"][0]["optimum_mechanism"] = shape.to_integer_rows()
+        [failure] = check_certificate(forged)
+        assert failure.startswith("malformed certificate: user_losses.users[0].optimum_mechanism"), failure
 
 
 def test_a_loss_matrix_users_fields_are_each_checked() -> None:
@@ -663,10 +664,11 @@ def test_a_loss_matrix_users_fields_are_each_checked() -> None:
         forged = copy.deepcopy(doc)
         forged["user_losses"]["users"][3].update(change)
         assert failure in check_certificate(forged), change
-    forged = copy.deepcopy(doc)
-    forged["user_losses"]["users"][3]["loss"].append(["0"] * 4)
-    [failure] = check_certificate(forged)
-    assert failure.startswith(f"{where}.loss"), failure
+    for loss in (entry["loss"] + [["0"] * 4], [[*row, "0"] for row in entry["loss"]]):  # a row, a column too many
+        forged = copy.deepcopy(doc)
+        forged["user_losses"]["users"][3]["loss"] = loss
+        [failure] = check_certificate(forged)
+        assert failure.startswith(f"{where}.loss"), failure
 
 
 def test_loss_matrix_users_at_the_edges_check() -> None:
