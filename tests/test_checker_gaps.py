@@ -113,7 +113,7 @@ def test_each_profile_piece_meets_both_of_its_vertices() -> None:
     forged["approximate_dp"]["profile"]["vertices"][1]["alpha"] = "1/3"
     forged["approximate_dp"]["at_delta"] = None
     assert check_certificate(forged) == [off]
-    flat = {"inputs": None, "outputs": [], "mass": "0", "neighbour_mass": "0"}
+    flat: dict[str, Any] = {"inputs": None, "outputs": [], "mass": "0", "neighbour_mass": "0"}
     uniform = _audit(Mechanism([[Fraction(1, 2)] * 2] * 2), delta=Fraction(0))
     uniform["approximate_dp"]["profile"] = {"vertices": [{"alpha": "1", "delta": "0"}, {"alpha": "1/2", "delta": "0"}],
                                             "pieces": [flat, flat]}  # fmt: skip
