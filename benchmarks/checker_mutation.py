@@ -124,7 +124,13 @@ def main(argv: list[str] | None = None) -> int:
                 seconds[module] = round(share + (0 if whole else seconds.get(module, 0)))
                 deselected[module] = sorted(set(args.deselect) | (set() if whole else set(deselected.get(module, []))))
     doc = summarise(seconds, _load(NOTES))
-    doc["deselected"] = {module: tests for module, tests in deselected.items() if tests}
+    # a left-out test counts for a module only if it reaches one of the module's functions
+    reach = _stats()["tests_by_mangled_function_name"]
+    doc["deselected"] = {
+        module: found
+        for module, tests in deselected.items()
+        if (found := [t for t in tests if any(t in reach[f] for f in reach if f.split(".")[2] == module)])
+    }
     if not any(row["run"] for row in doc["modules"].values()):
         print("checker_mutation: no mutant has been run yet (mutants/ holds no result); no report written")
         return 2
@@ -435,7 +441,7 @@ def markdown(doc: dict[str, Any]) -> str:
         "other statuses (segfault, suspicious, interrupted), outside the score. *Before*: the score of the "
         "first run (`--baseline`), before the tests written against its survivors; *seconds*: wall time of "
         "the module's runs (mutant generation and mutmut's stats run included), *mutant s*: the mutants' own "
-        "test runs.",
+        "test runs (the last run of each).",
         "",
         "| module | mutants | not run | killed | timeout | survived | no tests | other | equivalent | score "
         "| without equivalent | before | seconds | mutant s |",
