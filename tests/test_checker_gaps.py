@@ -585,6 +585,8 @@ def test_the_checkers_clopper_pearson_test_is_exact() -> None:
             assert not any(lower_bound_holds(k, m, Fraction(x), level) for x in ("1", "3/2", "2", "-1/10"))
     assert lower_bound_holds(0, 5, Fraction(0), level)
     assert not lower_bound_holds(0, 5, Fraction(1, 10), level)
+    # at the level exactly: P(Bin(2, 1/2) ≥ 2) = 1/4 is an exact ball, and 1/4 ≤ 1/4
+    assert lower_bound_holds(2, 2, Fraction(1, 2), Fraction(1, 4))
 
 
 def _named_user_with_its_optimal_mechanism() -> dict[str, Any]:
