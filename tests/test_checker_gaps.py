@@ -197,6 +197,13 @@ def test_a_zcdp_bracket_is_checked_to_its_rounding(rows: Any, orders: tuple[int,
     assert failure.startswith("approximate_dp.renyi: on λ ∈ [") and failure.endswith(f"may exceed ρ_hi = {hi - tiny}")
 
 
+def test_a_zcdp_bound_of_exactly_zero_checks() -> None:
+    """Two equal deterministic rows (one output): every D_λ is an exact ball 0, and ρ = [0, 0] holds
+    (D_λ/λ ≤ 0, not < 0)."""
+    doc = _audit(Mechanism([[Fraction(1)], [Fraction(1)]]), renyi=(Fraction(1), Fraction(2)))
+    assert doc["approximate_dp"]["renyi"]["rho_interval"] == ["0", "0"]
+
+
 def test_a_zcdp_lower_end_is_attained_inside_the_range() -> None:
     """ρ_lo = 0 needs no order, but the recorded order must lie in the range: its high end is
     accepted, an order past it is not (whatever D_λ/λ there)."""
