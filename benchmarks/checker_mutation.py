@@ -18,9 +18,10 @@ lower bound).
 Every surviving mutant is either explained in benchmarks/checker_mutation_equivalent.json (keyed by
 its function, the line above the change and the changed lines, so renumbering does not lose the
 note) with a one-line argument that it is equivalent, recognised as changing only the text of an
-error, or listed as unexplained (exit 1). For the survivors of ``--baseline`` (a report of a run
-before the tests that kill them), the report names the first test that kills each one now, found by
-running the selection with ``-x`` against that mutant.
+error, or listed as unexplained (exit 1). ``--baseline`` (a report of a first run, before the tests
+that kill its survivors) puts that run's scores beside these and counts its survivors killed since;
+with ``--find-killers`` the report names, for each, the first test of tests/test_checker_gaps.py that
+kills it now. ``--survivors`` reruns the survivors not argued equivalent, all in one mutmut run.
 
 Long: mutmut 3.8 makes 7,838 mutants of the checkers (audit_certificate 2599, standard_users 1360,
 blackbox_result 1310, approximate_dp 700, universal_certificate 579, blackbox_delta 387,
@@ -390,6 +391,7 @@ def _message_parameters() -> dict[str, int]:
 
 
 def _where_in_messages(f: ast.FunctionDef, helpers: dict[str, int]) -> bool:
+    """Every use of ``where`` in ``f`` is inside an f-string or a helper's ``where`` argument."""
     allowed: set[int] = set()
     for node in ast.walk(f):
         if isinstance(node, ast.JoinedStr):
@@ -397,7 +399,6 @@ def _where_in_messages(f: ast.FunctionDef, helpers: dict[str, int]) -> bool:
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in helpers:
             position = helpers[node.func.id]
             if len(node.args) > position:
-                allowed |= {id(n) for n in ast.walk(node.args[position]) if isinstance(n, (ast.Name, ast.JoinedStr))}
                 allowed |= {id(n) for n in ast.walk(node.args[position])}
     uses = [n for n in ast.walk(f) if isinstance(n, ast.Name) and n.id == "where"]
     return all(id(n) in allowed for n in uses)
@@ -460,8 +461,8 @@ def markdown(doc: dict[str, Any]) -> str:
     lines += ["", "## Not run", ""]
     if left:
         lines += [
-            "Not run on the shared 2-core machine in the time of the run (the modules issue 32 names were run "
-            "first). Estimate: the seconds of the tests that reach each mutant's function (its time if it "
+            "Not run yet (`python3 dev.py mutate MODULE` runs them). Estimate: the seconds of the tests that "
+            "reach each mutant's function (its time if it "
             f"survives), times the ratio measured on the mutants run ({doc['estimate_ratio']}).",
             "",
             "| module | mutants not run | estimated seconds |",
