@@ -13,7 +13,8 @@ checker module) selects whose mutants run now, MODULE.FUNCTION one function's (`
 _check_user``); results of earlier runs stay in ``mutants/`` and the report covers every mutant run so
 far, the seconds each module took, and the mutants not run yet with an estimate of their time.
 ``--deselect`` leaves a slow test out of this run (the report names it: the module's score is then a
-lower bound).
+lower bound); mutmut then also drops it from its map of the tests (mutants/mutmut-stats.json), so later
+runs leave it out too until that file is removed (a full stats run follows).
 
 Every surviving mutant is either explained in benchmarks/checker_mutation_equivalent.json (keyed by
 its function, the line above the change and the changed lines, so renumbering does not lose the
@@ -94,6 +95,9 @@ def main(argv: list[str] | None = None) -> int:
     old = _load(args.reports / "checker_mutation.json")
     seconds: dict[str, float] = old.get("seconds", {})
     deselected: dict[str, list[str]] = old.get("deselected", {})
+    # which functions each test reaches, read before mutmut runs: with --deselect, mutmut's listing of
+    # the tests leaves the test out and drops it from this map (mutants/mutmut-stats.json)
+    reach = _stats()["tests_by_mangled_function_name"]
     if not args.report_only:
         addopts = " ".join(shlex.quote(f"--deselect={test}") for test in args.deselect)
         env = {**os.environ, "HYPOTHESIS_PROFILE": "mechlib-ci", "PYTEST_ADDOPTS": addopts}
@@ -123,15 +127,12 @@ def main(argv: list[str] | None = None) -> int:
                 whole = not function and not args.survivors
                 share = elapsed * len(found) / total
                 seconds[module] = round(share + (0 if whole else seconds.get(module, 0)))
-                deselected[module] = sorted(set(args.deselect) | (set() if whole else set(deselected.get(module, []))))
-    doc = summarise(seconds, _load(NOTES))
-    # a left-out test counts for a module only if it reaches one of the module's functions
-    reach = _stats()["tests_by_mangled_function_name"]
-    doc["deselected"] = {
-        module: found
-        for module, tests in deselected.items()
-        if (found := [t for t in tests if any(t in reach[f] for f in reach if f.split(".")[2] == module)])
-    }
+                # a left-out test counts for a module only if it reaches one of the module's functions
+                mine = {t for t in args.deselect if any(t in reach[f] for f in reach if f.split(".")[2] == module)}
+                deselected[module] = sorted(mine | (set() if whole else set(deselected.get(module, []))))
+    left_out = {module: tests for module, tests in deselected.items() if tests}
+    doc = summarise(seconds, _load(NOTES), set(left_out))
+    doc["deselected"] = left_out
     if not any(row["run"] for row in doc["modules"].values()):
         print("checker_mutation: no mutant has been run yet (mutants/ holds no result); no report written")
         return 2
@@ -188,10 +189,11 @@ def _survivors(module: str) -> list[str]:
     return [name for name, code in _codes(module).items() if status(code) in ("survived", "no tests")]
 
 
-def summarise(seconds: dict[str, float], notes: dict[str, str]) -> dict[str, Any]:
+def summarise(seconds: dict[str, float], notes: dict[str, str], partial: set[str] | None = None) -> dict[str, Any]:
     """Per module: mutants by status and the score killed / (killed + survived + no tests); the
     survivors with their diff and, when it is one, the argument that they are equivalent; the
-    modules (or their mutants) not run yet, with the time they would take."""
+    modules (or their mutants) not run yet, with the time they would take (measured on the modules
+    run without a test left out, ``partial``)."""
     per_module: dict[str, dict[str, Any]] = {}
     survivors = []
     spent: dict[str, float] = {}
@@ -221,7 +223,9 @@ def summarise(seconds: dict[str, float], notes: dict[str, str]) -> dict[str, Any
                               "seconds": seconds.get(module), "mutant_seconds": round(spent[module])}  # fmt: skip
     # mutants not run: the tests that reach each one's function (its time if it survives), scaled by
     # the measured ratio of the mutants run (most are killed by their first failing test, -x)
-    ratio = sum(spent.values()) / sum(worst_run.values()) if sum(worst_run.values()) else None
+    measured = [module for module in modules() if module not in (partial or set())]
+    worst = sum(worst_run[module] for module in measured)
+    ratio = sum(spent.get(module, 0.0) for module in measured) / worst if worst else None
     for module, row in per_module.items():
         if worst_left[module] and ratio is not None:
             row["not_run_estimate_seconds"] = round(worst_left[module] * ratio)
@@ -463,7 +467,8 @@ def markdown(doc: dict[str, Any]) -> str:
         lines += [
             "Not run yet (`python3 dev.py mutate MODULE` runs them). Estimate: the seconds of the tests that "
             "reach each mutant's function (its time if it "
-            f"survives), times the ratio measured on the mutants run ({doc['estimate_ratio']}).",
+            f"survives), times the ratio measured on the mutants run ({doc['estimate_ratio']}; modules with a test "
+            "left out not counted), plus a few minutes per run for mutmut's start (listing and running the tests).",
             "",
             "| module | mutants not run | estimated seconds |",
             "| --- | --: | --: |",
