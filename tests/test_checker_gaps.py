@@ -3,7 +3,10 @@ trusted base (``mechlib/checkers/``) stands between them and acceptance. tests/t
 changes one leaf at a time, which some checks never see: found by mutation testing the checkers
 (``python3 dev.py mutate``, reports/checker_mutation.md). Each forgery states something false
 (a profile below the true one, an optimum above the true one, a lower bound above an achieved
-loss, a Clopper–Pearson bound the counts do not support) and must be rejected."""
+loss, a Clopper–Pearson bound the counts do not support) and must be rejected; each malformed
+field must be named in its error; and the edge cases a check must accept (an output of probability
+0, a grid of two orders, a grid off its step) must check. benchmarks/checker_mutation_equivalent.json
+argues why each mutant these tests leave alive changes nothing."""
 
 from __future__ import annotations
 
@@ -12,6 +15,8 @@ import json
 import math
 from fractions import Fraction
 from typing import Any
+
+import pytest
 
 from mechlib import randomized_response, truncated_geometric
 from mechlib.audit.loading import LoadedMechanism
@@ -54,6 +59,72 @@ def test_a_privacy_profile_below_the_true_one_is_rejected_at_its_vertices() -> N
     ]
 
 
+def test_a_profile_has_one_piece_per_vertex_and_names_its_fields() -> None:
+    """A piece fewer than vertices, a number that is none, α not falling from 1 to above 0, outputs
+    repeated or not the mechanism's, outputs without a pair: each refused with the field named."""
+    doc = _audit(truncated_geometric("1/2", 3), delta=Fraction(1, 20))
+    forged = copy.deepcopy(doc)
+    forged["approximate_dp"]["profile"]["pieces"].pop()
+    assert check_certificate(forged) == ["malformed certificate: approximate_dp.profile.pieces: expected a list of 2"]
+    forged = copy.deepcopy(doc)
+    forged["approximate_dp"]["profile"]["vertices"][1]["delta"] = "1/0"
+    [failure] = check_certificate(forged)
+    assert failure.startswith("malformed certificate: approximate_dp.profile.vertices[1].delta: "), failure
+    alphas = "malformed certificate: approximate_dp.profile.vertices: α must start at 1 and decrease, staying > 0"
+    for values in (["1/2", "1/4"], ["1", "1"], ["1", "0"]):
+        forged = copy.deepcopy(doc)
+        for vertex, alpha in zip(forged["approximate_dp"]["profile"]["vertices"], values):
+            vertex["alpha"] = alpha
+        assert check_certificate(forged) == [alphas], values
+    where = "malformed certificate: approximate_dp.profile.pieces[0]"
+    for change, failure in (
+        ({"outputs": [0, 0]}, f"{where}.outputs: expected distinct outputs of the mechanism"),
+        ({"outputs": [99]}, f"{where}.outputs: expected distinct outputs of the mechanism"),
+        ({"inputs": None}, f"{where}: a set of outputs needs its pair of inputs"),
+    ):
+        forged = copy.deepcopy(doc)
+        forged["approximate_dp"]["profile"]["pieces"][0].update(change)
+        assert check_certificate(forged) == [failure], change
+
+
+def test_a_profile_is_compared_with_every_unit_of_excess() -> None:
+    """The identity on 0..1 (rows 1, 0 and 0, 1 over the denominator 1): at α = 1 each ordered pair's
+    excess, in the checker's integers, is exactly 1 (1·1 − 1·0 on one output): δ(1) = 1, not 0."""
+    doc = _audit(Mechanism([[Fraction(1), Fraction(0)], [Fraction(0), Fraction(1)]]), delta=Fraction(0))
+    assert doc["approximate_dp"]["profile"]["vertices"][0] == {"alpha": "1", "delta": "1"}
+    forged = copy.deepcopy(doc)
+    forged["approximate_dp"]["profile"] = {
+        "vertices": [{"alpha": "1", "delta": "0"}],
+        "pieces": [{"inputs": None, "outputs": [], "mass": "0", "neighbour_mass": "0"}],
+    }
+    forged["approximate_dp"]["at_delta"].update(alpha="1", epsilon_interval=["0", "0"], piece=0)
+    assert check_certificate(forged) == [
+        "approximate_dp.profile: at vertex 0 (α = 1) the pair of rows (0, 1) has hockey-stick divergence above δ = 0"
+    ]
+
+
+def test_each_profile_piece_meets_both_of_its_vertices() -> None:
+    """T at α = 1/2: the piece 2/3 − t/3 reaches 0 at t = 2. Its vertex moved to t = 3 (α = 1/3,
+    still δ = 0, still above the true profile) leaves the line off its right end; a flat piece
+    (B = 0) before the last one is no piece of the profile either."""
+    doc = _audit(truncated_geometric("1/2", 3), delta=Fraction(1, 20))
+    off = "approximate_dp.profile.pieces[0]: its line P_i(S) − P_i′(S)/α does not meet the profile at its vertices"
+    forged = copy.deepcopy(doc)
+    forged["approximate_dp"]["profile"]["vertices"][1]["alpha"] = "1/3"
+    forged["approximate_dp"]["at_delta"] = None
+    assert check_certificate(forged) == [off]
+    flat: dict[str, Any] = {"inputs": None, "outputs": [], "mass": "0", "neighbour_mass": "0"}
+    uniform = _audit(Mechanism([[Fraction(1, 2)] * 2] * 2), delta=Fraction(0))
+    uniform["approximate_dp"]["profile"] = {"vertices": [{"alpha": "1", "delta": "0"}, {"alpha": "1/2", "delta": "0"}],
+                                            "pieces": [flat, flat]}  # fmt: skip
+    uniform["approximate_dp"]["at_delta"] = None
+    assert check_certificate(uniform) == [off]
+    forged = copy.deepcopy(doc)
+    forged["approximate_dp"]["profile"]["pieces"][0]["mass"] = "1/2"
+    failures = check_certificate(forged)
+    assert "approximate_dp.profile.pieces[0]: the masses are not P_i(S) and P_i′(S)" in failures, failures
+
+
 def test_a_profile_vertex_moved_with_its_lines_is_rejected() -> None:
     """A profile whose inner vertex sits on a weaker pair's line: each piece is still a real line
     A − B·t through its recorded vertices, but between them the profile is below the true one."""
@@ -72,6 +143,19 @@ def test_a_profile_vertex_moved_with_its_lines_is_rejected() -> None:
     assert failures and all("hockey-stick divergence above" in f for f in failures), failures
 
 
+def test_the_tightest_alpha_states_its_value_and_delta_stays_a_probability() -> None:
+    """A wrong α at δ is named with the right one; a δ above 1 is refused."""
+    doc = _audit(truncated_geometric("1/2", 3), delta=Fraction(1, 5))
+    at = doc["approximate_dp"]["at_delta"]
+    forged = copy.deepcopy(doc)
+    forged["approximate_dp"]["at_delta"]["alpha"] = "1/3"
+    assert check_certificate(forged) == [
+        f"approximate_dp.at_delta: the tightest α at δ = 1/5 is {at['alpha']} (piece {at['piece']})"
+    ]
+    forged["approximate_dp"]["at_delta"].update(delta="3/2", alpha="1", piece=0)
+    assert check_certificate(forged) == ["malformed certificate: approximate_dp.at_delta.delta: 3/2 is not in [0, 1]"]
+
+
 def test_the_tightest_alpha_is_checked_at_the_profiles_ends() -> None:
     """δ at a vertex (δ(1), δ(t_K)) and beyond the ends: the producer's at_delta checks, so the
     checker's piece search agrees there too (δ ≥ δ(1): α = 1; δ < δ(∞): no α, piece null)."""
@@ -82,9 +166,128 @@ def test_the_tightest_alpha_is_checked_at_the_profiles_ends() -> None:
     assert floor > 0
     cases = [(truncated_geometric("1/2", 3), d) for d in (Fraction(0), Fraction(1, 3), Fraction(1, 5), Fraction(1))]
     cases += [(leaky, floor), (leaky, floor - Fraction(1, 10**9))]
+    cases += [(exponential("1/2", 3), Fraction(1, 10))]  # δ below its middle vertex 4/15 (three vertices)
     for mech, delta in cases:
         at = _audit(mech, delta=delta)["approximate_dp"]["at_delta"]  # checked inside
         assert (at["piece"] is None) == (delta < floor and mech is leaky), at
+
+
+@pytest.mark.parametrize(
+    ("rows", "orders"),
+    [
+        (truncated_geometric("1/2", 3).rows, (1, 4)),  # the sup at λ = 1 (KL)
+        ([[Fraction(2, 3), Fraction(0), Fraction(1, 3)], [Fraction(1, 3), Fraction(0), Fraction(2, 3)]], (2, 8)),
+    ],
+    ids=["T, orders 1 to 4", "an output never given, orders 2 to 8"],
+)
+def test_a_zcdp_bracket_is_checked_to_its_rounding(rows: Any, orders: tuple[int, int]) -> None:
+    """The producer rounds ρ_lo down and ρ_hi up at 12 decimals: either end moved inward by 10⁻¹⁰
+    is rejected — at an order λ > 1 too, and past an output no row gives (it adds nothing to D_λ)."""
+    doc = _audit(Mechanism([list(row) for row in rows]), renyi=tuple(Fraction(x) for x in orders))
+    renyi = doc["approximate_dp"]["renyi"]
+    lo, hi = (Fraction(x) for x in renyi["rho_interval"])
+    tiny = Fraction(1, 10**10)
+    forged = copy.deepcopy(doc)
+    forged["approximate_dp"]["renyi"]["rho_interval"] = [str(lo + tiny), str(hi)]
+    assert check_certificate(forged) == [
+        f"approximate_dp.renyi: D_λ/λ at λ = {renyi['attained']['lambda']} does not reach ρ_lo = {lo + tiny}"
+    ]
+    forged["approximate_dp"]["renyi"]["rho_interval"] = [str(lo), str(hi - tiny)]
+    [failure] = check_certificate(forged)
+    assert failure.startswith("approximate_dp.renyi: on λ ∈ [") and failure.endswith(f"may exceed ρ_hi = {hi - tiny}")
+
+
+def test_a_zcdp_bound_of_exactly_zero_checks() -> None:
+    """Two equal deterministic rows (one output): every D_λ is an exact ball 0, and ρ = [0, 0] holds
+    (D_λ/λ ≤ 0, not < 0)."""
+    doc = _audit(Mechanism([[Fraction(1)], [Fraction(1)]]), renyi=(Fraction(1), Fraction(2)))
+    assert doc["approximate_dp"]["renyi"]["rho_interval"] == ["0", "0"]
+
+
+def test_a_zcdp_lower_end_is_attained_inside_the_range() -> None:
+    """ρ_lo = 0 needs no order, but the recorded order must lie in the range: its high end is
+    accepted, an order past it is not (whatever D_λ/λ there)."""
+    doc = _audit(truncated_geometric("1/2", 3), renyi=(Fraction(1), Fraction(4)))
+    forged = copy.deepcopy(doc)
+    renyi = forged["approximate_dp"]["renyi"]
+    renyi["rho_interval"][0] = "0"
+    renyi["attained"]["lambda"] = "4"
+    assert check_certificate(forged) == []
+    renyi["attained"]["lambda"] = "5"
+    assert check_certificate(forged) == ["approximate_dp.renyi: D_λ/λ at λ = 5 does not reach ρ_lo = 0"]
+
+
+def test_a_zcdp_section_is_refused_above_the_audits_limit_before_any_arithmetic() -> None:
+    """(ordered pairs) × outputs = 200 × 200 = 40,000 cells, the limit, is checked; one more output
+    (40,200) is refused with the count. A uniform mechanism (D_λ = 0) with a one-cell grid."""
+    renyi = {"lambda_range": ["1", "2"], "grid": ["1", "2"], "rho_interval": ["0", "1/1000000"],
+             "attained": {"lambda": "1", "inputs": [0, 1]}}  # fmt: skip
+    refused = (
+        "malformed certificate: approximate_dp.renyi: 40,200 (pair, output) cells, above 40,000, the audit's limit"
+    )
+    for width, failures in ((200, []), (201, [refused])):
+        doc = _audit(Mechanism([[Fraction(1, width)] * width for _ in range(101)]), delta=Fraction(0))
+        doc["approximate_dp"]["renyi"] = renyi
+        assert check_certificate(doc) == failures, width
+
+
+def test_a_recorded_pair_must_be_two_neighbouring_inputs() -> None:
+    """The attaining pair of the zCDP bracket with one input of the mechanism and one not: named."""
+    doc = _audit(truncated_geometric("1/2", 3), renyi=(Fraction(1), Fraction(4)))
+    for pair in ([0, 99], [99, 0], [0, 2]):
+        forged = copy.deepcopy(doc)
+        forged["approximate_dp"]["renyi"]["attained"]["inputs"] = pair
+        assert check_certificate(forged) == [
+            f"malformed certificate: approximate_dp.renyi.attained.inputs: {pair} is not a pair of neighbouring inputs"
+        ]
+
+
+def test_a_zcdp_grid_of_two_orders_checks_and_a_grid_that_does_not_rise_is_refused() -> None:
+    """The coarsest grid is the range's two ends (one cell, a loose ρ_hi); a range starting below
+    λ = 1 or a grid repeating an order is malformed."""
+    doc = _audit(truncated_geometric("1/2", 3), renyi=(Fraction(1), Fraction(4)))
+    coarse = copy.deepcopy(doc)
+    coarse["approximate_dp"]["renyi"].update(
+        grid=["1", "4"], rho_interval=[doc["approximate_dp"]["renyi"]["rho_interval"][0], "10"]
+    )
+    assert check_certificate(coarse) == []
+    refused = (
+        "malformed certificate: approximate_dp.renyi: the grid must rise from the range's low end (≥ 1) to its high end"
+    )
+    for lambda_range, grid in ((["1/2", "4"], ["1/2", "4"]), (["1", "4"], ["1", "2", "2", "4"])):
+        forged = copy.deepcopy(coarse)
+        forged["approximate_dp"]["renyi"].update(lambda_range=lambda_range, grid=grid)
+        assert check_certificate(forged) == [refused], grid
+
+
+def test_an_infinite_zcdp_bound_needs_an_output_one_row_gives_and_its_neighbour_never() -> None:
+    """ρ = ∞ (``rho_interval`` null) is shown by the recorded (i, i′, r) with x_i[r] > 0 = x_i′[r]:
+    the producer's record checks; the pair reversed, another output, or ∞ claimed for a mechanism
+    whose ρ is finite, does not."""
+    rows = [["1/2", "1/2", "0", "0"], ["1/4", "1/2", "1/4", "0"]]  # output 3: never given
+    leak = Mechanism([[Fraction(x) for x in row] for row in rows])
+    doc = _audit(leak, renyi=(Fraction(1), Fraction(2)))
+    renyi = doc["approximate_dp"]["renyi"]
+    assert renyi["rho_interval"] is None and renyi["attained"] == {"inputs": [1, 0], "output": 2}
+    wrong = "approximate_dp.renyi: ρ = ∞ needs an output with x_i[r] > 0 = x_i′[r]"
+    outputs = (2, 1, 3, 7)
+    for attained in [{"inputs": [0, 1], "output": 2}, *({"inputs": [1, 0], "output": r} for r in outputs[1:])]:
+        forged = copy.deepcopy(doc)
+        forged["approximate_dp"]["renyi"]["attained"] = attained
+        assert check_certificate(forged) == [wrong], attained
+    finite = _audit(truncated_geometric("1/2", 1), renyi=(Fraction(1), Fraction(2)))
+    finite["approximate_dp"]["renyi"].update(rho_interval=None, attained={"inputs": [1, 0], "output": 1})
+    assert check_certificate(finite) == [wrong]
+
+
+def test_a_mechanism_without_neighbours_has_zcdp_bound_zero() -> None:
+    """One input, no pair: ρ = 0 with no attaining pair; any other bracket or a pair is refused."""
+    doc = _audit(Mechanism([[Fraction(1, 2), Fraction(1, 2)]]), renyi=(Fraction(1), Fraction(2)))
+    assert doc["approximate_dp"]["renyi"]["rho_interval"] == ["0", "0"]
+    for rho, attained in ((["0", "1"], None), (["1", "1"], None), (["0", "0"], {"lambda": "1", "inputs": [0, 0]})):
+        forged = copy.deepcopy(doc)
+        forged["approximate_dp"]["renyi"].update(rho_interval=rho, attained=attained)
+        assert check_certificate(forged) == ["approximate_dp.renyi: no neighbours, ρ = 0"], rho
 
 
 def _user_with_loss_matrix() -> tuple[Mechanism, dict[str, Any], list[list[Fraction]]]:
@@ -100,12 +303,18 @@ def _user_with_loss_matrix() -> tuple[Mechanism, dict[str, Any], list[list[Fract
     return mech, doc, [list(row) for row in t.rows]
 
 
-def test_a_loss_matrix_users_dual_must_be_feasible() -> None:
-    """The dual moved between two counts: same total (the optimum), not feasible any more."""
+@pytest.mark.parametrize(
+    ("up", "down", "amount"),
+    [(0, 1, Fraction(1, 100)), (3, 1, Fraction(1, 2000))],
+    ids=["count 1 to 0", "count 1 to 3"],
+)
+def test_a_loss_matrix_users_dual_must_be_feasible(up: int, down: int, amount: Fraction) -> None:
+    """The dual moved between two counts: same total (the optimum), not feasible any more — moved to
+    count 3, only at the last guess (its column w_3 = (p_i·l(i, 3) − y_i)_i leaves the cone)."""
     _, doc, _ = _user_with_loss_matrix()
     forged = copy.deepcopy(doc)
     dual = [Fraction(v) for v in forged["user_losses"]["users"][3]["dual"]]
-    dual[0], dual[1] = dual[0] + Fraction(1, 100), dual[1] - Fraction(1, 100)
+    dual[up], dual[down] = dual[up] + amount, dual[down] - amount
     forged["user_losses"]["users"][3]["dual"] = [str(v) for v in dual]
     optimum = doc["user_losses"]["users"][3]["optimum"]
     assert check_certificate(forged) == [f"user (skewed, cost): the optimality certificate of {optimum} does not check"]
@@ -131,13 +340,15 @@ def test_a_loss_matrix_users_optimum_raised_with_a_worse_remap_is_rejected() -> 
     assert check_certificate(forged) == [f"user (skewed, cost): the optimality certificate of {worse} does not check"]
 
 
-def _bracket(probabilities: tuple[str, str, str] = ("0.85", "0.12", "0.03")) -> tuple[dict[str, Any], Bracket]:
+def _bracket(
+    probabilities: tuple[str, str, str] = ("0.85", "0.12", "0.03"), epsilon: Fraction = Fraction(1)
+) -> tuple[dict[str, Any], Bracket]:
     """A small SY Example 1 bracket certificate and the producer's exact bracket behind it."""
     from mechlib.infodesign.cell_lp import bracket
     from mechlib.infodesign.school_planning import Example, certificate, histogram_graph
 
     p0, p1, p2 = (Fraction(p) for p in probabilities)
-    small = Example(households=4, probabilities=(p0, p1, p2))
+    small = Example(households=4, probabilities=(p0, p1, p2), epsilon=epsilon)
     exact = bracket(histogram_graph(small, (2, 1)), Fraction(1, 2))
     doc = json.loads(json.dumps(certificate(small, (2, 1), exact)))
     assert check_bracket(doc) == []
@@ -173,6 +384,80 @@ def test_a_bracket_mechanism_at_exactly_the_dp_factor_checks() -> None:
 
 def test_a_bracket_with_a_type_of_probability_zero_checks() -> None:
     _bracket(("0.88", "0.12", "0"))  # checked inside
+
+
+def test_a_bracket_at_a_fractional_epsilon_checks() -> None:
+    """e^ε with ε = 1/2 (not an integer: its numerator alone would give e^1, outside the factors)."""
+    doc, _ = _bracket(epsilon=Fraction(1, 2))
+    assert Fraction(doc["factor_hi"]) < 2  # e^(1/2) ≈ 1.6487 is enclosed, e ≈ 2.718 is not
+
+
+def test_a_bracket_states_which_of_its_premises_fails() -> None:
+    """Each forged premise is named, whatever else it breaks: type probabilities that do not sum
+    to 1 (all ≥ 0), factors that do not enclose e^ε, a structure the schema refuses, and a dual
+    too short to unpack."""
+    doc, _ = _bracket()
+    assert "type_probabilities are not a distribution" in check_bracket(
+        {**doc, "type_probabilities": ["17/20", "3/25", "1/25"]}
+    )
+    for negative in (["-1/10", "1", "1/10"], ["1", "-1/10", "1/10"], ["1", "1/10", "-1/10"]):  # each sums to 1
+        assert "type_probabilities are not a distribution" in check_bracket({**doc, "type_probabilities": negative})
+    assert "factor_lo < e^epsilon < factor_hi does not hold" in check_bracket({**doc, "factor_lo": "3"})
+    rows = doc["mechanism"]
+    missing = {cell: row for cell, row in rows.items() if cell != "0,0"}
+    assert check_bracket({**doc, "mechanism": missing}) == ["the mechanism does not have exactly one row per box cell"]
+    for row in ({"0": "1/2", "1": "1/3"}, {"0": "-1/10", "1": "11/10"}):  # a sum below 1; a negative entry
+        assert "mechanism row (0, 0) is not a distribution" in check_bracket({**doc, "mechanism": {**rows, "0,0": row}})
+    [schema] = check_bracket({**doc, "households": 0})
+    assert schema.startswith("malformed certificate: ") and "households" in schema, schema
+    [short] = check_bracket({**doc, "duals": [[0, 0, 1, 0, "1"]]})
+    assert short.startswith("malformed certificate: ValueError: "), short
+
+
+def test_a_bracket_row_may_leave_out_an_output_of_probability_zero() -> None:
+    """An output a row does not list has probability 0 there: against a row that lists it at 0 the
+    pair is DP (0 ≤ E_lo·0), not malformed and not a violation."""
+    doc, _ = _bracket()
+    a = Fraction(1, 10)
+    rows = {cell: {"1": str(a), "2": str(1 - a), "3": "0"} for cell in doc["mechanism"]}
+    for cell in ("0,0", "1,0"):  # the first row of its edges, and the second of (0, 0) → (1, 0)
+        left_out = {**rows, cell: {"1": str(a), "2": str(1 - a)}}
+        assert check_bracket({**doc, "mechanism": left_out, "upper": "100"}) == [], cell
+
+
+def test_a_bracket_box_must_fit_its_households() -> None:
+    """The box (2, 1) holds the cell (2, 1), no histogram of N = 2 households: refused. (So every
+    pair of box rows that an edge from a cell with n₁ + n₂ = N joins is also joined by an edge from a
+    cell inside: (A, n₂ − 1) → (A, n₂) when n₁ ≥ A, else (n₁, B) → (n₁ + 1, B).)"""
+    doc, _ = _bracket()
+    assert check_bracket({**doc, "households": 2}) == ["malformed certificate: KeyError: (2, 1)"]
+
+
+def test_a_bracket_grid_may_end_off_its_step() -> None:
+    """ω_max = 4 on the box (2, 1); a step 3/2 gives the grid 0, 3/2, 3 and then 4 itself."""
+    doc, _ = _bracket()
+    assert check_bracket({**doc, "grid_step": "3/2", "duals": [], "lower": "-10"}) == []
+
+
+def test_a_bracket_without_duals_bounds_nothing_above_its_loss() -> None:
+    """No dual: the bound is the grid's Σ min_g π(c)(ω(c) − g)² − (h²/4)·π(box), at most the loss
+    the mechanism achieves; a lower bound claimed above that loss is rejected."""
+    doc, _ = _bracket()
+    forged = {**doc, "duals": [], "lower": str(Fraction(doc["upper"]) + 1)}
+    assert check_bracket(forged) == ["the dual bound is below the claimed lower bound"]
+
+
+def test_every_malformed_bracket_dual_is_named() -> None:
+    """Duals off a box edge (a cell outside the box, two cells two steps apart) or past the grid are
+    each reported, and the duals after them still count (a zero value: the bound is unchanged)."""
+    doc, _ = _bracket()
+    points = 1 + 4 * 2  # the grid 0, 1/2, …, 4
+    bad = [[3, 0, 2, 0, 0, "0"], [0, 0, 2, 0, 0, "0"], [0, 0, 1, 0, points, "0"]]
+    failures = check_bracket({**doc, "duals": bad + doc["duals"]})
+    assert failures == [
+        f"dual ({u1}, {u2})->({v1}, {v2}) at grid point {k} is not a nonnegative dual of a box edge"
+        for u1, u2, v1, v2, k, _ in bad
+    ]
 
 
 def test_a_negative_bracket_dual_is_rejected() -> None:
@@ -225,6 +510,44 @@ def test_a_forged_clopper_pearson_bound_is_rejected() -> None:
     assert len(failures) == 1 and "not a verified Clopper–Pearson lower bound" in failures[0], failures
 
 
+def _path(n: int) -> list[tuple[int, int]]:
+    return [p for i in range(n) for p in ((i, i + 1), (i + 1, i))]
+
+
+def test_the_ratio_tests_hypotheses_are_the_ones_their_format_defines() -> None:
+    """The families written out from ratio_test's definitions, on small paths: the pairs and pooled
+    counts (/8 pools a count against its whole component, /6 and /7 against its neighbours), the
+    summed hypotheses of /8 and the one-tailed sums of /7 — none off the path 0–1–…–n."""
+    from mechlib.checkers.ratio_test import family, one_tailed_sums, sums
+
+    pairs = [(0, 1), (1, 0), (1, 2), (2, 1)]
+    singles = [(i, [j], [1]) for i, j in pairs]
+    assert family(pairs, grouped=False) == [*singles, (1, [0, 2], [1, 1])]
+    assert family(pairs, grouped=True) == [*singles, (0, [1, 2], [1, 2]), (1, [0, 2], [1, 1]), (2, [0, 1], [2, 1])]
+
+    def low(i: int, j: int) -> tuple[int, int, dict[str, int]]:
+        return (i, j, {"at_most": i})
+
+    def high(i: int, j: int) -> tuple[int, int, dict[str, int]]:
+        return (i, j, {"at_least": i})
+
+    ends = {3: [low(0, 1), high(3, 2)], 4: [low(0, 1), high(4, 3)]}
+    assert sums(_path(1), 1) == [[low(0, 1), high(1, 0)]]
+    assert sums(_path(2), 2) == [[low(0, 1), high(1, 0)], [low(1, 2), high(2, 1)]]
+    assert sums(_path(3), 3) == [ends[3], [low(0, 1), high(1, 0), low(2, 3), high(3, 2)], [low(1, 2), high(2, 1)]]
+    assert one_tailed_sums(_path(2), 2) == []
+    assert one_tailed_sums(_path(3), 3) == [ends[3], [low(0, 1), low(2, 3)], [high(1, 0), high(3, 2)]]
+    assert one_tailed_sums(_path(4), 4) == [
+        ends[4],
+        [low(0, 1), low(2, 3)],
+        [high(1, 0), high(3, 2)],
+        [low(1, 2), low(3, 4)],
+        [high(2, 1), high(4, 3)],
+    ]
+    for off in (pairs[:3], [*pairs, (0, 1)], [*pairs, (0, 2), (2, 0)]):
+        assert sums(off, 2) == one_tailed_sums(off, 2) == [], off
+
+
 def _tail(k: int, m: int, theta: Fraction) -> Fraction:
     """P(Bin(m, θ) ≥ k), exactly."""
     return sum((math.comb(m, j) * theta**j * (1 - theta) ** (m - j) for j in range(max(k, 0), m + 1)), Fraction(0))
@@ -243,6 +566,12 @@ def test_the_checkers_tail_decisions_are_exact_at_small_theta() -> None:
                     if 0 < level < Fraction(1, 2):
                         assert rejects(k, m, theta, level) == (tail <= level), (k, m, theta, level)
     assert rejects(1, 5, Fraction(0), Fraction(1, 100)) and not rejects(0, 5, Fraction(0), Fraction(1, 100))
+    # a level equal to the (rational) tail: a ball of positive radius cannot decide the tie, and
+    # undecided is no rejection; an exact ball (P(Bin(2, 1/2) ≥ 2) = 1/4) decides it: rejected
+    assert not any(rejects(k, 40, Fraction(1, 3), _tail(k, 40, Fraction(1, 3))) for k in (20, 30))
+    assert rejects(2, 2, Fraction(1, 2), Fraction(1, 4))
+    # more hits than trials: the tail is 0, at any θ
+    assert all(rejects(m + 1, m, theta, Fraction(1, 100)) for m in (1, 7) for theta in (Fraction(1, 3), Fraction(2, 3)))
 
 
 def test_the_checkers_clopper_pearson_test_is_exact() -> None:
@@ -263,6 +592,92 @@ def test_the_checkers_clopper_pearson_test_is_exact() -> None:
             assert not any(lower_bound_holds(k, m, Fraction(x), level) for x in ("1", "3/2", "2", "-1/10"))
     assert lower_bound_holds(0, 5, Fraction(0), level)
     assert not lower_bound_holds(0, 5, Fraction(1, 10), level)
+    # at the level exactly: P(Bin(2, 1/2) ≥ 2) = 1/4 is an exact ball, and 1/4 ≤ 1/4
+    assert lower_bound_holds(2, 2, Fraction(1, 2), Fraction(1, 4))
+
+
+def _named_user_with_its_optimal_mechanism() -> dict[str, Any]:
+    """Randomized response's certificate with its first standard user (uniform prior, absolute loss)
+    carrying the LP's form of proof, an optimal mechanism: T at the DP level (GRS Thm 3.1; its
+    remap here is the identity), so that the general check (``_check_user``) takes it."""
+    doc = _audit(randomized_response("1/3", 4))
+    entry = doc["user_losses"]["users"][0]
+    assert (entry["loss"], entry["t_optimal_remap"]) == ("absolute", {str(r): r for r in range(4)})
+    entry["optimum_mechanism"] = truncated_geometric(Fraction(doc["dp_level"]), 3).to_integer_rows()
+    assert check_certificate(doc) == []
+    return doc
+
+
+def test_a_named_users_loss_and_prior_are_the_names() -> None:
+    """A loss named by a standard name is that loss, and a prior named uniform is uniform (a name
+    outside the standard ones is refused by the schema)."""
+    doc = _named_user_with_its_optimal_mechanism()
+    user = "user (uniform, absolute)"
+    binary = [[str(int(i != j)) for j in range(4)] for i in range(4)]
+    for change, failure in (
+        ({"loss_name": "squared"}, "user (uniform, squared): the loss is named 'absolute', not 'squared'"),
+        ({"prior": ["1/2", "1/6", "1/6", "1/6"]}, f"{user}: the prior is not uniform"),
+        ({"loss": binary}, f"{user}: the loss is not the absolute loss"),
+    ):
+        forged = copy.deepcopy(doc)
+        forged["user_losses"]["users"][0].update(change)
+        assert failure in check_certificate(forged), change
+
+
+def test_an_optimal_mechanism_must_be_dp_stochastic_and_reach_the_optimum() -> None:
+    """The LP's primal: T with count 1's mass on output 0 moved to output 2 (the same loss, not DP at
+    α), T at another level (DP, stochastic, but its loss is not the optimum) and T with a row scaled
+    (not stochastic) each leave the optimum unproved."""
+    doc = _named_user_with_its_optimal_mechanism()
+    alpha = Fraction(doc["dp_level"])
+    optimum = doc["user_losses"]["users"][0]["optimum"]
+    scaled = truncated_geometric(alpha, 3).to_integer_rows()
+    scaled["denominators"][0] = format(2 * int(scaled["denominators"][0], 16), "x")
+    rows = [list(row) for row in truncated_geometric(alpha, 3).rows]
+    rows[1][2] += rows[1][0]  # the same loss (|1 − 0| = |1 − 2|), but output 0 never given by count 1: not DP
+    rows[1][0] = Fraction(0)
+    for primal in (
+        Mechanism(rows).to_integer_rows(),
+        truncated_geometric(alpha * alpha, 3).to_integer_rows(),
+        scaled,
+    ):
+        forged = copy.deepcopy(doc)
+        forged["user_losses"]["users"][0]["optimum_mechanism"] = primal
+        failures = check_certificate(forged)
+        assert f"user (uniform, absolute): the optimality certificate of {optimum} does not check" in failures, primal
+    t = [list(row) for row in truncated_geometric(alpha, 3).rows]
+    for shape in (Mechanism([*t, t[3]]), Mechanism([[*row, Fraction(0)] for row in t])):  # a row, a column too many
+        forged = copy.deepcopy(doc)
+        forged["user_losses"]["users"][0]["optimum_mechanism"] = shape.to_integer_rows()
+        [failure] = check_certificate(forged)
+        assert failure.startswith("malformed certificate: user_losses.users[0].optimum_mechanism"), failure
+
+
+def test_a_loss_matrix_users_fields_are_each_checked() -> None:
+    """Each field of a general user's entry, changed alone, is named: a prior or dual one entry too
+    long (a zero: the sums are unchanged), a loss one row too many, a prior that is no distribution,
+    a worse optimal remap, a ratio, T's remap."""
+    _, doc, _ = _user_with_loss_matrix()
+    user, where = "user (skewed, cost)", "malformed certificate: user_losses.users[3]"
+    entry = doc["user_losses"]["users"][3]
+    worse = {str(r): 0 for r in range(4)}
+    for change, failure in (
+        ({"prior": [*entry["prior"], "0"]}, f"{where}.prior: expected a list of 4"),
+        ({"dual": [*entry["dual"], "0"]}, f"{where}.dual: expected a list of 4"),
+        ({"prior": ["3/4", "1/2", "-1/4", "0"]}, f"{user}: the prior is not a distribution"),
+        ({"prior": ["1/2", "1/4", "1/8", "1/4"]}, f"{user}: the prior is not a distribution"),
+        ({"optimal_remap": worse}, f"{user}: the mechanism's loss with its optimal remap is not {entry['mechanism']}"),
+        ({"ratio": "1"}, f"{user}: the ratio is not mechanism/optimum"),
+        ({"t_optimal_remap": worse}, f"{user}: T with the recorded remap does not reach the optimum (GRS Thm 3.1)"),
+    ):
+        forged = copy.deepcopy(doc)
+        forged["user_losses"]["users"][3].update(change)
+        assert failure in check_certificate(forged), change
+    for loss in (entry["loss"] + [["0"] * 4], [[*row, "0"] for row in entry["loss"]]):  # a row, a column too many
+        forged = copy.deepcopy(doc)
+        forged["user_losses"]["users"][3]["loss"] = loss
+        [failure] = check_certificate(forged)
+        assert failure.startswith(f"{where}.loss"), failure
 
 
 def test_loss_matrix_users_at_the_edges_check() -> None:
