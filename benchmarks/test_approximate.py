@@ -358,7 +358,7 @@ def _report_against_the_oracle(
     measure.note(
         "samples per count to flag at least half the runs: "
         + "; ".join(
-            f"{label}, {name.split()[0]}: "
+            f"{label}, {' '.join(name.split()[: 2 if name.startswith('DP-') else 1])}: "
             + (f"{first[label, name]:,}" if (label, name) in first else "beyond the grid")
             for label in truth
             for name in names
@@ -430,3 +430,108 @@ def test_library_gaussians_against_the_oracle_event(measure: Measure, spec: str)
 
     found = measure(study, role="mechlib", n=LIBRARY_SEEDS, rounds=1)
     _report_against_the_oracle(measure, found, {label: true}, f"(ε, δ) = (1, 10⁻⁵) claimed of {label}")
+
+
+#: DP-Auditorium (google/differential-privacy, python/dp_auditorium) is not on PyPI: its testers run when
+#: this variable names that folder of a checkout and TensorFlow is installed (``pip install tensorflow-cpu
+#: absl-py etils``); the package's own ``__init__`` (which imports Vizier, PipelineDP, JAX) is bypassed.
+DP_AUDITORIUM = "MECHLIB_DP_AUDITORIUM"
+DPA_BUDGETS = [size(b, b // 100) for b in (10**5, 10**6)]
+DPA_SEEDS = size(3, 1)
+DPA_SIGMA = 2
+
+
+def _dp_auditorium() -> dict[str, Any]:
+    """DP-Auditorium's modules (its hockey-stick and histogram testers, their configs), imported from
+    the checkout named by ``MECHLIB_DP_AUDITORIUM``; skips the benchmark when it cannot be."""
+    import importlib
+    import os
+    import sys
+    import types
+    import warnings
+    from pathlib import Path
+
+    root = Path(os.environ.get(DP_AUDITORIUM, "")) / "dp_auditorium"
+    if not (root / "testers" / "hockey_stick_tester.py").exists():
+        pytest.skip(f"DP-Auditorium: set {DP_AUDITORIUM} to python/dp_auditorium of a differential-privacy checkout")
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    with warnings.catch_warnings():  # TensorFlow's own deprecation warnings on import
+        warnings.simplefilter("ignore")
+        tf = pytest.importorskip("tensorflow", reason="DP-Auditorium's hockey-stick tester: pip install tensorflow-cpu")
+    tf.config.threading.set_intra_op_parallelism_threads(1)  # one core, like the other methods
+    tf.config.threading.set_inter_op_parallelism_threads(1)
+    for name, path in (("dp_auditorium", root), ("dp_auditorium.testers", root / "testers")):
+        if name not in sys.modules:  # the packages without their __init__ (it imports every tester's stack)
+            package = types.ModuleType(name)
+            package.__path__ = [str(path)]
+            sys.modules[name] = package
+    modules = ("testers.hockey_stick_tester", "testers.histogram_tester", "configs.property_tester_config",
+               "configs.privacy_property")  # fmt: skip
+    return {name.split(".")[1]: importlib.import_module(f"dp_auditorium.{name}") for name in modules}
+
+
+def _as_samples(histogram: dict[int, int], rng: Any) -> Any:
+    """A histogram as its samples in random order (DP-Auditorium splits train and test by position)."""
+    import numpy as np
+
+    return rng.permutation(np.repeat(np.array(list(histogram)), np.array(list(histogram.values()))))
+
+
+@pytest.mark.benchmark(
+    group=f"black-box (ε, δ) test against its limit: DP-Auditorium's hockey-stick and histogram testers on the "
+    f"rounded Gaussian σ = {DPA_SIGMA} claimed (1, 10⁻⁵), {DPA_SEEDS} runs per cell"
+)
+def test_dp_auditorium_against_the_oracle_event(measure: Measure) -> None:
+    """DP-Auditorium's two (ε, δ) testers — ``HockeyStickPropertyTester`` (a Keras classifier, its default
+    model and training; δ lower bound by Hoeffding on its test half) and ``HistogramTester`` (Gilbert and
+    McMillan's estimate on the output histogram) — given the pair (0, 1) in advance and all samples of
+    both counts, at failure probability LIMIT_ALPHA; beside mechlib's δ test and the oracle event on the
+    same samples."""
+    import numpy as np
+
+    dpa = _dp_auditorium()
+    config, claim = (
+        dpa["property_tester_config"],
+        dpa["privacy_property"].ApproximateDp(epsilon=float(EPSILON), delta=float(CLAIMED_DELTA)),
+    )
+    rows = rounded_gaussian(DPA_SIGMA)
+    true, event = best_event(rows)
+    label, low = f"σ = {DPA_SIGMA}", min(min(row) for row in rows)
+    outputs = max(max(row) for row in rows) - low + 1
+    hockey = dpa["hockey_stick_tester"]
+    testers = {
+        "DP-Auditorium hockey-stick tester": hockey.HockeyStickPropertyTester(
+            config.HockeyStickPropertyTesterConfig(
+                training_config=hockey.make_default_hs_training_config(), approximate_dp=claim
+            ),
+            hockey.make_default_hs_base_model(),
+        ),
+        "DP-Auditorium histogram tester": dpa["histogram_tester"].HistogramTester(
+            config.HistogramPropertyTesterConfig(
+                test_discrete_mechanism=True, histogram_size=outputs, min_value=0, max_value=outputs - 1,
+                approximate_dp=claim,
+            )
+        ),
+    }  # fmt: skip
+    from mechlib.audit.statistics import add_histograms
+
+    def study() -> dict[tuple[str, int], dict[str, list[Fraction]]]:
+        found = {}
+        for budget in DPA_BUDGETS:
+            cell: dict[str, list[Fraction]] = {name: [] for name in [*LIMIT_METHODS, ORACLE, *testers]}
+            for k in range(DPA_SEEDS):
+                phases = multinomial_phases(rows, budget, 50_000 + k)
+                for name, method in LIMIT_METHODS.items():
+                    cell[name].append(method(phases))
+                cell[ORACLE].append(oracle_bound(phases, event))
+                counts, rng = add_histograms(*phases), np.random.default_rng([50_000 + k, 9])
+                first, second = (_as_samples({s - low: c for s, c in counts[i].items()}, rng) for i in (0, 1))
+                for name, tester in testers.items():
+                    # the bound as the tester computes it (floats), flagged when above the claim as it rejects
+                    cell[name].append(Fraction(float(tester.estimate_lower_bound(first, second, float(LIMIT_ALPHA)))))
+            found[label, budget] = cell
+        return found
+
+    found = measure(study, role="contrast: published testers", n=DPA_SEEDS, rounds=1)
+    what = f"(ε, δ) = (1, 10⁻⁵) claimed of the rounded Gaussian {label}"
+    _report_against_the_oracle(measure, found, {label: true}, what)
