@@ -8,11 +8,13 @@ cost of one call), so budgets up to 10⁶ samples per count fit:
 * **mechlib**: ``mechlib.audit.ratio_test.dp_test`` on two phases of Poisson sizes, mean λ/4 and
   3λ/4 per count (λ = the budget), as ``mechlib blackbox`` draws them — at its default α_FA = 0.01,
   and beside it at the baselines' 0.05;
-* **baselines**: exactly λ samples per count; for every ordered pair and event (single outputs and
-  both tails at the outputs seen) StatDP's test statistic — thin k_i to Bin(k_i, e^−ε), Fisher's
-  exact one-sided p-value against k_j, averaged over 200 thinnings as StatDP does — and the same
-  with a single thinning, each at α_FA/H (Bonferroni over H hypotheses), α_FA = 0.05 (StatDP's
-  customary level).
+* **baselines** (in-house): exactly λ samples per count; for every ordered pair and event (single
+  outputs and both tails at the outputs seen) StatDP's test statistic — thin k_i to Bin(k_i, e^−ε),
+  Fisher's exact one-sided p-value against k_j, averaged over 200 thinnings as StatDP does — and the
+  same with a single thinning, each at α_FA/H (Bonferroni over H hypotheses), α_FA = 0.05 (StatDP's
+  customary level);
+* **StatDP** itself (pystatdp 0.1.3.1: its event selection, then its test of the one pair and event
+  it chose), on the bugs confined to one count, spending the same total samples as mechlib.
 
 A flag is a violation verdict, and every method's flag names its *witness*: the hypothesis it rejected —
 (count i, compared counts J, event E) parts, the null of each being P_i(E)·Σ_J e^(−ε·d(i, j)) ≤
@@ -369,11 +371,10 @@ def statdp_flags(rows: list[dict[int, float]], pairs: list[tuple[int, int]], bud
     StatDP tests get more samples than any count gets from mechlib. The witness: the count with more
     hits of the event in the test samples against the other (StatDP orders them so). StatDP's numba
     RNG (its thinnings) is seeded from ``seed`` like the samples."""
-    import numba
     from pystatdp.hypotest import hypothesis_test
     from pystatdp.selectors import select_event
 
-    _numba_seed(numba)(seed)
+    _numba_seed()(seed)
     algorithm = _StatDPAlgorithm(rows, np.random.default_rng([seed, 5]))
     selection = round((N + 1) * budget * float(SELECTION_SHARE) / (2 * len(pairs)))
     test = round((N + 1) * budget * (1 - float(SELECTION_SHARE)) / 2)
@@ -391,8 +392,9 @@ def statdp_flags(rows: list[dict[int, float]], pairs: list[tuple[int, int]], bud
 
 
 @functools.cache
-def _numba_seed(numba: Any) -> Callable[[int], None]:
+def _numba_seed() -> Callable[[int], None]:
     """A compiled function that seeds numba's own RNG (StatDP's ``test_statistics`` thins with it)."""
+    import numba
 
     def seed(value: int) -> None:
         np.random.seed(value)  # numba's RNG state when compiled (the only way to seed it)
@@ -505,8 +507,9 @@ def test_false_alarms(measure: Measure) -> None:
 #: Runs of T at its own ε per method in the false-alarm rate study (T is tight on every adjacent tail:
 #: of the correct mechanisms benchmarked, the one that draws the most false alarms).
 RATE_RUNS = size(2100, 14)
-#: The methods of the rate study beside mechlib: not StatDP's 200 thinnings (about 0.8 s a run, half an
-#: hour for the study; 0 false alarms in the 315-run table, its averaged p-value being conservative).
+#: The methods of the rate study beside mechlib: not the in-house StatDP statistic's 200 thinnings (about
+#: 0.8 s a run, half an hour for the study; 0 false alarms in the 315-run table, its averaged p-value being
+#: conservative).
 RATE_METHODS = [name for name in OTHERS if not name.startswith("in-house StatDP")]
 
 
