@@ -288,6 +288,16 @@ LIMIT_METHODS = {
 ORACLE = f"oracle event (one comparison), α = {LIMIT_ALPHA}"
 
 
+def limit_bounds(runs: list[Any], event: set[int]) -> dict[str, list[Fraction]]:
+    """Each test's certified lower bound on δ(1) in each run (its two phases): mechlib's, the Bonferroni
+    test's and the oracle's on the known best ``event``, all on the same samples."""
+    cell: dict[str, list[Fraction]] = {
+        name: [method(phases) for phases in runs] for name, method in LIMIT_METHODS.items()
+    }
+    cell[ORACLE] = [oracle_bound(phases, event) for phases in runs]
+    return cell
+
+
 @pytest.mark.benchmark(
     group=f"black-box (ε, δ) test against its limit: rounded Gaussians σ = 2, 3 claimed (1, 10⁻⁵), {LIMIT_SEEDS} "
     "runs per cell, beside the oracle-event test"
@@ -303,13 +313,8 @@ def test_delta_against_the_oracle_event(measure: Measure) -> None:
             rows = rounded_gaussian(sigma)
             _, event = best_event(rows)
             for budget in LIMIT_BUDGETS:
-                cell: dict[str, list[Fraction]] = {name: [] for name in [*LIMIT_METHODS, ORACLE]}
-                for k in range(LIMIT_SEEDS):
-                    phases = multinomial_phases(rows, budget, 30_000 + 100 * sigma + k)
-                    for name, method in LIMIT_METHODS.items():
-                        cell[name].append(method(phases))
-                    cell[ORACLE].append(oracle_bound(phases, event))
-                found[sigma, budget] = cell
+                runs = [multinomial_phases(rows, budget, 30_000 + 100 * sigma + k) for k in range(LIMIT_SEEDS)]
+                found[sigma, budget] = limit_bounds(runs, event)
         return found
 
     found = measure(study, role="mechlib", n=LIMIT_SEEDS, rounds=1)
@@ -417,16 +422,12 @@ def test_library_gaussians_against_the_oracle_event(measure: Measure, spec: str)
     label = f"{spec} at (1, {float(configured_at):g}), {shown}"
 
     def study() -> dict[tuple[str, int], dict[str, list[Fraction]]]:
-        found = {}
-        for budget in LIBRARY_BUDGETS:
-            cell: dict[str, list[Fraction]] = {name: [] for name in [*LIMIT_METHODS, ORACLE]}
-            for k in range(LIBRARY_SEEDS):
-                phases = sample_phases(library, 3, budget, 40_000 + k)
-                for name, method in LIMIT_METHODS.items():
-                    cell[name].append(method(phases))
-                cell[ORACLE].append(oracle_bound(phases, event))
-            found[label, budget] = cell
-        return found
+        return {
+            (label, budget): limit_bounds(
+                [sample_phases(library, 3, budget, 40_000 + k) for k in range(LIBRARY_SEEDS)], event
+            )
+            for budget in LIBRARY_BUDGETS
+        }
 
     found = measure(study, role="mechlib", n=LIBRARY_SEEDS, rounds=1)
     _report_against_the_oracle(measure, found, {label: true}, f"(ε, δ) = (1, 10⁻⁵) claimed of {label}")
@@ -518,12 +519,9 @@ def test_dp_auditorium_against_the_oracle_event(measure: Measure) -> None:
     def study() -> dict[tuple[str, int], dict[str, list[Fraction]]]:
         found = {}
         for budget in DPA_BUDGETS:
-            cell: dict[str, list[Fraction]] = {name: [] for name in [*LIMIT_METHODS, ORACLE, *testers]}
-            for k in range(DPA_SEEDS):
-                phases = multinomial_phases(rows, budget, 50_000 + k)
-                for name, method in LIMIT_METHODS.items():
-                    cell[name].append(method(phases))
-                cell[ORACLE].append(oracle_bound(phases, event))
+            runs = [multinomial_phases(rows, budget, 50_000 + k) for k in range(DPA_SEEDS)]
+            cell = limit_bounds(runs, event) | {name: [] for name in testers}
+            for k, phases in enumerate(runs):
                 counts, rng = add_histograms(*phases), np.random.default_rng([50_000 + k, 9])
                 first, second = (_as_samples({s - low: c for s, c in counts[i].items()}, rng) for i in (0, 1))
                 for name, tester in testers.items():
