@@ -437,7 +437,7 @@ def test_library_gaussians_against_the_oracle_event(measure: Measure, spec: str)
 #: this variable names that folder of a checkout and TensorFlow is installed (``pip install tensorflow-cpu
 #: absl-py etils``); the package's own ``__init__`` (which imports Vizier, PipelineDP, JAX) is bypassed.
 DP_AUDITORIUM = "MECHLIB_DP_AUDITORIUM"
-DPA_BUDGETS = [size(b, b // 100) for b in (10**5, 10**6)]
+DPA_BUDGETS = [size(b, b // 100) for b in (10**5, 10**6, 3 * 10**6)]
 DPA_SEEDS = size(3, 1)
 DPA_SIGMA = 2
 
