@@ -3,7 +3,7 @@
 
 python3 dev.py verify   # check the papers' claims, write reports/latest/verify.{json,md,html}
 python3 dev.py test     # the test suite, in parallel (CI=true: Hypothesis 'mechlib-ci' profile, not slow)
-python3 dev.py bench    # benchmarks, write reports/bench.{json,md}
+python3 dev.py bench    # benchmarks beside their peers (the bench extra), write reports/bench.{json,md}
 python3 dev.py fuzz     # verify with the deep fuzzing profile (20× the examples)
 python3 dev.py examples # regenerate the example audits in reports/examples/
 python3 dev.py lint     # ruff + import-linter (layering) + mypy
@@ -27,19 +27,24 @@ STAMP = VENV / ".mechlib-installed"
 DOCS_BUILD = ("docs", "docs/_build/html")
 
 
-def ensure_venv() -> None:
-    """Create .venv and install the project (with dev tools) when pyproject.toml changed."""
+def ensure_venv(extras: tuple[str, ...] = ("dev",)) -> None:
+    """Create .venv and install the project with ``extras`` (dev tools; the benchmarks also their peers,
+    ``bench``) when pyproject.toml changed or one of them is not installed yet. The stamp holds the
+    hash of pyproject.toml and the extras installed with it."""
     want = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
-    if STAMP.exists() and STAMP.read_text().strip() == want and (BIN / "mechlib").exists():
+    stamp = STAMP.read_text().split() if STAMP.exists() else []
+    installed = set(stamp[1:]) if stamp[:1] == [want] else set()
+    if set(extras) <= installed and (BIN / "mechlib").exists():
         return
     if not (BIN / "python").exists():
         print("dev.py: creating .venv", flush=True)
         venv.EnvBuilder(with_pip=True).create(VENV)
-    print("dev.py: installing mechlib and its dependencies into .venv", flush=True)
+    wanted = sorted(installed | set(extras))
+    print(f"dev.py: installing mechlib and its dependencies ({', '.join(wanted)}) into .venv", flush=True)
     pip = [str(BIN / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
     subprocess.run([*pip, "--upgrade", "pip"], check=True)
-    subprocess.run([*pip, "-e", f"{ROOT}[dev]"], check=True)
-    STAMP.write_text(want + "\n")
+    subprocess.run([*pip, "-e", f"{ROOT}[{','.join(wanted)}]"], check=True)
+    STAMP.write_text(" ".join([want, *wanted]) + "\n")
 
 
 def usual_verify_time() -> str:
@@ -66,8 +71,8 @@ def main(args: list[str]) -> int:
     if not args or args[0] not in tasks:
         print(__doc__)
         return 2
-    ensure_venv()
     task, rest = args[0], args[1:]
+    ensure_venv(("dev", "bench") if task == "bench" else ("dev",))
     py = str(BIN / "python")
     if task in ("verify", "fuzz"):
         # reports/latest/ is not committed: running the quick start leaves a fresh clone clean

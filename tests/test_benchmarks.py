@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -121,3 +123,22 @@ def test_rendering_saved_runs_keeps_each_benchmarks_own_commit(tmp_path: Path) -
     assert done.returncode == 0, done.stderr[-2000:]
     rows = json.loads((tmp_path / "bench.json").read_text())["results"]
     assert [(r["group"], r["commit"][0]) for r in rows] == [("x", "a"), ("y", "b")]
+
+
+def test_statdp_events_and_witnesses_name_what_it_tested() -> None:
+    """StatDP's events (an output, or the open lower tail s < a of its numeric search space) become the
+    witness events they are on integer outputs; on a blatant bug its flag's witness is true of the
+    mechanism (skipped without pystatdp: the bench extra)."""
+    import math
+
+    from benchmarks.test_power import BUGS, N, _statdp_event, statdp_flags, witness_is_true
+    from mechlib.audit.blackbox import path_neighbours
+
+    assert _statdp_event(((-math.inf, 2.0),)) == {"at_most": 1}
+    assert _statdp_event(((-math.inf, 2.25),)) == {"at_most": 2}
+    assert _statdp_event((3,)) == {"outputs": [3]}
+    pytest.importorskip("pystatdp")
+    rows, path = BUGS["one-sided noise (i + G, G ≥ 0)"], path_neighbours(N)
+    for seed in range(3):
+        witness = statdp_flags(rows, path, 10**4, seed)
+        assert witness is not None and witness_is_true(rows, path, witness), witness
