@@ -160,3 +160,43 @@ def test_a_zcdp_bracket_wider_than_its_aim_says_so(mech: Mechanism, wide: bool) 
     lo, hi = (Fraction(x) for x in section["renyi"]["rho_interval"])
     text = findings(section)[-1][1]
     assert (hi > lo * (1 + TOLERANCE)) is wide and ("wider than the 0.1% aimed at" in text) is wide
+
+
+@st.composite
+def wide_mechanisms(draw: st.DrawFn) -> Mechanism:
+    """Up to 12 rows of up to 12 outputs, zeros (outputs a neighbour never gives: δ_∞ > 0) and
+    repeated ratios (T's and randomized response's structure) among them."""
+    width, height = draw(st.integers(1, 12)), draw(st.integers(2, 12))
+    rows = []
+    for _ in range(height):
+        w = draw(st.lists(st.sampled_from([0, 1, 1, 2, 3, 7, 10**6]), min_size=width, max_size=width))
+        w[0] += 0 if sum(w) else 1
+        rows.append([Fraction(x, sum(w)) for x in w])
+    return Mechanism(rows)
+
+
+@settings(max_examples=200)
+@given(wide_mechanisms())
+def test_the_float_screen_keeps_every_line_of_the_envelope(mech: Mechanism) -> None:
+    """The profile with every line screened (``_undominated`` on from one line) is the profile
+    from all lines: the screen drops only lines strictly below an actual line of the envelope."""
+    from unittest import mock
+
+    import mechlib.core.approximate as approximate
+
+    exact = privacy_profile(mech)
+    with mock.patch.object(approximate, "_SCREEN_FROM", 1):
+        assert privacy_profile(mech) == exact
+
+
+def test_a_screen_that_drops_a_line_of_the_envelope_is_caught() -> None:
+    """The negative control of the test above: with a margin below 0 the screen drops the
+    envelope's own lines too, and the profile differs."""
+    from unittest import mock
+
+    import mechlib.core.approximate as approximate
+
+    mech = randomized_response(Fraction(1, 3), 6)
+    exact = privacy_profile(mech)
+    with mock.patch.object(approximate, "_SCREEN_FROM", 1), mock.patch.object(approximate, "_MARGIN", -1e-9):
+        assert privacy_profile(mech) != exact
