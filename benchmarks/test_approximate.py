@@ -4,6 +4,7 @@ boundary (the claim equal to the true δ), beside a Bonferroni-over-every-event 
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any
 
@@ -65,6 +66,45 @@ def test_profile_dense(measure: Measure, role: str) -> None:
         points = measure(lambda: naive_profile(mech), role=role, n=N_DENSE)
         profile = privacy_profile(mech)
         assert all(profile.delta_at(t) == d for t, d in points)
+
+
+N_PLD = size(500, 60)
+
+
+def pld_deltas(rows: list[list[float]], pairs: list[tuple[int, int]], epsilons: list[float]) -> list[float]:
+    """Google's dp-accounting: per neighbouring pair a privacy loss distribution from the two rows
+    (both orders; losses rounded up to multiples of 10⁻⁴, pessimistic), δ at ``epsilons``, the max
+    over pairs — floats and an upper estimate, where mechlib's profile is exact."""
+    import numpy as np
+    from dp_accounting.pld import privacy_loss_distribution
+
+    logs = [{r: math.log(x) for r, x in enumerate(row) if x > 0} for row in rows]
+    best = np.zeros(len(epsilons))
+    for i, j in pairs:
+        pld = privacy_loss_distribution.from_two_probability_mass_functions(logs[j], logs[i], symmetric=False)
+        best = np.maximum(best, pld.get_delta_for_epsilon(epsilons))
+    return [float(d) for d in best]
+
+
+@pytest.mark.benchmark(
+    group=f"exact privacy profile of a dense random mechanism, n = {N_PLD}, {N_PLD + 1} outputs, "
+    "beside dp-accounting's PLD"
+)
+@pytest.mark.parametrize("role", ["mechlib", "baseline: dp-accounting PLD, δ at the profile's vertices (floats)"])
+def test_profile_dense_beside_pld(measure: Measure, role: str) -> None:
+    """Issue 34: the exact profile at least as fast as dp-accounting's approximate one on the same
+    pairs. Before: 24.7 s against 2.3 s."""
+    mech = random_mechanism(N_PLD, N_PLD + 1, seed=1)
+    profile = privacy_profile(mech)
+    if role == "mechlib":
+        measure(lambda: privacy_profile(mech), role=role, n=N_PLD, min_speedup=1.0)
+        measure.note(f"{len(profile.ts)} vertices, exact")
+        return
+    rows = mech.to_numpy().tolist()
+    epsilons = [math.log(float(t)) for t in profile.ts]
+    deltas = measure(lambda: pld_deltas(rows, list(mech.neighbour_positions), epsilons), role=role, n=N_PLD)
+    gap = max(d - float(exact) for d, exact in zip(deltas, profile.deltas, strict=True))
+    measure.note(f"δ at {len(epsilons)} vertices; PLD's pessimistic δ exceeds the exact one by up to {gap:.2e}")
 
 
 N_RENYI = size(100, 20)
