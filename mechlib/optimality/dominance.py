@@ -173,8 +173,8 @@ def t_itself_dominates(mechanism: Mechanism, at: Fraction) -> bool:
     if t_itself_bits(mechanism, at) > T_ITSELF_MAX_BITS:
         return False
     ours, t_den = geometric_tails(at, n)
-    sides = [[c * x for x in ours] for c in (0, 1, 2)]  # T's tail at (i, k): one or both sides reach k
-    side_bits = [[x.bit_length() for x in row] for row in sides]
+    sides = {c: [c * x for x in ours] for c in (1, 2)}  # T's tail at (i, k): one or both sides reach k
+    side_bits = {c: [x.bit_length() for x in row] for c, row in sides.items()}
     den_bits = t_den.bit_length()
     top = max(max(labels), n) - min(min(labels), 0) + 1  # past every |j − i|
     x_num, x_den = mechanism.scaled()
@@ -186,7 +186,7 @@ def t_itself_dominates(mechanism: Mechanism, at: Fraction) -> bool:
             if not c:
                 break  # k > max(i, n − i): T's tails are 0 from here on
             mine, lhs_bits = sides[c][k], side_bits[c][k] + d_bits  # d·ours < 2^lhs_bits
-            their = theirs[k] if k < len(theirs) else 0
+            their = theirs[k]
             if their and lhs_bits <= their.bit_length() + den_bits - 2:  # t_den·theirs ≥ 2^that
                 continue
             if mine * d > their * t_den:
