@@ -204,6 +204,35 @@ def _float_meet(j: int, k: int, slopes: list[float], heights: list[float]) -> fl
     return (heights[j] - heights[k]) / (slopes[j] - slopes[k])
 
 
+def t_level(mechanism: Mechanism) -> Fraction | None:
+    """α when ``mechanism`` is T at α (GRS Example 2.2: inputs and outputs 0..n, n ≥ 1, path
+    neighbours, 0 < α < 1), else None — read off x[1][0]/x[0][0] and confirmed row by row against
+    T's integer rows (O(n²) comparisons, products by small factors where the row denominators
+    differ by one: T read from a file of fractions in lowest terms)."""
+    from mechlib.core.families import truncated_geometric
+
+    n = mechanism.n
+    if n < 1 or not mechanism.is_count_query() or mechanism.outputs != tuple(range(n + 1)):
+        return None
+    num, den = mechanism.scaled()
+    if not num[0][0]:
+        return None
+    alpha = Fraction(num[1][0] * den[0], den[1] * num[0][0])
+    if not 0 < alpha < 1 or mechanism != truncated_geometric(alpha, n):
+        return None
+    return alpha
+
+
+def t_profile(alpha: Fraction) -> PrivacyProfile:
+    """T's privacy profile at α in closed form, at any n ≥ 1: a pair of neighbouring rows differs by
+    the factor 1/α on the outputs up to the first input and α after, which carry 1/(1 + α) and
+    α/(1 + α) of the first row, so δ(t) = (1 − α·t)/(1 + α) on [1, 1/α] (the pair (0, 1), S = {0})
+    and 0 from 1/α on."""
+    first = ProfilePiece((0, 1), (0,), 1 / (1 + alpha), alpha / (1 + alpha))
+    empty = ProfilePiece(None, (), Fraction(0), Fraction(0))
+    return PrivacyProfile((Fraction(1), 1 / alpha), (first.at(Fraction(1)), Fraction(0)), (first, empty))
+
+
 def _meet(first: _Line, second: _Line) -> Fraction:
     """Where A₁ − B₁t = A₂ − B₂t, for B₁ > B₂."""
     return (first[1] - second[1]) / (first[0] - second[0])

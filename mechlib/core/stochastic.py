@@ -293,7 +293,10 @@ class StochasticMatrix:
             if d == od:
                 if row != orow:
                     return False
-            elif any(a * od != b * d for a, b in zip(row, orow)):
+                continue
+            g = math.gcd(d, od)  # denominators a small factor apart (T in lowest terms): small multipliers
+            left, right = od // g, d // g
+            if any(a * left != b * right for a, b in zip(row, orow)):
                 return False
         return True
 
