@@ -204,6 +204,11 @@ def _float_meet(j: int, k: int, slopes: list[float], heights: list[float]) -> fl
     return (heights[j] - heights[k]) / (slopes[j] - slopes[k])
 
 
+#: ``t_level`` builds T at the candidate α only while its row denominator b^n·(a + b) has at most
+#: about this many bits (the exponential mechanism's x[1][0]/x[0][0] has ≈ 1000 at n = 1000).
+_T_MAX_BITS = 200_000
+
+
 def t_level(mechanism: Mechanism) -> Fraction | None:
     """α when ``mechanism`` is T at α (GRS Example 2.2: inputs and outputs 0..n, n ≥ 1, path
     neighbours, 0 < α < 1), else None — read off x[1][0]/x[0][0] and confirmed row by row against
@@ -218,9 +223,9 @@ def t_level(mechanism: Mechanism) -> Fraction | None:
     if not num[0][0]:
         return None
     alpha = Fraction(num[1][0] * den[0], den[1] * num[0][0])
-    if not 0 < alpha < 1 or mechanism != truncated_geometric(alpha, n):
-        return None
-    return alpha
+    if not 0 < alpha < 1 or n * alpha.denominator.bit_length() > _T_MAX_BITS:
+        return None  # T at that α would have numbers past _T_MAX_BITS: not built to be compared
+    return alpha if mechanism == truncated_geometric(alpha, n) else None
 
 
 def t_profile(alpha: Fraction) -> PrivacyProfile:
