@@ -160,3 +160,101 @@ def test_a_zcdp_bracket_wider_than_its_aim_says_so(mech: Mechanism, wide: bool) 
     lo, hi = (Fraction(x) for x in section["renyi"]["rho_interval"])
     text = findings(section)[-1][1]
     assert (hi > lo * (1 + TOLERANCE)) is wide and ("wider than the 0.1% aimed at" in text) is wide
+
+
+@st.composite
+def wide_mechanisms(draw: st.DrawFn) -> Mechanism:
+    """Up to 12 rows of up to 12 outputs, zeros (outputs a neighbour never gives: δ_∞ > 0) and
+    repeated ratios (T's and randomized response's structure) among them."""
+    width, height = draw(st.integers(1, 12)), draw(st.integers(2, 12))
+    rows = []
+    for _ in range(height):
+        w = draw(st.lists(st.sampled_from([0, 1, 1, 2, 3, 7, 10**6]), min_size=width, max_size=width))
+        w[0] += 0 if sum(w) else 1
+        rows.append([Fraction(x, sum(w)) for x in w])
+    return Mechanism(rows)
+
+
+@settings(max_examples=200)
+@given(wide_mechanisms())
+def test_the_float_screen_keeps_every_line_of_the_envelope(mech: Mechanism) -> None:
+    """The profile with every line screened (``_undominated`` on from one line) is the profile
+    from all lines: the screen drops only lines strictly below an actual line of the envelope."""
+    from unittest import mock
+
+    import mechlib.core.approximate as approximate
+
+    exact = privacy_profile(mech)
+    with mock.patch.object(approximate, "_SCREEN_FROM", 1):
+        assert privacy_profile(mech) == exact
+
+
+def test_a_screen_that_drops_a_line_of_the_envelope_is_caught() -> None:
+    """The negative control of the test above: with a margin below 0 the screen drops the
+    envelope's own lines too, and the profile differs."""
+    from unittest import mock
+
+    import mechlib.core.approximate as approximate
+
+    mech = randomized_response(Fraction(1, 3), 6)
+    exact = privacy_profile(mech)
+    with mock.patch.object(approximate, "_SCREEN_FROM", 1), mock.patch.object(approximate, "_MARGIN", -1e-9):
+        assert privacy_profile(mech) != exact
+
+
+@pytest.mark.parametrize("alpha", [Fraction(1, 2), Fraction(1, 3), Fraction(9, 10), Fraction(1, 1000)])
+@pytest.mark.parametrize("n", [1, 2, 7])
+def test_t_profile_in_closed_form_is_the_envelope(alpha: Fraction, n: int) -> None:
+    """``t_profile`` (T's profile without its lines) has the envelope's vertices and values, and its
+    piece is the pair (0, 1) with S = {0}: the masses P_0(S) and P_1(S)."""
+    from mechlib.core.approximate import t_level, t_profile
+
+    t = truncated_geometric(alpha, n)
+    closed, envelope = t_profile(alpha), privacy_profile(t)
+    assert (closed.ts, closed.deltas) == (envelope.ts, envelope.deltas)
+    piece = closed.pieces[0]
+    assert (piece.mass, piece.neighbour_mass) == (t.rows[0][0], t.rows[1][0]) and t_level(t) == alpha
+
+
+def test_t_level_names_t_only() -> None:
+    """T is recognised whatever its row denominators (read from a file of fractions in lowest
+    terms); randomized response, the exponential mechanism, and T with one cell moved are not T."""
+    from mechlib import exponential
+    from mechlib.core.approximate import t_level
+
+    t = truncated_geometric(Fraction(1, 3), 6)
+    assert t_level(Mechanism([[str(x) for x in row] for row in t.rows])) == Fraction(1, 3)
+    moved = [list(row) for row in t.rows]
+    moved[4][2] += Fraction(1, 10**9)
+    moved[4][3] -= Fraction(1, 10**9)
+    for other in (randomized_response(Fraction(1, 3), 7), exponential(Fraction(1, 3), 6), Mechanism(moved)):
+        assert t_level(other) is None
+
+
+def test_delta_past_the_cell_limit_for_t_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the profile's cell limit (here lowered to 100) T's profile is its closed form, and the
+    checker re-checks it (two vertices: every pair scanned at both); another mechanism is refused in
+    one line; a profile past the limit with a third vertex is refused by the checker."""
+    import json
+
+    import mechlib.audit.approximate_dp as producer
+    import mechlib.checkers.approximate_dp as checker
+    from mechlib.audit.loading import LoadedMechanism
+    from mechlib.audit.whitebox import audit
+    from mechlib.checkers.audit_certificate import check_certificate
+    from mechlib.errors import InputError
+
+    monkeypatch.setattr(producer, "PROFILE_MAX_CELLS", 100)
+    monkeypatch.setattr(checker, "PROFILE_MAX_CELLS", 100)
+    monkeypatch.setattr(checker, "PROFILE_MAX_SCANS", 10_000)
+    alpha, delta = Fraction(1, 3), Fraction(1, 100)
+    t = truncated_geometric(alpha, 40)
+    report = json.loads(json.dumps(audit(LoadedMechanism(t, "t", "python", "0" * 64), delta=delta)))
+    # δ(t) = (1 − α·t)/(1 + α) = δ at t* = (1 − (1 + α)·δ)/α
+    assert Fraction(report["approximate_dp"]["at_delta"]["alpha"]) == alpha / (1 - (1 + alpha) * delta)
+    assert check_certificate(report) == []
+    with pytest.raises(InputError, match="cells"):
+        audit(LoadedMechanism(randomized_response(alpha, 41), "rr", "python", "0" * 64), delta=delta)
+    vertices = report["approximate_dp"]["profile"]["vertices"]
+    vertices.insert(1, {"alpha": "1/2", "delta": "1/8"})
+    assert any("cells" in failure for failure in check_certificate(report))

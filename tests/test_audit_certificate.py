@@ -330,3 +330,17 @@ def test_users_are_skipped_where_their_numbers_would_pass_the_digit_limit(
     assert report["unknown"] == ([] if decided else ["user_losses"])
     hidden = {**report, "unknown": []}  # a skip cannot be left out of the undecided findings
     assert decided or any("unknown is" in f for f in check_certificate(hidden))
+
+
+def test_a_dp_level_above_the_mechanisms_is_rejected_over_long_row_denominators() -> None:
+    """The exponential mechanism's rows have different ≈ 100-bit denominators, so the checker
+    settles most cells of its DP check by floats first (``_unsettled``): a claimed level 10⁻⁴⁰ above
+    the true one still fails there, exactly."""
+    from mechlib import exponential
+    from mechlib.audit.loading import LoadedMechanism
+
+    report = json.loads(json.dumps(audit(LoadedMechanism(exponential("1/2", 60), "exp", "python", "0" * 64))))
+    assert check_certificate(report) == []
+    alpha = Fraction(report["dp_level"])
+    report["dp_level"] = str(alpha * (1 + Fraction(1, 10**40)))
+    assert any(f"is not {report['dp_level']}-DP" in failure for failure in check_certificate(report))

@@ -258,11 +258,12 @@ def test_bad_approximate_dp_options(
 def test_a_profile_too_large_is_refused_before_arithmetic(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """(T itself is not refused: its profile is a closed form, ``test_delta_past_the_cell_limit_for_t_only``.)"""
     from mechlib.audit import approximate_dp
 
     monkeypatch.setattr(approximate_dp, "PROFILE_MAX_CELLS", 3)
     path = tmp_path / "m.json"
-    path.write_text(json.dumps({"matrix": T_ROWS}))
+    path.write_text(json.dumps({"matrix": [["1/2", "1/4", "1/4"], ["1/4", "1/2", "1/4"]]}))
     assert "at most 3" in _bad(capsys, tmp_path, "audit", str(path), "--delta", "1/10")
 
 

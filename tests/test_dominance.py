@@ -137,3 +137,63 @@ def test_error_tails_by_slices_are_the_tails_by_distance(row: list[int], data: s
     expected = integer_tails(row[::-1], i, labels[::-1], top)  # not 0..L−1 in order: the general path
     assert integer_tails(row, i, labels, top) == _int_tails(row, i, labels, top) == expected
     assert expected == [sum(x for j, x in enumerate(row) if abs(j - i) >= k) for k in range(top + 1)]
+
+
+@given(st.integers(1, 7), st.fractions(0, 1, max_denominator=40), st.fractions(0, 1, max_denominator=40))
+def test_t_at_a_larger_alpha_is_a_remap_of_t(n: int, a: Fraction, b: Fraction) -> None:
+    """The lemma behind dominance by T at α′ (``dominating_t``, the checker's ``t_at``): for
+    0 ≤ α ≤ α′ < 1, Y = T_α⁻¹·T_α′ is stochastic (≥ 0, rows summing to 1), so T_α′ is T_α then Y;
+    for α′ < α some entry of Y is negative."""
+    from mechlib.optimality.derivability import inverse_t_rows
+
+    lo, hi = sorted((a, b))
+    if hi == 1:
+        return
+    inverse, t = inverse_t_rows(lo, n), truncated_geometric(hi, n).rows
+    y = [[sum(inverse[r][i] * t[i][j] for i in range(n + 1)) for j in range(n + 1)] for r in range(n + 1)]
+    assert all(v >= 0 for row in y for v in row) and all(sum(row) == 1 for row in y)
+    if lo < hi:
+        inverse, t = inverse_t_rows(hi, n), truncated_geometric(lo, n).rows
+        assert any(sum(inverse[r][i] * t[i][j] for i in range(n + 1)) < 0 for r in range(n + 1) for j in range(n + 1))
+
+
+@settings(max_examples=60)
+@given(st.sampled_from(["t", "rr", "exp", "any"]), st.integers(1, 9), st.fractions(0, 1, max_denominator=20),
+       st.fractions(0, 1, max_denominator=64), st.data())  # fmt: skip
+def test_t_itself_dominates_as_the_tails_say(kind: str, n: int, x: Fraction, at: Fraction, data: st.DataObject) -> None:
+    """``t_itself_dominates`` (closed-form tails, comparisons settled by bit lengths first) says
+    exactly what the definition says: T at α′'s error tails (its matrix, summed) nowhere above M's."""
+    from mechlib.optimality.dominance import t_itself_dominates
+    from mechlib.strategies import mechanisms
+
+    if at == 1 or x in (0, 1):
+        return
+    m = (
+        truncated_geometric(x, n) if kind == "t"
+        else randomized_response(x, n + 1) if kind == "rr"
+        else exponential(x, n) if kind == "exp"
+        else data.draw(mechanisms(max_n=n))
+    )  # fmt: skip
+    ours, theirs = tail_profile(truncated_geometric(at, m.n)), tail_profile(m)
+    lighter = all(a[k] <= (b[k] if k < len(b) else 0) for a, b in zip(ours, theirs) for k in range(1, len(a)))
+    assert t_itself_dominates(m, at) is lighter
+
+
+def test_the_exponential_mechanism_past_the_lp_size_is_dominated_by_t_at_a_short_alpha() -> None:
+    """The exponential mechanism at n = 160 (past LP_MAX_N; its α has ≈ 110 bits): dominance is
+    certified by T at α rounded up to a short α′ (``t_at``), re-checked by the checker; a t_at
+    below α, or one whose tails are heavier, is rejected."""
+    import json
+
+    from mechlib.audit.loading import LoadedMechanism
+    from mechlib.audit.whitebox import LP_MAX_N, audit
+    from mechlib.checkers.audit_certificate import check_certificate
+
+    report = json.loads(json.dumps(audit(LoadedMechanism(exponential("1/2", 160), "exp", "python", "0" * 64))))
+    assert report["n"] > LP_MAX_N and "dominance" not in report["unknown"]
+    alpha, at = Fraction(report["dp_level"]), Fraction(report["dominance"]["remap"]["t_at"])
+    assert alpha < at < 1 and at.denominator < alpha.denominator
+    assert check_certificate(report) == []
+    for forged, says in ((alpha * Fraction(999, 1000), "not a remap of T"), (Fraction(99, 100), "heavier error tail")):
+        report["dominance"]["remap"] = {"t_at": str(forged)}
+        assert any(says in failure for failure in check_certificate(report)), forged

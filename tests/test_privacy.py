@@ -112,3 +112,16 @@ def test_a_constant_mechanisms_witness_is_not_zero_over_zero() -> None:
     level = dp_level(Mechanism([[0, 1], [0, 1], [0, 1]]))
     assert level.alpha == 1 and level.witness is not None
     assert level.witness.output == 1 and level.witness.larger_probability == level.witness.smaller_probability == 1
+
+
+@given(mechanisms(max_n=5), st.lists(st.sampled_from([1, 3, 10**300, 7**400 * 2**90]), min_size=7, max_size=7))
+def test_dp_level_over_long_row_denominators_agrees_with_the_reference(x: Mechanism, scales: list[int]) -> None:
+    """Rows over different denominators of hundreds of digits (the exponential mechanism's at n = 1000)
+    go through the float screen of dp_level: the same exact level and a witness attaining it."""
+    num, den = x.scaled()
+    scaled = Mechanism.from_scaled(
+        [[v * s for v in row] for row, s in zip(num, scales)], [d * s for d, s in zip(den, scales)], outputs=x.outputs
+    )
+    level = dp_level(scaled)
+    assert level.alpha == dp_level_reference(x)
+    assert level.witness is not None and level.witness.ratio == level.alpha

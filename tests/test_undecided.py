@@ -96,11 +96,10 @@ def test_t_itself_is_refused_where_its_tails_are_heavier() -> None:
     from mechlib.audit.whitebox import audit
     from mechlib.core.families import randomized_response
     from mechlib.core.remap import Remap
-    from mechlib.optimality.derivability import TBasis
-    from mechlib.optimality.dominance import t_itself_dominates
+    from mechlib.optimality.dominance import dominating_t, t_itself_dominates
 
     mech = randomized_response("9/10", 51)
-    assert not t_itself_dominates(mech, TBasis(Fraction(9, 10), mech.n))
+    assert not t_itself_dominates(mech, Fraction(9, 10)) and dominating_t(mech, Fraction(9, 10)) is None
     report = json.loads(json.dumps(audit(LoadedMechanism(randomized_response("1/3", 6), "rr", "python", "0" * 64))))
     forged = json.loads(json.dumps(audit(LoadedMechanism(mech, "rr", "python", "0" * 64))))
     forged["dominance"] = {"status": "certified", "alpha": forged["dp_level"],

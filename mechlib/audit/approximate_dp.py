@@ -15,14 +15,15 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from mechlib.core.approximate import PrivacyProfile, privacy_profile
+from mechlib.core.approximate import PrivacyProfile, privacy_profile, t_level, t_profile
 from mechlib.core.exact import format_decimal, format_fraction
 from mechlib.core.mechanism import Mechanism
 from mechlib.core.privacy import epsilon_interval
 from mechlib.core.renyi import MAX_POINTS, TOLERANCE, zcdp_rho
 from mechlib.errors import InputError
 
-#: The profile runs when (ordered neighbour pairs) × outputs is at most this (checked first).
+#: The profile runs when (ordered neighbour pairs) × outputs is at most this (checked first), and for T
+#: at any size (its closed form; ``mechlib check`` then scans its two vertices only).
 PROFILE_MAX_CELLS = 2_000_000
 #: The zCDP bracket (arb exponentials at up to 400 orders) runs up to this many pair-output cells.
 RENYI_MAX_CELLS = 40_000
@@ -44,17 +45,19 @@ def approximate_section(
     if delta is None and renyi is None and claimed_delta is None:
         return None, None
     cells = _cells(mechanism)
-    if cells > PROFILE_MAX_CELLS:
+    t_alpha = t_level(mechanism)  # T: its profile in closed form, at any n
+    if cells > PROFILE_MAX_CELLS and t_alpha is None:
         raise InputError(
             f"the privacy profile would scan {cells:,} (pair, output) cells",
-            hint=f"at most {PROFILE_MAX_CELLS:,}: audit a smaller mechanism, or drop --delta/--renyi/claimed_delta",
+            hint=f"at most {PROFILE_MAX_CELLS:,} (T itself at any size): audit a smaller mechanism, or drop "
+            "--delta/--renyi/claimed_delta",
         )
     if renyi is not None and cells > RENYI_MAX_CELLS:
         raise InputError(
             f"the zCDP bracket would scan {cells:,} (pair, output) cells at each Rényi order",
             hint=f"at most {RENYI_MAX_CELLS:,}: drop --renyi for this mechanism",
         )
-    profile = privacy_profile(mechanism)
+    profile = privacy_profile(mechanism) if t_alpha is None else t_profile(t_alpha)
     section = {
         "profile": profile_json(mechanism, profile),
         "at_delta": None if delta is None else at_delta_json(profile, delta),

@@ -25,12 +25,17 @@ from mechlib.core.exact import format_fraction
 from mechlib.core.mechanism import Mechanism
 from mechlib.core.post_processing import expected_loss, optimal_remap
 from mechlib.core.privacy import DPLevel, alpha_at_least_exp_minus, dp_level, epsilon_interval
-from mechlib.core.remap import Remap
 from mechlib.core.users import BayesUser, Prior
 from mechlib.errors import InputError
 from mechlib.optimality import standard_users
 from mechlib.optimality.derivability import TBasis, derivation_witness
-from mechlib.optimality.dominance import T_ITSELF_MAX_BITS, dominance_certificate, t_itself_bits, t_itself_dominates
+from mechlib.optimality.dominance import (
+    ROUNDINGS,
+    T_ITSELF_MAX_BITS,
+    dominance_certificate,
+    dominating_t,
+    t_itself_bits,
+)
 from mechlib.optimality.optimal import CertificationError, optimal_bayes_mechanism, optimum_of_t
 from mechlib.optimality.standard_users import STANDARD_LOSSES, StandardUser
 from mechlib.provenance import package_versions
@@ -342,17 +347,18 @@ def theory_findings(
             # product needed at any n; the certificate points at the derivation's remap
             return {"status": "certified", "alpha": format_fraction(alpha), "remap": "derivation"}
         if too_big is not None:
-            assert basis is not None
-            if not t_itself_dominates(mech, basis):  # T itself, at any n (O(n²) integers)
+            at = dominating_t(mech, alpha)  # T itself or at a short α′ ≥ α, at any n (O(n²) integers)
+            if at is None:
                 bits = t_itself_bits(mech, alpha)
                 tried = (
                     "T itself has heavier error tails somewhere"
                     if bits <= T_ITSELF_MAX_BITS
-                    else f"T itself was not tried (its numbers and M's have {bits:,} bits, above {T_ITSELF_MAX_BITS:,})"
+                    else f"T at α rounded up to k/2^{min(ROUNDINGS)} … k/2^{max(ROUNDINGS)} (remaps of T) has heavier "
+                    f"error tails or numbers past {T_ITSELF_MAX_BITS:,} bits, and T itself was not tried (its numbers "
+                    f"and M's have {bits:,} bits)"
                 )
                 return too_big | {"reason": f"{too_big['reason']}; {tried}"}
-            return {"status": "certified", "alpha": format_fraction(alpha),
-                    "remap": Remap.identity(basis.t.outputs).to_integer_rows()}  # fmt: skip
+            return {"status": "certified", "alpha": format_fraction(alpha), "remap": {"t_at": format_fraction(at)}}
         found = dominance_certificate(mech, alpha, level=alpha, basis=basis)
         return {"status": "certified", "alpha": format_fraction(alpha), "remap": found.remap.to_integer_rows()}
 

@@ -16,6 +16,7 @@ The zCDP bracket is re-evaluated with arb: every ordered pair's D_b/a ≤ ρ_hi 
 from __future__ import annotations
 
 import itertools
+import math
 import operator
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +31,9 @@ PRECISION = 128
 #: (``mechlib.audit.approximate_dp``): a larger section is refused before any arithmetic.
 PROFILE_MAX_CELLS = 2_000_000
 RENYI_MAX_CELLS = 40_000
+#: ... except a profile of at most two vertices (T's, which the audit writes at any n), re-checked while
+#: cells × vertices stays below this (T at n = 2000: 8·10⁶ cells, two vertices).
+PROFILE_MAX_SCANS = 20_000_000
 
 
 @dataclass(frozen=True)
@@ -62,7 +66,11 @@ def check_approximate(
     _keys(section, "approximate_dp", {"profile", "at_delta", "renyi"})
     ordered = [p for i, j in neighbours for p in ((i, j), (j, i))]
     cells = len(ordered) * len(col_of)
-    for name, limit, present in (("profile", PROFILE_MAX_CELLS, True), ("renyi", RENYI_MAX_CELLS, section["renyi"])):
+    profile_doc = section["profile"]
+    vertices = len(profile_doc["vertices"]) if isinstance(profile_doc, dict) and isinstance(
+        profile_doc.get("vertices"), list) else 0  # fmt: skip
+    profile_limit = PROFILE_MAX_CELLS if vertices > 2 or cells * vertices > PROFILE_MAX_SCANS else cells
+    for name, limit, present in (("profile", profile_limit, True), ("renyi", RENYI_MAX_CELLS, section["renyi"])):
         if present is not None and cells > limit:
             raise Malformed(
                 f"approximate_dp.{name}: {cells:,} (pair, output) cells, above {limit:,}, the audit's limit"
@@ -143,9 +151,10 @@ def _pair_above(m: IntRows, ordered: list[tuple[int, int]], t: Q, delta: Q) -> t
     u, v, g, h = int(t.p), int(t.q), int(delta.p), int(delta.q)
     for i, j in ordered:
         d, e = m.den[i], m.den[j]
-        left, right = v * e, u * d
+        common = math.gcd(v * e, u * d)  # rows over one denominator: the multipliers are v and u
+        left, right = v * e // common, u * d // common
         excess = sum(x for x in map(operator.sub, map(left.__mul__, m.num[i]), map(right.__mul__, m.num[j])) if x > 0)
-        if h * excess > g * d * v * e:
+        if h * excess > g * d * left:  # Σ max(0, a·v·e − b·u·d) = common · excess
             return i, j
     return None
 

@@ -233,9 +233,39 @@ def _dp_violation(m: IntRows, neighbours: list[tuple[int, int]], alpha: Q) -> tu
             g = math.gcd(lhs, rhs)  # equal row denominators leave p and q: small multipliers
             lhs, rhs = lhs // g, rhs // g
             row_big, row_small = m.num[big], m.num[small]
+            if min(lhs, rhs).bit_length() > 64:  # long multipliers (rows over other denominators)
+                row_big, row_small = _unsettled(row_big, row_small, _quotient(lhs, rhs))
             if any(map(operator.gt, map(lhs.__mul__, row_big), map(rhs.__mul__, row_small))):
-                return big, small, next(r for r, (a, b) in enumerate(zip(row_big, row_small)) if lhs * a > rhs * b)
+                cells = enumerate(zip(m.num[big], m.num[small]))
+                return big, small, next(r for r, (a, b) in cells if lhs * a > rhs * b)
     return None
+
+
+def _quotient(x: int, y: int) -> float:
+    """x/y correctly rounded (Python's int division), ∞ past the float range."""
+    try:
+        return x / y
+    except OverflowError:
+        return math.inf
+
+
+def _unsettled(row_big: list[int], row_small: list[int], scale: float) -> tuple[list[int], list[int]]:
+    """The cells (a, b) of two rows for which lhs·a ≤ rhs·b (``scale`` = lhs/rhs as a float) is
+    not settled by floats: a = 0, or (a/b)·scale below 1 − 10⁻¹² where both quotients are normal
+    floats (each within 2⁻⁵² of its value, so the product is below 1 exactly) are dropped; the
+    rest are compared exactly by the caller. The exponential mechanism at n = 1000 has ≈ 700-bit
+    α and 1000-bit row denominators: two long products per cell become one division."""
+    kept_big, kept_small = [], []
+    if not 1e-290 < scale < 1e290:
+        return row_big, row_small
+    for a, b in zip(row_big, row_small):
+        if not a:
+            continue
+        estimate = _quotient(a, b) * scale if b else math.inf
+        if not (1e-290 < estimate < 1 - 1e-12):
+            kept_big.append(a)
+            kept_small.append(b)
+    return kept_big, kept_small
 
 
 def _matrix(rows: Any, where: str, height: int, width: int) -> list[list[Q]]:
@@ -284,6 +314,12 @@ def _optimal_remap_loss(m: list[list[Q]], prior: list[Q], loss: list[list[Q]]) -
     return sum((min(col) for col in zip(*by_guess)), Q(0))
 
 
+def source_digest(data: bytes) -> str:
+    """The SHA-256 of a SOURCE file's bytes (hexadecimal), computed here: ``mechlib check`` has the
+    loader call it on the bytes it reads, so the file is read and hashed once, by the checker."""
+    return hashlib.sha256(data).hexdigest()
+
+
 def check_certificate(
     cert: dict[str, Any], source: bytes | str | None = None, source_mechanism: dict[str, Any] | None = None
 ) -> list[str]:
@@ -322,7 +358,7 @@ def _check(cert: dict[str, Any], source: bytes | str | None, parsed: dict[str, A
     sha = src["sha256"]
     if not isinstance(sha, str) or len(sha) != 64 or any(c not in "0123456789abcdef" for c in sha):
         raise Malformed(f"source.sha256: expected 64 hexadecimal digits, got {sha!r}")
-    digest = hashlib.sha256(source).hexdigest() if isinstance(source, bytes) else source
+    digest = source_digest(source) if isinstance(source, bytes) else source
     if digest is not None and digest != sha:
         failures.append("SOURCE does not have the certified SHA-256")
     if not isinstance(cert["rows_normalized"], bool):
@@ -599,7 +635,11 @@ def _check_dominance(remap: Any, m: IntRows, inputs: list[int], outputs: list[in
     """T·Y's error tails nowhere above M's (CLAIMS.md note 1), in integers: T·Y from T's integer
     rows and Y's nonzeros (``_t_times``, O(n · nonzeros of Y): the identity — T itself — at any n),
     each row's tails as suffix sums of its numerators by distance, compared by cross-products. A
-    dense Y (an LP's) is re-checked up to ``LP_CHECK_MAX_N``."""
+    dense Y (an LP's) is re-checked up to ``LP_CHECK_MAX_N``. ``{"t_at": α′}``: Y = T_α⁻¹·T_α′
+    (``_check_t_at``)."""
+    if isinstance(remap, dict) and "t_at" in remap:
+        _keys(remap, "dominance.remap", {"t_at"})
+        return _check_t_at(_f(remap["t_at"], "dominance.remap.t_at"), m, inputs, outputs, alpha, n)
     if isinstance(remap, dict) and "columns" in remap:  # guesses 0..n, as T's outputs
         den, entries = _sparse_rows(remap, "dominance.remap", n + 1, n + 1)
         guesses = list(range(n + 1))
@@ -618,6 +658,50 @@ def _check_dominance(remap: Any, m: IntRows, inputs: list[int], outputs: list[in
         ours, theirs = _int_tails(z.num[k], i, guesses, top), _int_tails(m.num[k], i, outputs, top)
         if any(map(operator.gt, map(m.den[k].__mul__, ours[1:]), map(z.den[k].__mul__, theirs[1:]))):
             return ["T·Y has a heavier error tail than the mechanism somewhere"]
+    return []
+
+
+#: T at α′ = u/v (a dominance remap ``t_at``) is re-checked while n·(bits of u and v) stays below
+#: this: its tails are u^k·v^(n+1−k), each multiplied by M's row denominators (checked before work).
+T_AT_MAX_BITS = 200_000
+
+
+def _check_t_at(at: Q, m: IntRows, inputs: list[int], outputs: list[int], alpha: Q, n: int) -> list[str]:
+    """Dominance by T at α′ = u/v: a remap of T at α when α ≤ α′ < 1 — Y = T_α⁻¹·T_α′ with GS
+    Lemma 2's tridiagonal T_α⁻¹ applied to T_α′'s columns (geometric in |i − r| from each column,
+    the end columns too) has every entry a positive multiple of one of α′ − α, 1 − αα′ and
+    1 + α² − 2αα′ = (1 − α)² + 2α(1 − α′), checked here — and T_α′'s error tails nowhere above M's.
+    T's tail on one side is Σ_{j ≥ i+k} = α′^k/(1 + α′) for k ≤ n − i (the end column holds the
+    series' rest), on the left the same for k ≤ i: as integers u^k·v^(n+1−k) over v^n·(u + v).
+    Compared with M's tails by cross-products, first by bit lengths (exact: 2^(len−1) ≤ x < 2^len)."""
+    u, v = int(at.p), int(at.q)
+    if n * max(u.bit_length(), v.bit_length()) > T_AT_MAX_BITS:
+        raise Malformed(f"dominance.remap.t_at: T at α′ = {at} on 0..{n} has numbers past {T_AT_MAX_BITS:,} bits")
+    if not (alpha <= at < 1 and all(f >= 0 for f in (at - alpha, 1 - alpha * at, 1 + alpha * alpha - 2 * alpha * at))):
+        return [f"dominance.remap: T at {at} is not a remap of T at the DP level {alpha} (needs α ≤ α′ < 1)"]
+    if inputs != list(range(n + 1)):
+        return ["dominance.remap: T at α′ needs the inputs 0..n"]
+    powers_u, powers_v = [1], [1]
+    for _ in range(n + 1):
+        powers_u.append(powers_u[-1] * u)
+        powers_v.append(powers_v[-1] * v)
+    t_den = powers_v[n] * (u + v)
+    den_bits = t_den.bit_length()
+    one_side = [powers_u[k] * powers_v[n + 1 - k] for k in range(n + 1)]
+    tails = {1: one_side, 2: [2 * x for x in one_side]}  # by the number of sides reaching k
+    bits = {c: [x.bit_length() for x in xs] for c, xs in tails.items()}
+    top = max(max(outputs), n) - min(min(outputs), 0) + 1
+    for row, i in enumerate(inputs):
+        theirs = _int_tails(m.num[row], i, outputs, top)
+        d = m.den[row]
+        d_bits = d.bit_length()
+        for k in range(1, max(i, n - i) + 1):
+            c = (k <= i) + (k <= n - i)
+            their = theirs[k]
+            if their and bits[c][k] + d_bits <= their.bit_length() + den_bits - 2:
+                continue
+            if tails[c][k] * d > their * t_den:
+                return [f"T at {at} has a heavier error tail than the mechanism at input {i}, distance {k}"]
     return []
 
 

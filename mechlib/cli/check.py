@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from mechlib.cli import options
@@ -76,21 +75,24 @@ def run(args: argparse.Namespace) -> int:
     return ExitCode.HOLDS if not failures else ExitCode.FAILS
 
 
-def _certificate_source(spec: str | None, cert: dict[str, Any]) -> tuple[bytes | str | None, dict[str, Any] | None]:
-    """SOURCE (a file or ``module:function``) read as the audit read it: its bytes when it is a
-    file, and the mechanism (its matrix as integer rows of Python ints, no text), for a
-    field-by-field comparison."""
+def _certificate_source(spec: str | None, cert: dict[str, Any]) -> tuple[str | None, dict[str, Any] | None]:
+    """SOURCE (a file or ``module:function``) read as the audit read it: its SHA-256 and the
+    mechanism (its matrix as integer rows of Python ints, no text), for a field-by-field comparison."""
     if spec is None:
         return None, None
     from mechlib.audit.loading import load_source
+    from mechlib.checkers.audit_certificate import source_digest
     from mechlib.core.exact import format_fraction
 
     src: dict[str, Any] = cert["source"] if isinstance(cert.get("source"), dict) else {}
+    # a file's bytes are hashed by the checker's own function as the loader reads them (once);
+    # a module's source file is hashed by the loader
     loaded = load_source(
-        spec, from_float=src.get("format") == "npy", normalize_rows=cert.get("rows_normalized") is True
+        spec,
+        from_float=src.get("format") == "npy",
+        normalize_rows=cert.get("rows_normalized") is True,
+        checksum=source_digest,
     )
-    # a file's bytes are hashed by the checker; a module's source file was hashed by the loader
-    data: bytes | str = Path(spec).read_bytes() if Path(spec).is_file() else loaded.sha256
     mech = loaded.mechanism
     claimed = (
         {"alpha": format_fraction(loaded.claimed_alpha)}
@@ -109,4 +111,4 @@ def _certificate_source(spec: str | None, cert: dict[str, Any]) -> tuple[bytes |
         "neighbours": [list(pair) for pair in mech.neighbours],
         "claimed": claimed,
     }
-    return data, parsed
+    return loaded.sha256, parsed

@@ -75,11 +75,13 @@ class PrivacyProfile:
 
 #: A line A − B·t of the envelope: (B, A, the ordered pair, prefix length, outputs by ratio).
 _Line = tuple[Fraction, Fraction, "tuple[int, int] | None", int, list[int]]
+#: The same line in integers, B = b/e and A = a/d: (b, e, a, d, pair, prefix length, outputs by ratio).
+_IntLine = tuple[int, int, int, int, "tuple[int, int] | None", int, list[int]]
 
 
 def _pair_lines(
     rows: tuple[list[int], int], neighbour_rows: tuple[list[int], int], pair: tuple[int, int]
-) -> list[_Line]:
+) -> list[_IntLine]:
     """The lines (B, A, pair, prefix length, order) of H_t(x_i ‖ x_i′) for t ≥ 1: outputs sorted by
     likelihood ratio p_r/q_r (decreasing; q_r = 0 first), one line per prefix ending at a change of
     ratio, among the outputs with ratio > 1 (a larger threshold set only lowers H at t ≥ 1)."""
@@ -88,12 +90,12 @@ def _pair_lines(
     left, right = e // g, d // g  # p_r > q_r ⇔ a_r·e > b_r·d, common factors cancelled (rows of T share d)
     over = [r for r, (x, y) in enumerate(zip(a, b, strict=True)) if x * left > y * right]
     order: list[int] = []
-    lines: list[_Line] = []
+    lines: list[_IntLine] = []
     mass = neighbour_mass = 0
     for group in _by_ratio(a, b, over):
         order += group
         mass, neighbour_mass = mass + sum(a[r] for r in group), neighbour_mass + sum(b[r] for r in group)
-        lines.append((Fraction(neighbour_mass, e), Fraction(mass, d), pair, len(order), order))
+        lines.append((neighbour_mass, e, mass, d, pair, len(order), order))
     return lines
 
 
@@ -133,9 +135,12 @@ def privacy_profile(mechanism: Mechanism) -> PrivacyProfile:
     last piece has B = 0.
     """
     num, den = mechanism.scaled()
-    lines: list[_Line] = [(Fraction(0), Fraction(0), None, 0, [])]  # the empty set
+    raw: list[_IntLine] = [(0, 1, 0, 1, None, 0, [])]  # the empty set
     for x, y in mechanism.ordered_neighbour_positions:
-        lines += _pair_lines((list(num[x]), den[x]), (list(num[y]), den[y]), (x, y))
+        raw += _pair_lines((list(num[x]), den[x]), (list(num[y]), den[y]), (x, y))
+    lines: list[_Line] = [
+        (Fraction(b, e), Fraction(a, d), pair, count, order) for b, e, a, d, pair, count, order in _undominated(raw)
+    ]
     lines.sort(key=lambda line: (-line[0], -line[1]))
     hull: list[_Line] = []
     for line in lines:
@@ -150,6 +155,87 @@ def privacy_profile(mechanism: Mechanism) -> PrivacyProfile:
     pieces = [ProfilePiece(pair, tuple(sorted(order[:count])), a, b) for b, a, pair, count, order in hull]
     deltas = [piece.at(t) for piece, t in zip(pieces, ts)]
     return PrivacyProfile(tuple(ts), tuple(deltas), tuple(pieces))
+
+
+#: Below this many lines the exact hull takes them all; above, ``_undominated`` screens them first.
+_SCREEN_FROM = 2000
+#: The screen drops a line only where it is below a line of the envelope by more than this·(1 + t).
+_MARGIN = 1e-12
+
+
+def _undominated(raw: list[_IntLine]) -> list[_IntLine]:
+    """The lines not shown to lie strictly below the envelope on t ≥ 1 by a float screen (a dense
+    n = 500 mechanism has ≈ 250,000 lines, a few dozen on the envelope; the exact hull then sorts
+    and meets those only). The screen takes the float envelope's pieces — its vertices 1 = t_0 <
+    t_1 < … < t_K and on [t_k, t_{k+1}] a line L_k of the envelope — and drops a line L where
+    L_k(t) − L(t) > 10⁻¹²·(1 + t) at both ends of every piece (at t_K only, on the last piece,
+    whose line has B = 0 while L's B ≥ 0): L_k − L is linear, so L is below an actual line
+    everywhere. A and B are in [0, 1] and each float is correctly rounded (int/int), so those
+    differences are within 10⁻¹⁵·(1 + t) of the exact ones. When the float envelope is not clean
+    (vertices not increasing, not finite), every line is kept."""
+    if len(raw) < _SCREEN_FROM:
+        return raw
+    import numpy as np
+
+    slopes, heights = [b / e for b, e, *_ in raw], [a / d for _, _, a, d, *_ in raw]
+    hull: list[int] = []
+    for k in sorted(range(len(raw)), key=lambda k: (-slopes[k], -heights[k])):
+        if hull and slopes[hull[-1]] == slopes[k]:
+            continue
+        while len(hull) >= 2 and _float_meet(hull[-2], k, slopes, heights) <= _float_meet(
+            hull[-2], hull[-1], slopes, heights
+        ):
+            hull.pop()
+        hull.append(k)
+    while len(hull) >= 2 and _float_meet(hull[0], hull[1], slopes, heights) <= 1:
+        hull.pop(0)
+    ts = [1.0] + [_float_meet(j, k, slopes, heights) for j, k in pairwise(hull)]
+    if not all(math.isfinite(t) for t in ts) or any(s >= t for s, t in pairwise(ts)) or slopes[hull[-1]] != 0:
+        return raw
+    b, a = np.array(slopes), np.array(heights)
+    kept = np.zeros(len(raw), dtype=bool)
+    for k, j in enumerate(hull):
+        for t in ts[k : k + 2]:  # the piece's ends (its start only, on the last piece)
+            kept |= (heights[j] - a) - (slopes[j] - b) * t <= _MARGIN * (1 + t)
+    return [line for line, keep in zip(raw, kept.tolist()) if keep]
+
+
+def _float_meet(j: int, k: int, slopes: list[float], heights: list[float]) -> float:
+    return (heights[j] - heights[k]) / (slopes[j] - slopes[k])
+
+
+#: ``t_level`` builds T at the candidate α only while its row denominator b^n·(a + b) has at most
+#: about this many bits (the exponential mechanism's x[1][0]/x[0][0] has ≈ 1000 at n = 1000).
+_T_MAX_BITS = 200_000
+
+
+def t_level(mechanism: Mechanism) -> Fraction | None:
+    """α when ``mechanism`` is T at α (GRS Example 2.2: inputs and outputs 0..n, n ≥ 1, path
+    neighbours, 0 < α < 1), else None — read off x[1][0]/x[0][0] and confirmed row by row against
+    T's integer rows (O(n²) comparisons, products by small factors where the row denominators
+    differ by one: T read from a file of fractions in lowest terms)."""
+    from mechlib.core.families import truncated_geometric
+
+    n = mechanism.n
+    if n < 1 or not mechanism.is_count_query() or mechanism.outputs != tuple(range(n + 1)):
+        return None
+    num, den = mechanism.scaled()
+    if not num[0][0]:
+        return None
+    alpha = Fraction(num[1][0] * den[0], den[1] * num[0][0])
+    if not 0 < alpha < 1 or n * alpha.denominator.bit_length() > _T_MAX_BITS:
+        return None  # T at that α would have numbers past _T_MAX_BITS: not built to be compared
+    return alpha if mechanism == truncated_geometric(alpha, n) else None
+
+
+def t_profile(alpha: Fraction) -> PrivacyProfile:
+    """T's privacy profile at α in closed form, at any n ≥ 1: a pair of neighbouring rows differs by
+    the factor 1/α on the outputs up to the first input and α after, which carry 1/(1 + α) and
+    α/(1 + α) of the first row, so δ(t) = (1 − α·t)/(1 + α) on [1, 1/α] (the pair (0, 1), S = {0})
+    and 0 from 1/α on."""
+    first = ProfilePiece((0, 1), (0,), 1 / (1 + alpha), alpha / (1 + alpha))
+    empty = ProfilePiece(None, (), Fraction(0), Fraction(0))
+    return PrivacyProfile((Fraction(1), 1 / alpha), (first.at(Fraction(1)), Fraction(0)), (first, empty))
 
 
 def _meet(first: _Line, second: _Line) -> Fraction:

@@ -11,6 +11,7 @@ Claims about ε (α = e^(−ε), irrational for rational ε ≠ 0) are decided w
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import count
@@ -76,12 +77,15 @@ def dp_level(mechanism: Mechanism) -> DPLevel:
     found: tuple[int, int, int] | None = None
     for a, b in mechanism.neighbour_positions:
         row_a, row_b = num[a], num[b]
-        if den[a] != den[b]:  # bring both rows over the denominator den[a]·den[b]
-            row_a = tuple(x * den[b] for x in row_a)
-            row_b = tuple(y * den[a] for y in row_b)
         if found is None:  # α = 1 unless a ratio below 1 turns up: then an output both rows give (never 0/0)
             found = (a, b, next(r for r, u in enumerate(row_a) if u))
-        for r, u, v in zip(count(), row_a, row_b):
+        cells: Iterable[tuple[int, int, int]]
+        if den[a] != den[b]:  # bring the cells that may lower α over the denominator den[a]·den[b]
+            outputs = _candidates(row_a, row_b, _quotient(den[b], den[a]), best_num / best_den)
+            cells = ((r, row_a[r] * den[b], row_b[r] * den[a]) for r in outputs)
+        else:
+            cells = zip(count(), row_a, row_b)
+        for r, u, v in cells:
             lo, hi = (u, v) if u <= v else (v, u)
             if lo * best_den < hi * best_num:
                 g = math.gcd(lo, hi)
@@ -92,6 +96,39 @@ def dp_level(mechanism: Mechanism) -> DPLevel:
     if found is None:
         return DPLevel(Fraction(1), None)
     return DPLevel(Fraction(best_num, best_den), _witness(mechanism, found))
+
+
+#: Relative error allowed for the float screen of ``_candidates`` (each estimate is within 2⁻⁵⁰ of its ratio).
+_SCREEN = 1e-12
+
+
+def _candidates(row_a: Sequence[int], row_b: Sequence[int], scale: float, best: float) -> list[int]:
+    """The outputs r at which the ratio min(p, q)/max(p, q) of p = row_a[r]·s, q = row_b[r] (s =
+    ``scale``, den_b/den_a as a float) may be below the running minimum ``best`` — every output
+    whose ratio is not above it, so the exact minimum over the rest is the same. Each ratio is
+    estimated from correctly rounded int/int quotients (a relative error within 2⁻⁵⁰ for normal
+    floats) and screened out only when above ``best``·(1 + 10⁻¹²); zeros, and quotients outside
+    the normal range, are kept for the exact comparison. Rows over different denominators (the
+    exponential mechanism's) then cost a division per output, not two products of long integers."""
+    if not 1e-290 < scale < 1e290:
+        return list(range(len(row_a)))
+    bar = best * (1 + _SCREEN)
+    kept = []
+    for r, (x, y) in enumerate(zip(row_a, row_b)):
+        if x and y:
+            ratio = _quotient(x, y) * scale
+            if 1e-290 < ratio < 1e290 and min(ratio, 1 / ratio) > bar:
+                continue
+        kept.append(r)
+    return kept
+
+
+def _quotient(x: int, y: int) -> float:
+    """x/y correctly rounded (CPython's int division), ∞ past the float range."""
+    try:
+        return x / y
+    except OverflowError:
+        return math.inf
 
 
 def _witness(mechanism: Mechanism, found: tuple[int, int, int]) -> DPWitness:

@@ -247,7 +247,9 @@ class StochasticMatrix:
         sparse = 3 * sum(len(row) - row.count(0) for row in self._num) <= rows * cols
         denominators, numerators, columns = [], [], []
         for row, d in zip(self._num, self._den):
-            g = math.gcd(d, *row)
+            g = math.gcd(d, row[0], row[-1])  # often 1 already: then no gcd over the whole row
+            if g > 1:
+                g = math.gcd(g, *row)
             kept = list(compress(range(len(row)), row)) if sparse else None
             values = row if kept is None else [row[j] for j in kept]
             if g > 1:
@@ -291,7 +293,10 @@ class StochasticMatrix:
             if d == od:
                 if row != orow:
                     return False
-            elif any(a * od != b * d for a, b in zip(row, orow)):
+                continue
+            g = math.gcd(d, od)  # denominators a small factor apart (T in lowest terms): small multipliers
+            left, right = od // g, d // g
+            if any(a * left != b * right for a, b in zip(row, orow)):
                 return False
         return True
 

@@ -132,9 +132,12 @@ def integer_tails(num: Sequence[int], i: int, labels: Sequence[int], top: int) -
     return list(accumulate(reversed(mass)))[::-1][: top + 1]
 
 
-#: T itself is tried while T's and X's row denominators together have at most this many bits: the
-#: (n + 1)² tail comparisons cost O(n² · bits) (the exponential mechanism at n = 1000 has ≈ 2·10⁵).
+#: T at α′ is tried while T's row denominator at α′ and X's largest have together at most this many
+#: bits: the tails' closed form costs O(n · bits) per power, and a comparison the bit lengths leave open
+#: multiplies numbers this long (the exponential mechanism at n = 1000 has ≈ 10⁶ at its own α).
 T_ITSELF_MAX_BITS = 50_000
+#: Denominator bits of the short α′ ≥ α tried before α itself: α rounded up to k/2^bits.
+ROUNDINGS = (8, 16, 32, 64)
 
 
 def t_itself_bits(mechanism: Mechanism, alpha: Fraction) -> int:
@@ -143,26 +146,70 @@ def t_itself_bits(mechanism: Mechanism, alpha: Fraction) -> int:
     return mechanism.n * b.bit_length() + (alpha.numerator + b).bit_length() + max(mechanism.scaled()[1]).bit_length()
 
 
-def t_itself_dominates(mechanism: Mechanism, basis: TBasis) -> bool:
-    """Whether T (Y the identity) has error tails nowhere above X's: O(n²) integer work, at any n,
-    no LP — T itself dominates many dense mechanisms (k-ary randomized response, the exponential
-    mechanism at their DP level). Tails over the row denominators, compared by cross-products.
-    False (not tried) past ``T_ITSELF_MAX_BITS``."""
-    inputs, labels = list(mechanism.inputs), list(mechanism.outputs)
-    if inputs != list(range(basis.n + 1)) or not all(type(j) is int for j in labels):
+def geometric_tails(at: Fraction, n: int) -> tuple[list[int], int]:
+    """T at α′ = u/v on 0..n in closed form: its error tail on one side, P(j − i ≥ k | i) =
+    α′^k/(1 + α′) for 1 ≤ k ≤ n − i (GRS Example 2.2's entries summed: the end column holds the
+    rest of the geometric series), the same on the left for k ≤ i — as integers num[k] =
+    u^k·v^(n+1−k) over v^n·(u + v), k = 0..n. No matrix and no sum per row."""
+    u, v = at.numerator, at.denominator
+    up, down = [1], [1]
+    for _ in range(n + 1):
+        up.append(up[-1] * u)
+        down.append(down[-1] * v)
+    return [up[k] * down[n + 1 - k] for k in range(n + 1)], down[n] * (u + v)
+
+
+def t_itself_dominates(mechanism: Mechanism, at: Fraction) -> bool:
+    """Whether T at ``at`` (Y the identity when ``at`` is X's level) has error tails nowhere above
+    X's: O(n²) integer comparisons, at any n, no LP — T dominates many dense mechanisms (k-ary
+    randomized response, the exponential mechanism at their DP level). X's tails are suffix sums
+    over its row denominators, T's the closed form (``geometric_tails``); each comparison of
+    cross-products is first decided by bit lengths (a ≤ 2^len(a) and a ≥ 2^(len(a)−1): exact),
+    multiplied out only when the lengths are within two. False (not tried) past
+    ``T_ITSELF_MAX_BITS``."""
+    n, inputs, labels = mechanism.n, list(mechanism.inputs), list(mechanism.outputs)
+    if inputs != list(range(n + 1)) or not all(type(j) is int for j in labels):
         return False
-    if t_itself_bits(mechanism, basis.alpha) > T_ITSELF_MAX_BITS:
+    if t_itself_bits(mechanism, at) > T_ITSELF_MAX_BITS:
         return False
-    every = [*labels, 0, basis.n]
-    top = max(max(every) - inputs[0], inputs[-1] - min(every))  # the largest |j − i| (inputs 0..n)
-    steps = list(range(basis.n + 1))
-    (t_num, t_den), (x_num, x_den) = basis.t.scaled(), mechanism.scaled()
+    ours, t_den = geometric_tails(at, n)
+    sides = {c: [c * x for x in ours] for c in (1, 2)}  # T's tail at (i, k): one or both sides reach k
+    side_bits = {c: [x.bit_length() for x in row] for c, row in sides.items()}
+    den_bits = t_den.bit_length()
+    top = max(max(labels), n) - min(min(labels), 0) + 1  # past every |j − i|
+    x_num, x_den = mechanism.scaled()
     for i in inputs:
-        ours = integer_tails(t_num[i], i, steps, top)
         theirs = integer_tails(x_num[i], i, labels, top)
-        if any(map(operator.gt, map(x_den[i].__mul__, ours[1:]), map(t_den[i].__mul__, theirs[1:]))):
-            return False
+        d, d_bits = x_den[i], x_den[i].bit_length()
+        for k in range(1, n + 1):
+            c = (k <= i) + (k <= n - i)
+            if not c:
+                break  # k > max(i, n − i): T's tails are 0 from here on
+            mine, lhs_bits = sides[c][k], side_bits[c][k] + d_bits  # d·ours < 2^lhs_bits
+            their = theirs[k]
+            if their and lhs_bits <= their.bit_length() + den_bits - 2:  # t_den·theirs ≥ 2^that
+                continue
+            if mine * d > their * t_den:
+                return False
     return True
+
+
+def dominating_t(mechanism: Mechanism, alpha: Fraction) -> Fraction | None:
+    """An α′ with α ≤ α′ < 1 at which T has error tails nowhere above X's, or None. T at α′ is a
+    remap of T at α (Y = T_α⁻¹·T_α′ ≥ 0 for α ≤ α′ < 1: GS Lemma 2's tridiagonal inverse applied
+    to T_α′'s geometric columns gives entries with the signs of α′ − α, 1 − αα′ and (1 − α)² + 2α(1 − α′),
+    all ≥ 0), so it dominates X too. Tried from the shortest numbers: α rounded up to k/2^8,
+    k/2^16, … (T's tails grow with α′, so a short α′ close enough suffices where α's own numbers
+    are too long: the exponential mechanism's α has ≈ 700 bits at n = 1000), then α itself."""
+    rounded = {Fraction(-((-alpha.numerator << bits) // alpha.denominator), 1 << bits) for bits in ROUNDINGS}
+    shorter = sorted(
+        (at for at in rounded if alpha < at < 1 and at.denominator.bit_length() < alpha.denominator.bit_length()),
+        key=lambda at: at.denominator,
+    )
+    for at in [*shorter, alpha]:
+        if t_itself_dominates(mechanism, at):
+            return at
+    return None
 
 
 def dominance_certificate(
@@ -199,9 +246,9 @@ def dominance_certificate(
         derived = derivation_witness(mechanism, a).remap  # exact, O(n²) integer work (GS Theorem 2)
         if derived is not None:  # Y∘T = X: its tails are X's own, at any n, with no LP
             return Dominance(a, derived)
+    if t_itself_dominates(mechanism, a):  # O(n²) integers, no LP
+        return Dominance(a, Remap.identity(range(mechanism.n + 1)))
     basis = basis if basis is not None and basis.alpha == a and basis.n == mechanism.n else TBasis(a, mechanism.n)
-    if t_itself_dominates(mechanism, basis):  # O(n²) integers, no LP
-        return Dominance(a, Remap.identity(basis.t.outputs))
     bounds = tail_profile(mechanism)
     try:
         zf = _highs_dominance(basis, bounds)
