@@ -181,7 +181,7 @@ def _task_env() -> dict[str, str]:
 
 #: Claims that take longest (reports/verify.json, 2 cores), submitted first: a scheduling hint only —
 #: every claim runs and decides the same way in any order.
-LONGEST_FIRST = ("SY-T2", "GRS-C3.3", "SY-T3", "GRS-T3.2", "DOM", "GS-T1b", "GRS-LP", "GS-L3", "BN-path", "GS-L1")
+LONGEST_FIRST = ("GRS-C3.3", "GRS-T3.2", "GRS-LP", "DOM", "BN-path", "GS-L3", "GS-L1", "GS-L5", "GRS-L5.6", "GS-T2")
 
 
 #: What a claim task imports (the registry: every claim module), and a mutant's task too (the
