@@ -20,6 +20,7 @@ engine starts a fresh process per task instead (:data:`AVAILABLE`).
 from __future__ import annotations
 
 import atexit
+import contextlib
 import importlib
 import os
 import pickle
@@ -83,7 +84,6 @@ class WarmProcess:
             _send(self.process.stdin, (function, kwargs, timeout, preload))  # type: ignore[arg-type]
             reply = _receive(self.process.stdout)  # type: ignore[arg-type]
         except (BrokenPipeError, OSError, pickle.UnpicklingError, EOFError) as err:
-            reply = None
             self.close()
             return "died", f"the warm process failed ({type(err).__name__})"
         if reply is None:
@@ -93,15 +93,19 @@ class WarmProcess:
         return str(kind), value
 
     def close(self) -> None:
-        """Stop the warm process (its task, if any, with it) and release its pipes."""
+        """Stop the warm process (its task, if any, with it) and release its pipes: its stdin closed,
+        it kills a running task and exits (:func:`_read_until`); killed if it has not within 5 s."""
         if self in _STARTED:
             _STARTED.remove(self)
-        if self.alive():
-            self.process.kill()
-        self.process.wait()
         for stream in (self.process.stdin, self.process.stdout):
             if stream is not None:
-                stream.close()
+                with contextlib.suppress(OSError):
+                    stream.close()
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
 
 
 def _run_forked(
