@@ -111,12 +111,19 @@ def run_task(task: Task) -> TaskResult:
             return finished(False, reason=f"{type(err).__name__}: {err}")
     if forking.AVAILABLE:
         kind, value = _warm_process(task.env).run(task.function, task.kwargs, task.timeout, task.preload)
-        if kind == "timeout":
-            return finished(False, reason=f"timed out after {task.timeout:g} s", timed_out=True)
-        if kind == "died":
-            return finished(False, reason=str(value))
-        ok, answer = value
-        return finished(ok, answer if ok else None, "" if ok else str(answer))
+    else:
+        kind, value = _fresh_process(task)
+    if kind == "timeout":
+        return finished(False, reason=f"timed out after {task.timeout:g} s", timed_out=True)
+    if kind == "died":
+        return finished(False, reason=str(value))
+    ok, answer = value
+    return finished(ok, answer if ok else None, "" if ok else str(answer))
+
+
+def _fresh_process(task: Task) -> tuple[str, Any]:
+    """The task in a new ``python -m mechlib.engine`` (where there is no ``fork``), answered as a
+    warm process answers (:meth:`mechlib.forking.WarmProcess.run`)."""
     child = subprocess.Popen(
         [sys.executable, "-m", "mechlib.engine"],
         stdin=subprocess.PIPE,
@@ -129,12 +136,11 @@ def run_task(task: Task) -> TaskResult:
     except subprocess.TimeoutExpired:
         child.kill()
         child.communicate()
-        return finished(False, reason=f"timed out after {task.timeout:g} s", timed_out=True)
+        return "timeout", None
     if child.returncode != 0 or not out:
         last = (errors.decode(errors="replace").strip().splitlines() or [""])[-1]
-        return finished(False, reason=f"the task's process died (exit code {child.returncode}) {last}".strip())
-    ok, value = pickle.loads(out)
-    return finished(ok, value if ok else None, "" if ok else str(value))
+        return "died", f"the task's process died (exit code {child.returncode}) {last}".strip()
+    return "ok", pickle.loads(out)
 
 
 _WARM = threading.local()
