@@ -13,8 +13,8 @@ from mechlib.core.mechanism import Mechanism
 from mechlib.core.signature import DOWN, UP, ZERO, Signature, signature
 from mechlib.proofs.catalogue import EXACT, FUZZ
 from mechlib.proofs.fuzz import fuzz
-from mechlib.proofs.registry import Outcome, check, decide, with_scope
-from mechlib.proofs.shared.dp_polytope import every_vertex, vertex_scope
+from mechlib.proofs.registry import Outcome, check
+from mechlib.proofs.shared.dp_polytope import VertexSet, decide_on_every_vertex
 from mechlib.proofs.shared.generators import dp_mechanisms
 
 
@@ -54,12 +54,12 @@ def exact_signature_shape() -> Outcome:
     (4)–(5)'s rows), so no signature column mixes 0 and non-0. (b) A row i all ↓/0 at X means
     x_{i+1,j} = α·x_ij for every j: valid inequalities tight at X, hence tight at every vertex X
     mixes, whose row i is then all ↓/0 too — so checking every vertex's signature covers every X."""
-    failures: list[dict[str, Any]] = []
-    evidence: dict[str, Any] = {}
-    ran = []
-    for vertex_set in every_vertex():
-        name, alpha, found = vertex_set.name, vertex_set.alpha, vertex_set.vertices
-        evidence[name] = vertex_set.counts
-        ran.append((vertex_set.n, alpha))
-        failures += [{"instance": name, **v} for x in found if (v := signature_violation(signature(x, alpha)))]
-    return with_scope(decide(failures, evidence), vertex_scope(EXACT_METHOD, ran))
+
+    def violations(vertex_set: VertexSet) -> list[dict[str, Any]]:
+        return [
+            {"instance": vertex_set.name, **v}
+            for x in vertex_set.vertices
+            if (v := signature_violation(signature(x, vertex_set.alpha)))
+        ]
+
+    return decide_on_every_vertex(violations, EXACT_METHOD)

@@ -18,8 +18,8 @@ from mechlib.core.stochastic import compose
 from mechlib.optimality.optimal import dp_constraint_rows
 from mechlib.proofs.catalogue import EXACT, FUZZ
 from mechlib.proofs.fuzz import fuzz
-from mechlib.proofs.registry import Outcome, check, decide, with_scope
-from mechlib.proofs.shared.dp_polytope import every_vertex, vertex_scope
+from mechlib.proofs.registry import Outcome, check
+from mechlib.proofs.shared.dp_polytope import VertexSet, decide_on_every_vertex
 from mechlib.strategies import dp_mixtures, remaps
 
 
@@ -96,16 +96,12 @@ def exact_signature_binding() -> Outcome:
     (S), the ↓ row (↓), the ↑ row (↑), all four (0) — so signature and binding set determine each
     other for every feasible X. On every vertex the binding set read off the LP's rows
     (:func:`binding_set`) must be the one the signature gives."""
-    failures: list[dict[str, Any]] = []
-    evidence: dict[str, Any] = {}
-    ran = []
-    for vertex_set in every_vertex():
-        name, alpha, found = vertex_set.name, vertex_set.alpha, vertex_set.vertices
-        evidence[name] = vertex_set.counts
-        ran.append((vertex_set.n, alpha))
-        failures += [
-            {"instance": name, "vertex": x.to_strings()}
-            for x in found
-            if binding_set(x, alpha) != binding_of_signature(signature(x, alpha))
+
+    def violations(vertex_set: VertexSet) -> list[dict[str, Any]]:
+        return [
+            {"instance": vertex_set.name, "vertex": x.to_strings()}
+            for x in vertex_set.vertices
+            if binding_set(x, vertex_set.alpha) != binding_of_signature(signature(x, vertex_set.alpha))
         ][:1]
-    return with_scope(decide(failures, evidence), vertex_scope(EXACT_METHOD, ran))
+
+    return decide_on_every_vertex(violations, EXACT_METHOD)

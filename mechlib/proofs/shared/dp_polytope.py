@@ -63,7 +63,7 @@ from mechlib.core.signature import DOWN, SLACK, UP
 from mechlib.core.users import BayesUser
 from mechlib.proofs.fuzz import jsonable
 from mechlib.proofs.mutants import module_constant, register
-from mechlib.proofs.registry import Outcome, Scope, Verdict, measured, with_scope
+from mechlib.proofs.registry import Outcome, Scope, Verdict, decide, measured, with_scope
 from mechlib.proofs.shared.remap_cells import ALPHAS, _Highs, user_of, weight_coordinates
 
 #: (n, α) the vertex lemmas are decided at: every n up to LARGEST_N at the remap cells' three α
@@ -166,6 +166,20 @@ def every_vertex(largest_n: int = LARGEST_N, alphas: Sequence[Fraction] = ALPHAS
             found = [Mechanism([list(r) for r in x]) for x in vertices(n, alpha)]
             counts = {"Farkas identities": zero_chain_certificates(n, alpha), "vertices": len(found)}
             yield VertexSet(n, alpha, f"n={n}, α={format_fraction(alpha)}", found, counts)
+
+
+def decide_on_every_vertex(violations: Callable[[VertexSet], list[dict[str, Any]]], method: str) -> Outcome:
+    """A property of every vertex of P(n, α), n ≤ LARGEST_N at the three α (:func:`every_vertex`):
+    ``violations`` lists what breaks it in one vertex set; PROVED with none, its scope measured from
+    the sets decided (``method`` says how the vertices cover every feasible X)."""
+    failures: list[dict[str, Any]] = []
+    evidence: dict[str, Any] = {}
+    ran: list[tuple[int, Fraction]] = []
+    for vertex_set in every_vertex():
+        evidence[vertex_set.name] = vertex_set.counts
+        ran.append((vertex_set.n, vertex_set.alpha))
+        failures += violations(vertex_set)
+    return with_scope(decide(failures, evidence), vertex_scope(method, ran))
 
 
 def _patterns(n: int) -> list[Pattern]:
