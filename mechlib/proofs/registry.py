@@ -72,6 +72,7 @@ def measured(
     covers: str | None = None,
     examples: int | None = None,
     complete: bool = False,
+    objects: Iterable[str] = (),
 ) -> Scope:
     """The scope of what a part actually ran, computed — never typed beside the check.
 
@@ -80,28 +81,38 @@ def measured(
     symbolic α; ``every_object``: at each n it covered everything the statement quantifies over
     (all mechanisms, all users …) rather than listed ones; ``examples``: a sample's size;
     ``complete``: the half ``covers`` names is a finite statement (a printed figure at its n and
-    α) and every instance of it was checked — INSTANCES, but no weaker than the statement.
+    α) and every instance of it was checked — INSTANCES, but no weaker than the statement;
+    ``objects``: the names of the instances checked (a figure, a graph, a prior …), shown after
+    the sizes — for a part whose domain is not (only) a size n.
     ALL-n needs a symbolic n and every object; BOUNDED every n from the least checked up to the
     largest, every object; SAMPLED a sample; INSTANCES otherwise."""
     from mechlib.core.exact import format_fraction
 
-    alpha_text = (
-        alphas
-        if isinstance(alphas, str)
-        else ", ".join(format_fraction(a) if isinstance(a, Fraction) else str(a) for a in sorted(set(alphas)))
-    )
+    named = _objects(objects)
+    if not isinstance(n, str):
+        n = list(n)
+
+    if isinstance(alphas, str):
+        alpha_text = alphas
+    else:
+        values = list(dict.fromkeys(alphas))  # each once; numbers in order, then texts as first recorded
+        numbers = sorted(a for a in values if not isinstance(a, str))
+        shown = [format_fraction(a) if isinstance(a, Fraction) else str(a) for a in numbers]
+        if len(shown) > _SHOWN_OBJECTS:
+            shown = [f"{len(shown)} values from {shown[0]} to {shown[-1]}"]
+        alpha_text = ", ".join([*shown, *(a for a in values if isinstance(a, str))])
     if examples is not None:
-        return Scope(Strength.SAMPLED, n if isinstance(n, str) else _sizes(n), alpha_text, method, examples,
-                     covers, measured=True)  # fmt: skip
+        return Scope(Strength.SAMPLED, _domain(n, named), alpha_text, method, examples, covers,
+                     measured=True)  # fmt: skip
     if isinstance(n, str):
         strength = Strength.ALL_N if every_object else Strength.INSTANCES
-        return Scope(strength, n, alpha_text, method, covers=covers, measured=True)
+        return Scope(strength, _domain(n, named), alpha_text, method, covers=covers, measured=True)
     sizes = sorted(set(n))
     contiguous = bool(sizes) and sizes == list(range(sizes[0], sizes[-1] + 1))
     if every_object and contiguous and len(sizes) > 1:
-        return Scope(Strength.BOUNDED, f"{sizes[0]} ≤ n ≤ {sizes[-1]} (every n)", alpha_text, method, covers=covers,
-                     measured=True)  # fmt: skip
-    return Scope(Strength.INSTANCES, _sizes(sizes), alpha_text, method, covers=covers, measured=True,
+        every = f"{sizes[0]} ≤ n ≤ {sizes[-1]} (every n)"
+        return Scope(Strength.BOUNDED, _domain(every, named), alpha_text, method, covers=covers, measured=True)
+    return Scope(Strength.INSTANCES, _domain(sizes, named), alpha_text, method, covers=covers, measured=True,
                  complete=complete and covers is not None)  # fmt: skip
 
 
@@ -110,35 +121,71 @@ def with_scope(outcome: Outcome, scope: Scope) -> Outcome:
     return replace(outcome, scopes=(scope,))
 
 
-def _sizes(n: Iterable[int]) -> str:
-    sizes = sorted(set(n))
-    return "n ∈ {" + ", ".join(map(str, sizes)) + "}"
+def _domain(n: str | list[int], named: str) -> str:
+    """The n text: a symbolic domain or the sizes checked, then the objects checked."""
+    sizes = n if isinstance(n, str) else "n ∈ {" + ", ".join(map(str, sorted(set(n)))) + "}" if n else ""
+    return ": ".join(part for part in (sizes, named) if part)
 
 
-def instances(n: str, alpha: str, method: str) -> Scope:
-    return Scope(Strength.INSTANCES, n, alpha, method)
+#: More distinct objects than this are summarised as a count and the first few names.
+_SHOWN_OBJECTS = 8
 
 
-def sampled(
-    examples: int, n: str = "as the strategy draws", alpha: str = "as drawn", method: str = "Hypothesis, seeded"
-) -> Scope:
-    return Scope(Strength.SAMPLED, n, alpha, method, examples)
+def _objects(objects: Iterable[str]) -> str:
+    """The objects checked, each once in the order first checked, with how often when more than once."""
+    counts: dict[str, int] = {}
+    for name in objects:
+        counts[name] = counts.get(name, 0) + 1
+    shown = [name if k == 1 else f"{name} ×{k}" for name, k in counts.items()]
+    if len(shown) > _SHOWN_OBJECTS:
+        return f"{len(shown)} instances: " + ", ".join(shown[:3]) + ", …"
+    return ", ".join(shown)
 
 
-#: What a part of each kind shows when its check states nothing more precise (conservative).
-DEFAULT_SCOPE = {
-    "SMT": Scope(Strength.INSTANCES, "the listed instances", "the listed values", "z3 + cvc5: UNSAT of the negation"),
-    "SYM": Scope(Strength.INSTANCES, "the listed instances", "symbolic", "sympy / exact evaluation"),
-    "EXACT": Scope(Strength.INSTANCES, "the listed instances", "the listed values", "exact rationals"),
-    "FUZZ": sampled(0),
-}
+@dataclass
+class Record:
+    """What a part ran, appended inside its loop as each instance is checked (so a part that stops
+    early records less): the sizes n, the α and the objects (figures, graphs, priors …). The
+    part's scope is computed from it (:meth:`scope`), never typed beside the check."""
+
+    sizes: list[int] = field(default_factory=list)
+    alphas: list[Any] = field(default_factory=list)
+    objects: list[str] = field(default_factory=list)
+    count: int = 0  # instances recorded
+
+    def ran(self, n: int | None = None, alpha: Any = None, what: str | None = None) -> None:
+        """One instance checked: its size, its α (a Fraction, or a string for a symbolic or
+        per-object α) and its name, each when it has one."""
+        self.count += 1
+        if n is not None:
+            self.sizes.append(n)
+        if alpha is not None:
+            self.alphas.append(alpha)
+        if what is not None:
+            self.objects.append(what)
+
+    def scope(self, method: str, *, every_object: bool = False, sampled: bool = False) -> Scope:
+        """The scope of what was recorded; ``sampled``: the instances were drawn at random, and
+        their number is the sample's size."""
+        alphas: Iterable[Any] | str = self.alphas if self.alphas else "none (the statement has no α)"
+        return measured(method, n=self.sizes, alphas=alphas, every_object=every_object, objects=self.objects,
+                        examples=self.count if sampled else None)  # fmt: skip
+
+    def outcome(self, outcome: Outcome, method: str, *, every_object: bool = False, sampled: bool = False) -> Outcome:
+        """``outcome`` with the scope of what was recorded; UNKNOWN if it would be PROVED on an
+        empty record (a part that checked nothing shows nothing)."""
+        if not self.count:
+            if outcome.verdict != Verdict.PROVED:
+                return outcome
+            return Outcome(Verdict.UNKNOWN, outcome.evidence, "the part's record is empty: it checked no instance")
+        return with_scope(outcome, self.scope(method, every_object=every_object, sampled=sampled))
 
 
 @dataclass(frozen=True)
 class Outcome:
     """A check's answer, with the evidence that lets someone else re-check it; ``scopes``: what it
-    established (a part's one scope — if empty, the scope registered with the check or its kind's
-    default; a claim's combined outcome lists its parts' scopes in order)."""
+    established (a part's scope, computed from what it ran — one per half it checks; a claim's
+    combined outcome lists its parts' scopes in order)."""
 
     verdict: Verdict
     evidence: dict[str, Any] = field(default_factory=dict)
@@ -157,7 +204,6 @@ class Claim:
 
     info: ClaimInfo
     parts: tuple[tuple[str, Check], ...] = ()
-    scopes: tuple[Scope | None, ...] = ()  # the registered scope of each part (None: by kind)
     expected: Verdict = Verdict.PROVED
     slow: bool = False
 
@@ -187,10 +233,11 @@ REGISTRY: dict[str, Claim] = {cid: Claim(info) for cid, info in CATALOGUE.items(
 
 
 def check(
-    claim_id: str, *, kind: str, expected: Verdict = Verdict.PROVED, slow: bool = False, scope: Scope | None = None
+    claim_id: str, *, kind: str, expected: Verdict = Verdict.PROVED, slow: bool = False
 ) -> Callable[[Check], Check]:
-    """Register the decorated function as the ``kind`` part of claim ``claim_id``; ``scope`` says
-    what it establishes when it passes (default: the conservative one for its kind)."""
+    """Register the decorated function as the ``kind`` part of claim ``claim_id``. What it
+    establishes is not declared here: the part returns the scope of what it ran (:class:`Record`,
+    :func:`measured`)."""
 
     def register(fn: Check) -> Check:
         if claim_id not in REGISTRY:
@@ -199,11 +246,7 @@ def check(
         if kind in {k for k, _ in claim.parts}:
             raise ValueError(f"claim {claim_id!r} already has a {kind} part")
         REGISTRY[claim_id] = replace(
-            claim,
-            parts=(*claim.parts, (kind, fn)),
-            scopes=(*claim.scopes, scope),
-            expected=expected,
-            slow=claim.slow or slow,
+            claim, parts=(*claim.parts, (kind, fn)), expected=expected, slow=claim.slow or slow
         )
         return fn
 
@@ -309,9 +352,9 @@ def claim_strength(scopes: Iterable[Scope]) -> Strength:
     return max(candidates, key=RANK.__getitem__)
 
 
-def run_part(fn: Check, kind: str = "EXACT", scope: Scope | None = None) -> Outcome:
-    """Run one check; an exception or a non-Outcome answer becomes UNKNOWN with the reason. The
-    outcome's scope: the one it reports, else the registered one, else its kind's default."""
+def run_part(fn: Check) -> Outcome:
+    """Run one check; an exception or a non-Outcome answer becomes UNKNOWN with the reason, and so
+    does a PROVED answer without a measured scope — no record of what it ran, nothing shown."""
     try:
         outcome = fn()
     except Exception as err:
@@ -321,29 +364,13 @@ def run_part(fn: Check, kind: str = "EXACT", scope: Scope | None = None) -> Outc
         )
     if not isinstance(outcome, Outcome):
         return Outcome(Verdict.UNKNOWN, reason=f"check returned {type(outcome).__name__}, not an Outcome")
-    if not outcome.scopes:
-        declared = scope or DEFAULT_SCOPE[kind]
-        if outcome.verdict == Verdict.PROVED and RANK[declared.strength] > RANK[Strength.INSTANCES]:
-            reason = (
-                f"the part declares {declared.strength.value} ({declared.describe()}) without a record of what it "
-                "ran: a BOUNDED or ALL-n scope is computed from the run (registry.measured), never typed"
-            )
-            return Outcome(Verdict.UNKNOWN, outcome.evidence, reason, (declared,))
-        return replace(outcome, scopes=(declared,))
-    disagree = [s for s in outcome.scopes if s.measured and scope is not None and _disagrees(scope, s)]
-    if disagree:
+    if outcome.verdict == Verdict.PROVED and not (outcome.scopes and all(s.measured for s in outcome.scopes)):
         reason = (
-            f"the declared scope ({scope.describe() if scope else ''}) disagrees with what the part ran "
-            f"({disagree[0].describe()}): a scope is computed from the record, never typed beside the check"
+            "no record of what it ran: a PROVED part returns the scope computed from the instances it "
+            "checked (registry.Record, registry.measured), never one typed beside the check"
         )
         return Outcome(Verdict.UNKNOWN, outcome.evidence, reason, outcome.scopes)
     return outcome
-
-
-def _disagrees(declared: Scope, ran: Scope) -> bool:
-    """A declared scope claims more than the record shows, names other sizes or another half."""
-    stronger = RANK[declared.strength] > RANK[ran.strength]
-    return stronger or (declared.n != ran.n and declared.strength != Strength.SAMPLED) or declared.covers != ran.covers
 
 
 def combine(parts: list[tuple[str, Outcome]]) -> Outcome:
@@ -370,9 +397,7 @@ def run_claim(claim: Claim) -> Result:
     if not claim.implemented:
         outcome = Outcome(Verdict.UNKNOWN, reason=f"not implemented yet (owned by {claim.info.owner})")
     else:
-        scopes = (*claim.scopes, *[None] * (len(claim.parts) - len(claim.scopes)))
-        parts = zip(claim.parts, scopes, strict=True)
-        outcome = combine([(kind, run_part(fn, kind, scope)) for (kind, fn), scope in parts])
+        outcome = combine([(kind, run_part(fn)) for kind, fn in claim.parts])
     return Result(claim, outcome, time.perf_counter() - start)
 
 

@@ -21,10 +21,9 @@ from mechlib.optimality.derivability import derivation_witness
 from mechlib.optimality.optimal import optimal_bayes_mechanism
 from mechlib.proofs.catalogue import SMT
 from mechlib.proofs.mutants import module_constant, perturbed, register
-from mechlib.proofs.registry import Outcome, check, decide
-from mechlib.proofs.shared.encodings import printed_matrix_parts
+from mechlib.proofs.registry import Outcome, Record, check, decide
+from mechlib.proofs.shared.encodings import printed_matrix_outcome
 from mechlib.proofs.shared.printed import GRS_FIGURE_5A
-from mechlib.proofs.smt import proved_if_unsat
 
 GRS_FIGURE_5B = Loss([[1, 0, 0, 1], [0, 1, 1, 0], [0, 0, 1, 1], [1, 1, 0, 1]])
 
@@ -68,14 +67,17 @@ def check_grs_appendix_b() -> Outcome:
         "best_remap_of_T": expected_loss(t, user, optimal_remap(t, user)) == Fraction(17, 48),
         "loss_is_illegal": not GRS_FIGURE_5B.is_legal(),
     }
-    return decide([{k: v} for k, v in facts.items() if not v], {"checked": sorted(facts)})
+    record = Record()
+    record.ran(len(GRS_FIGURE_5A.rows) - 1, alpha, "Figure 5(a) with the loss 5(b)")
+    outcome = decide([{k: v} for k, v in facts.items() if not v], {"checked": sorted(facts)})
+    return record.outcome(outcome, "exact rationals: " + ", ".join(sorted(facts)))
 
 
 @check("GRS-B", kind=SMT)
 def smt_grs_appendix_b() -> Outcome:
     from mechlib.proofs.shared.printed import GRS_FIGURE_5A
 
-    return proved_if_unsat(printed_matrix_parts(GRS_FIGURE_5A, Fraction(1, 2)))
+    return printed_matrix_outcome(GRS_FIGURE_5A, Fraction(1, 2), "Figure 5(a)")
 
 
 # -- mutants: falsifications this claim's checks must refute ---------------------------------

@@ -16,7 +16,7 @@ from mechlib.core.exact import format_fraction
 from mechlib.optimality.smt import q
 from mechlib.proofs.catalogue import SMT
 from mechlib.proofs.mutants import module_constant, register
-from mechlib.proofs.registry import Outcome, Verdict, check, instances
+from mechlib.proofs.registry import Outcome, Record, Verdict, check
 from mechlib.proofs.shared.encodings import pair_mechanism
 from mechlib.proofs.smt import TWO_SOLVERS, proved_if_unsat, run, smt_query
 
@@ -116,29 +116,29 @@ def figure_6_unique_query(user: str, l2: Fraction, l3: Fraction) -> z3.Solver:
     return solver
 
 
-@check(
-    "GRS-C",
-    kind=SMT,
-    scope=instances(
-        "D = {0,1}, n = 3 (8 databases, Hamming neighbours); Figure 6's two users",
-        "1/2; loss box around δ = 1/100, ε = 1/1000",
-        TWO_SOLVERS,
-    ),
-)
+@check("GRS-C", kind=SMT)
 def smt_no_non_oblivious_mechanism_serves_both() -> Outcome:
     """GRS App. C: Figure 6(a) and 6(b) are the unique optimal direct 1/2-DP mechanisms of their
     users (at δ = 1/100, ε = 1/1000: at the four corners of an arb-certified rational box around
     (2^(1−δ), 3^(1−δ)) — the costs are affine in the two loss values and "uniquely optimal" is a
     convex condition on the costs, so the corners cover the box); and no one mechanism on the
     databases can be remapped to both."""
-    parts = {"Figure 6(a) and 6(b) from one mechanism": remapped_to_both("a", "b")}
+    alpha, record = Fraction(1, 2), Record()
+    both = "Figure 6(a) and 6(b) from one mechanism"
+    parts = {both: remapped_to_both("a", "b")}
+    record.ran(3, alpha, both)
     (lo2, hi2), (lo3, hi3) = loss_box(FIGURE_6_DELTA)
     for user in ("a", "b"):
         for l2 in (lo2, hi2):
             for l3 in (lo3, hi3):
                 where = f"Figure 6({user}) unique optimum, l(2) = {format_fraction(l2)}, l(3) = {format_fraction(l3)}"
                 parts[where] = run(figure_6_unique_query(user, l2, l3))
-    outcome = proved_if_unsat(parts)
+                record.ran(3, alpha, f"Figure 6({user}) the unique optimum at a corner of the loss box")
+    method = (
+        f"{TWO_SOLVERS}; databases {{0,1}}^n, Hamming neighbours; δ = {format_fraction(FIGURE_6_DELTA)}, "
+        f"ε = {format_fraction(FIGURE_6_EPSILON)}"
+    )
+    outcome = record.outcome(proved_if_unsat(parts), method)
     for alone in ("a", "b"):  # controls: each alone is a DP mechanism on all databases
         answer, ev = remapped_to_both(alone, alone)
         if answer != z3.sat:

@@ -19,7 +19,7 @@ from mechlib.core.privacy import dp_level
 from mechlib.core.remap import Remap
 from mechlib.core.stochastic import compose
 from mechlib.proofs.catalogue import EXACT, SMT
-from mechlib.proofs.registry import Outcome, check, decide, instances, measured, with_scope
+from mechlib.proofs.registry import Outcome, Record, check, decide, measured, with_scope
 from mechlib.proofs.shared.encodings import HALF, THIRD, lemma_5_12_user, unique_optimum
 from mechlib.proofs.smt import TWO_SOLVERS, proved_if_unsat
 
@@ -42,11 +42,12 @@ def smt_uniqueness_up_to_permutation() -> Outcome:
     return with_scope(proved_if_unsat(parts), measured(TWO_SOLVERS, n=sizes, alphas=alphas, every_object=True))
 
 
-@check("GRS-C3.4", kind=EXACT, scope=instances("n ≤ 3, every permutation", "1/2, 1/3", "exact rationals"))
+@check("GRS-C3.4", kind=EXACT)
 def exact_permutations_of_t() -> Outcome:
     """The "if" half of GRS §5.8 and the step of its "only if": T is nonsingular, and for every
     permutation π, π∘T is α-DP with T = π⁻¹∘(π∘T) (so it has every remap of T)."""
     failures: list[dict[str, Any]] = []
+    record = Record()
     for alpha in (HALF, THIRD):
         for n in (1, 2, 3):
             t = truncated_geometric(alpha, n)
@@ -59,4 +60,6 @@ def exact_permutations_of_t() -> Outcome:
                 moved = compose(pi, t)
                 if dp_level(moved).alpha < alpha or compose(back, moved) != t:
                     failures.append({"n": n, "alpha": format_fraction(alpha), "permutation": list(perm)})
-    return decide(failures, {"n": "1..3", "alphas": ["1/2", "1/3"]})
+            record.ran(n, alpha)
+    method = "exact rationals: det T ≠ 0 (flint); every permutation π: π∘T is α-DP and π⁻¹∘(π∘T) = T"
+    return record.outcome(decide(failures, {"n": "1..3", "alphas": ["1/2", "1/3"]}), method, every_object=True)

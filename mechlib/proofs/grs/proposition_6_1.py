@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from mechlib.proofs.catalogue import EXACT
 from mechlib.proofs.registry import Outcome, check
-from mechlib.proofs.shared.oblivious import SCOPE, oblivious_suffices
+from mechlib.proofs.shared.oblivious import oblivious_suffices
 
 
-@check("GRS-P6.1", kind=EXACT, scope=SCOPE)
+@check("GRS-P6.1", kind=EXACT)
 def exact_averaging_over_databases() -> Outcome:
     return oblivious_suffices()

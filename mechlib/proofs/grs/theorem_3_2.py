@@ -6,6 +6,7 @@ that falsify it alone; those that falsify several claims are in :mod:`mechlib.pr
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -21,7 +22,7 @@ from mechlib.optimality.optimal import optimal_bayes_mechanism
 from mechlib.proofs.catalogue import EXACT, FUZZ, SMT
 from mechlib.proofs.fuzz import fuzz
 from mechlib.proofs.mutants import module_constant, register
-from mechlib.proofs.registry import Outcome, Verdict, check, measured, sampled
+from mechlib.proofs.registry import Outcome, Verdict, check, measured
 from mechlib.proofs.shared.encodings import dominance_proofs, lemma_5_12_user_small_gamma
 from mechlib.proofs.shared.generators import best_remap_loss
 from mechlib.proofs.shared.remap_cells import ALPHAS, LARGEST_N, cell_proofs
@@ -79,9 +80,9 @@ def fuzz_refinements() -> Outcome:
     vertices = fuzz("GRS-T3.2", dp_vertices(max_n=3), vertex_only_if, 30, n="n ≤ 3", alpha="k/m, m ≤ 6")
     if vertices.verdict != Verdict.PROVED:
         return vertices
-    count = (refined.scopes[0].examples or 0) + (vertices.scopes[0].examples or 0)
     evidence = {"if (refinements of T)": refined.evidence, "only if (DP vertices)": vertices.evidence}
-    return Outcome(Verdict.PROVED, evidence, scopes=(sampled(count, "n ≤ 8 (if), n ≤ 3 (only if)"),))
+    halves = (replace(s, covers=IF) for s in refined.scopes), (replace(s, covers=ONLY_IF) for s in vertices.scopes)
+    return Outcome(Verdict.PROVED, evidence, scopes=tuple(s for half in halves for s in half))
 
 
 def t_from_x(x: Mechanism, alpha: Fraction) -> bool:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from mechlib.proofs.catalogue import EXACT
 from mechlib.proofs.registry import Outcome, check
-from mechlib.proofs.shared.oblivious import SCOPE, oblivious_suffices
+from mechlib.proofs.shared.oblivious import oblivious_suffices
 
 
-@check("GS-AA", kind=EXACT, scope=SCOPE)
+@check("GS-AA", kind=EXACT)
 def exact_oblivious_wlog_for_minimax() -> Outcome:
     return oblivious_suffices()

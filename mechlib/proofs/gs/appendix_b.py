@@ -15,29 +15,32 @@ from mechlib.core.privacy import dp_level
 from mechlib.optimality.derivability import derivation_witness
 from mechlib.proofs.catalogue import SMT
 from mechlib.proofs.mutants import module_constant, perturbed, register
-from mechlib.proofs.registry import Outcome, check, decide
-from mechlib.proofs.shared.encodings import printed_matrix_parts
+from mechlib.proofs.registry import Outcome, Record, check, decide
+from mechlib.proofs.shared.encodings import printed_matrix_outcome
 from mechlib.proofs.shared.printed import GS_APPENDIX_B
-from mechlib.proofs.smt import proved_if_unsat
 
 
 @check("GS-AB", kind="EXACT")
 def check_gs_appendix_b() -> Outcome:
+    alpha = Fraction(1, 2)
     level = dp_level(GS_APPENDIX_B).alpha
-    found = derivation_witness(GS_APPENDIX_B, Fraction(1, 2))
+    found = derivation_witness(GS_APPENDIX_B, alpha)
     failures: list[dict[str, Any]] = []
-    if level != Fraction(1, 2):
+    if level != alpha:
         failures.append({"dp_level": format_fraction(level)})
     v = found.violation
     if v is None or (v.row, v.output, v.value) != (1, 1, Fraction(-3, 4) / 9):
         failures.append({"derivation": None if v is None else v.to_json()})
     evidence = {"dp_level": format_fraction(level), "violation": None if v is None else v.to_json()}
-    return decide(failures, evidence)
+    record = Record()
+    record.ran(len(GS_APPENDIX_B.rows) - 1, alpha, "GS Appendix B's matrix")
+    method = "exact rationals: its DP level, and the three-term violation of derivability from G"
+    return record.outcome(decide(failures, evidence), method)
 
 
 @check("GS-AB", kind=SMT)
 def smt_gs_appendix_b() -> Outcome:
-    return proved_if_unsat(printed_matrix_parts(GS_APPENDIX_B, Fraction(1, 2)))
+    return printed_matrix_outcome(GS_APPENDIX_B, Fraction(1, 2), "GS Appendix B's matrix")
 
 
 # -- mutants: falsifications this claim's checks must refute ---------------------------------

@@ -51,7 +51,7 @@ from mechlib.optimality.optimal import (
 from mechlib.proofs.catalogue import EXACT, FUZZ
 from mechlib.proofs.fuzz import examples
 from mechlib.proofs.mutants import module_constant, register
-from mechlib.proofs.registry import Outcome, Verdict, check, sampled
+from mechlib.proofs.registry import Outcome, Record, Verdict, check
 from mechlib.proofs.shared.dp_polytope import decide_on_optimal
 
 
@@ -128,6 +128,7 @@ def fuzz_adjacent_row_structure() -> Outcome:
     at most one free column between every two adjacent rows is exhibited."""
     rng = random.Random(5)
     shown: list[dict[str, Any]] = []
+    record = Record()
     for _ in range(examples(25)):
         user = _random_user(rng)
         alpha = Fraction(rng.randint(1, 5), 6)
@@ -148,8 +149,9 @@ def fuzz_adjacent_row_structure() -> Outcome:
                 Verdict.UNKNOWN, {"exhibited": len(shown)}, f"{name}: no structured optimum found ({lacking})"
             )
         shown.append({"instance": name, "value": str(value)})
-    scope = sampled(len(shown), n="n ≤ 4, random monotone S", alpha="k/6, k = 1..5")
-    return Outcome(Verdict.PROVED, {"exhibited": len(shown), "first": shown[:3]}, scopes=(scope,))
+        record.ran(user.n, alpha, "random monotone minimax user")
+    outcome = Outcome(Verdict.PROVED, {"exhibited": len(shown), "first": shown[:3]})
+    return record.outcome(outcome, "random.Random(5): users and α = k/6 drawn, exact rationals", sampled=True)
 
 
 @check("GS-L5", kind=EXACT)

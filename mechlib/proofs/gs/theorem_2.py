@@ -24,7 +24,7 @@ from mechlib.optimality.derivability import derivation_witness
 from mechlib.optimality.smt import q
 from mechlib.proofs.catalogue import EXACT, FUZZ, SMT
 from mechlib.proofs.fuzz import fuzz
-from mechlib.proofs.registry import Outcome, Verdict, check, decide, instances, measured
+from mechlib.proofs.registry import Outcome, Record, Verdict, check, decide, measured
 from mechlib.proofs.shared.definitions import (
     ALL_N,
     I,
@@ -80,19 +80,15 @@ def derivability_equivalence(
     return run(solver)
 
 
-@check(
-    "GS-T2",
-    kind=SMT,
-    scope=instances("n ∈ {2, 5, 10, 20}", "α ∈ {1/2, 1/3, 2/3}", TWO_SOLVERS + " (symbolic columns)"),
-)
+@check("GS-T2", kind=SMT)
 def smt_gs_theorem_2() -> Outcome:
-    return proved_if_unsat(
-        {
-            f"n={n}, α={format_fraction(a)}": derivability_equivalence(n, a)
-            for a in (Fraction(1, 2), Fraction(1, 3), Fraction(2, 3))
-            for n in (2, 5, 10, 20)
-        }
-    )
+    parts, record = {}, Record()
+    for a in (Fraction(1, 2), Fraction(1, 3), Fraction(2, 3)):
+        for n in (2, 5, 10, 20):
+            parts[f"n={n}, α={format_fraction(a)}"] = derivability_equivalence(n, a)
+            record.ran(n, a)
+    method = TWO_SOLVERS + ": T⁻¹x ≥ 0 iff GS's conditions, for a symbolic α-DP column x"
+    return record.outcome(proved_if_unsat(parts), method, every_object=True)
 
 
 def derivability_agrees(case: tuple[Fraction, Mechanism]) -> dict[str, Any] | None:
@@ -148,12 +144,13 @@ GS_T2_CASES = {
 }
 
 
-@check("GS-T2", kind=EXACT, scope=instances("7 listed mechanisms, n ≤ 5", "their DP levels", "exact rationals, 3 ways"))
+@check("GS-T2", kind=EXACT)
 def exact_derivability_three_ways() -> Outcome:
     """For each instance, the three sides of GS Thm 2 agree: T⁻¹M ≥ 0 by flint's exact solve, the
     column conditions read off M, and derivation_witness (GS's closed-form T⁻¹)."""
     failures: list[dict[str, Any]] = []
     seen = {}
+    record = Record()
     for name, (m, alpha) in GS_T2_CASES.items():
         y = _exact_inverse_times(truncated_geometric(alpha, m.n), m)
         by_inverse = all(v >= 0 for row in y for v in row)
@@ -162,9 +159,11 @@ def exact_derivability_three_ways() -> Outcome:
         seen[name] = by_inverse
         if not by_inverse == by_columns == by_witness:
             failures.append({"case": name, "inverse": by_inverse, "columns": by_columns, "witness": by_witness})
+        record.ran(m.n, alpha, name)
     if not any(seen.values()) or all(seen.values()):
         failures.append({"problem": "the instances should include derivable and non-derivable mechanisms"})
-    return decide(failures, {"derivable": seen})
+    method = "exact rationals, 3 ways: T⁻¹M ≥ 0 (flint solve), the column conditions, derivation_witness"
+    return record.outcome(decide(failures, {"derivable": seen}), method)
 
 
 def inverse_identities() -> list[Obligations]:

@@ -18,7 +18,7 @@ from mechlib.core.families import truncated_geometric
 from mechlib.optimality.smt import dp_matrix, exact, q
 from mechlib.proofs.catalogue import SMT
 from mechlib.proofs.mutants import module_constant, register
-from mechlib.proofs.registry import Outcome, Verdict, check, instances
+from mechlib.proofs.registry import Outcome, Record, Verdict, check
 from mechlib.proofs.shared.encodings import pair_mechanism
 from mechlib.proofs.smt import TWO_SOLVERS, proved_if_unsat, run
 
@@ -143,7 +143,7 @@ def t_loss(order: list[int], prior: list[Fraction], loss: Any, alpha: Fraction) 
     )  # fmt: skip
 
 
-@check("BN-path", kind=SMT, scope=instances("connected graphs on 3 and 4 vertices", "1/2, 1/3", TWO_SOLVERS))
+@check("BN-path", kind=SMT)
 def smt_only_paths_admit_universal_mechanisms() -> Outcome:
     """Brenner–Nissim on every connected graph with 3 or 4 vertices, α ∈ {1/2, 1/3}: where
     ``BN_CONDITION`` (a path) holds, T is optimal for every candidate user (its optimal remap's
@@ -154,6 +154,7 @@ def smt_only_paths_admit_universal_mechanisms() -> Outcome:
     failures: list[dict[str, Any]] = []
     separated: dict[str, dict[str, str]] = {}
     t_checked: list[str] = []
+    record = Record()
     for name, edges in BN_GRAPHS.items():
         k = 1 + max(v for e in edges for v in e)
         users = bn_users(k, edges)
@@ -172,20 +173,21 @@ def smt_only_paths_admit_universal_mechanisms() -> Outcome:
                 ]
                 if worse:
                     failures.append({"graph": where, "T is not optimal for": worse[:3]})
-                continue
-            pair = _separating_pair(edges, k, users, optima, alpha)
-            if universal:  # said to admit one, yet not a path: no two candidate users may be separated
-                if pair is not None:
-                    found = [users[i][0] for i in pair[0]]
-                    failures.append({"graph": where, "said universal, yet no mechanism serves both": found})
-                continue
-            if pair is None:
-                failures.append({"graph": where, "problem": "no two candidate users are separated"})
-                continue
-            (first, second), query = pair
-            separated[where] = {"first": users[first][0], "second": users[second][0]}
-            parts[f"{where}: no mechanism serves both"] = run(query)
-    outcome = proved_if_unsat(parts)
+            else:
+                pair = _separating_pair(edges, k, users, optima, alpha)
+                if universal:  # said to admit one, yet not a path: no two candidate users may be separated
+                    if pair is not None:
+                        found = [users[i][0] for i in pair[0]]
+                        failures.append({"graph": where, "said universal, yet no mechanism serves both": found})
+                elif pair is None:
+                    failures.append({"graph": where, "problem": "no two candidate users are separated"})
+                else:
+                    (first, second), query = pair
+                    separated[where] = {"first": users[first][0], "second": users[second][0]}
+                    parts[f"{where}: no mechanism serves both"] = run(query)
+            record.ran(alpha=alpha, what=f"{name} ({k} vertices)")
+    method = TWO_SOLVERS + " (no mechanism serves both separated users); T's loss = the optimum on paths (z3 LP)"
+    outcome = record.outcome(proved_if_unsat(parts), method)
     outcome.evidence["separating users"] = separated
     outcome.evidence["paths: T optimal for every candidate user"] = t_checked
     outcome.evidence["candidate users"] = "priors uniform or on one pair × losses binary, |i−j|, (i−j)², graph distance"

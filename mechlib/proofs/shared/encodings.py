@@ -15,9 +15,9 @@ from mechlib.core.families import randomized_response, truncated_geometric
 from mechlib.core.mechanism import Mechanism
 from mechlib.core.privacy import dp_level
 from mechlib.optimality.smt import dp_matrix, exact, q
-from mechlib.proofs.registry import Outcome, Verdict, measured
+from mechlib.proofs.registry import Outcome, Record, Verdict, measured
 from mechlib.proofs.shared.printed import GS_APPENDIX_B
-from mechlib.proofs.smt import proved_if_unsat, run, smt_query
+from mechlib.proofs.smt import TWO_SOLVERS, proved_if_unsat, run, smt_query
 
 # -- T is α-DP for symbolic α (GRS-E2.2, GRS-E2.1) ---------------------------------------------
 
@@ -195,7 +195,10 @@ def lemma_5_12_user_small_gamma(n: int) -> Any:
     return lemma_5_12_user(n, Fraction(1, 100))
 
 
-def printed_matrix_parts(matrix: Mechanism, alpha: Fraction) -> dict[str, tuple[z3.CheckSatResult, dict[str, Any]]]:
-    """The SMT parts of a printed matrix said to be α-DP and not derivable from T (GRS App. B's
-    Figure 5(a), GS App. B): UNSAT of a DP violation and UNSAT of a derivation."""
-    return {f"{alpha}-DP": _dp_violation(matrix, alpha), "not derivable": not_derivable(matrix, alpha)}
+def printed_matrix_outcome(matrix: Mechanism, alpha: Fraction, name: str) -> Outcome:
+    """A printed matrix said to be α-DP and not derivable from T (GRS App. B's Figure 5(a), GS
+    App. B): UNSAT of a DP violation and UNSAT of a derivation, with the scope of that one matrix."""
+    parts = {f"{alpha}-DP": _dp_violation(matrix, alpha), "not derivable": not_derivable(matrix, alpha)}
+    record = Record()
+    record.ran(len(matrix.rows) - 1, alpha, name)
+    return record.outcome(proved_if_unsat(parts), TWO_SOLVERS + ": a DP violation; a derivation from T")

@@ -19,7 +19,7 @@ from mechlib.infodesign.info_structure import geometric_structure
 from mechlib.optimality.optimal import CertificationError
 from mechlib.proofs.catalogue import EXACT, FUZZ
 from mechlib.proofs.fuzz import jsonable
-from mechlib.proofs.registry import Outcome, Verdict, check, decide, instances
+from mechlib.proofs.registry import Outcome, Record, Verdict, check, decide
 from mechlib.proofs.shared.uprr import ALPHAS, _with_negative_control, grs_appendix_b_case
 
 
@@ -84,15 +84,7 @@ CENTRAL_VS_EXTREME = {
 }
 
 
-@check(
-    "SY-T3",
-    kind=EXACT,
-    scope=instances(
-        "N ∈ {2, 3}, T = 1, i.i.d. priors; 16 seeded supermodular payoffs and 4 central-vs-extreme controls",
-        "1/2, 1/3",
-        "certified LP over the vertices of K (all DP mechanisms on databases), exact rationals",
-    ),
-)
+@check("SY-T3", kind=EXACT)
 def geometric_optimal_among_all_designs() -> Outcome:
     """N ∈ {2, 3} i.i.d. respondents (P(1) random), α ∈ {1/2, 1/3}, seeded supermodular payoffs:
     the geometric mechanism's value equals the certified optimum over all DP mechanisms on the
@@ -102,6 +94,7 @@ def geometric_optimal_among_all_designs() -> Outcome:
     failures: list[dict[str, Any]] = []
     rows: list[dict[str, Any]] = []
     controls: list[dict[str, Any]] = []
+    record = Record()
     for n in (2, 3):
         for alpha in ALPHAS[:2]:
             cases = [(Fraction(rng.randint(1, 9), 10), _seeded_payoff(n + 1, rng)) for _ in range(4)]
@@ -120,4 +113,8 @@ def geometric_optimal_among_all_designs() -> Outcome:
                     controls.append({**where, "geometric": geometric, "best": best})
                     if not values[0] < values[1]:
                         failures.append({**where, "control": "the central-vs-extreme payoff is not better served"})
-    return decide(failures, {"supermodular instances": rows, "negative controls (central vs extreme)": controls})
+                last = k == len(cases) - 1
+                record.ran(n, str(alpha), "central-vs-extreme control" if last else "seeded supermodular payoff")
+    evidence = {"supermodular instances": rows, "negative controls (central vs extreme)": controls}
+    method = "certified LP over the vertices of K (all DP mechanisms on databases, T = 1, i.i.d. priors), exact rationals"
+    return record.outcome(decide(failures, evidence), method)
