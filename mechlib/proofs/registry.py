@@ -164,6 +164,13 @@ class Record:
         if what is not None:
             self.objects.append(what)
 
+    @classmethod
+    def one(cls, n: int | None = None, alpha: Any = None, what: str | None = None) -> Record:
+        """The record of a part that checked one instance (a printed figure, one example)."""
+        record = cls()
+        record.ran(n, alpha, what)
+        return record
+
     def scope(self, method: str, *, every_object: bool = False, sampled: bool = False) -> Scope:
         """The scope of what was recorded; ``sampled``: the instances were drawn at random, and
         their number is the sample's size."""

@@ -22,7 +22,7 @@ from mechlib.core.remap import Remap
 from mechlib.core.users import BayesUser, Prior, binary_loss
 from mechlib.proofs.catalogue import SYM
 from mechlib.proofs.mutants import module_constant, register
-from mechlib.proofs.registry import Outcome, Verdict, check, decide, measured
+from mechlib.proofs.registry import Outcome, Record, Verdict, check, decide, measured
 from mechlib.proofs.shared.grs_instances import ALPHAS
 from mechlib.proofs.smt import TWO_SOLVERS, proved_if_unsat, run, smt_query
 
@@ -50,6 +50,7 @@ PAPER = {
 def check_post_processing_example() -> Outcome:
     failures: list[dict[str, Any]] = []
     sizes = (1, 3, 5, 7, 9)
+    record = Record()
     for alpha in ALPHAS:
         for n in sizes:
             mech = geometric(alpha, n)  # window −n..2n; interior columns are exact point masses
@@ -77,7 +78,10 @@ def check_post_processing_example() -> Outcome:
                             "paper": format_fraction(want[key]),
                         }
                     )
-    return decide(failures, {"alphas": [format_fraction(a) for a in ALPHAS], "n": list(sizes)})
+            record.ran(n, alpha)
+    outcome = decide(failures, {"alphas": [format_fraction(a) for a in ALPHAS], "n": list(sizes)})
+    method = "exact rationals: the face value, threshold and optimal remaps' losses against the paper's values"
+    return record.outcome(outcome, method)
 
 
 def _paper_value(name: str, alpha: Fraction, n: int) -> Fraction:

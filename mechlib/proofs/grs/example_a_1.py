@@ -13,7 +13,7 @@ import sympy as sp
 
 from mechlib.core.exact import format_fraction
 from mechlib.proofs.catalogue import SYM
-from mechlib.proofs.registry import Outcome, check, decide
+from mechlib.proofs.registry import Outcome, Record, check, decide
 
 
 @check("GRS-EA.1", kind=SYM)
@@ -38,4 +38,6 @@ def sym_laplace_example() -> Outcome:
         "1/(2√2) > T's loss": t_loss > 0 and Fraction(1, 8) > t_loss * t_loss,
     }
     evidence = {"T loss": format_fraction(t_loss), "laplace": str(laplace), "checked": list(facts)}
-    return decide([{k: False} for k, ok in facts.items() if not ok], evidence)
+    outcome = decide([{k: False} for k, ok in facts.items() if not ok], evidence)
+    record = Record.one(mech.n, Fraction(1, 2), "uniform prior, binary loss")
+    return record.outcome(outcome, "sympy: the Laplace tail integral; exact rationals: T's loss")

@@ -17,7 +17,7 @@ from mechlib.core.mechanism import Mechanism
 from mechlib.core.signature import signature
 from mechlib.core.users import BayesUser, Loss, Prior
 from mechlib.optimality.optimal import certify_given
-from mechlib.proofs.registry import Outcome, check, decide
+from mechlib.proofs.registry import Outcome, Record, check, decide
 from mechlib.proofs.shared.grs_instances import _figure
 
 # GRS Figure 3(a): optimal for prior (1/4,0,1/4,0,1/4,1/4) and loss |i−j|^1.5, α = 1/2, n = 5.
@@ -76,8 +76,11 @@ def check_figure_3() -> Outcome:
     failures: list[dict[str, Any]] = []
     if tuple(str(signature(x, alpha)).splitlines()) != FIGURE_3B:
         failures.append({"signature": str(signature(x, alpha))})
+    record = Record.one(x.n, alpha, "Figure 3(b): the signature of Figure 3(a)")
     corners = power_loss_box(5, digits=6)
     for loss in corners:
         if certify_given(x, BayesUser(prior, loss), alpha) is None:
             failures.append({"uncertified corner": [format_fraction(v) for v in loss.matrix[0]]})
-    return decide(failures, {"box_corners": len(corners), "sqrt_digits": 6, "signature": "Figure 3(b)"})
+        record.ran(x.n, alpha, "Figure 3(a) optimal at a corner of the loss box around |i−j|^1.5")
+    outcome = decide(failures, {"box_corners": len(corners), "sqrt_digits": 6, "signature": "Figure 3(b)"})
+    return record.outcome(outcome, "exact rationals: the signature; an exact optimality certificate at each corner")

@@ -17,7 +17,7 @@ from mechlib.core.mechanism import Mechanism
 from mechlib.core.privacy import dp_level
 from mechlib.proofs.catalogue import SMT
 from mechlib.proofs.mutants import module_constant, register
-from mechlib.proofs.registry import Outcome, check, decide, measured, with_scope
+from mechlib.proofs.registry import Outcome, Record, check, decide, measured, with_scope
 from mechlib.proofs.shared.printed import GRS_FIGURE_5A, GS_APPENDIX_B
 from mechlib.proofs.smt import TWO_SOLVERS, proved_if_unsat, run, smt_query
 
@@ -30,21 +30,24 @@ def exact_two_term_conditions() -> Outcome:
     """On instances: dp_level (ratio definition) ≥ α ⇔ every 2-term condition holds exactly."""
     failures: list[dict[str, Any]] = []
     one_sided = Mechanism([[1, 0], [Fraction(1, 2), Fraction(1, 2)]])  # αu ≤ v holds, αv ≤ u does not
-    instances = [
-        GS_APPENDIX_B,
-        GRS_FIGURE_5A,
-        randomized_response(Fraction(1, 3), 4),
-        exponential(Fraction(1, 2), 4),
-        one_sided,
-    ]
-    for x in instances:
+    instances = {
+        "GS Appendix B's matrix": GS_APPENDIX_B,
+        "GRS Figure 5(a)": GRS_FIGURE_5A,
+        "randomized response": randomized_response(Fraction(1, 3), 4),
+        "exponential": exponential(Fraction(1, 2), 4),
+        "one-sided 2×2": one_sided,
+    }
+    record = Record()
+    for name, x in instances.items():
         for alpha in (Fraction(1, 4), Fraction(1, 3), Fraction(1, 2), Fraction(2, 3)):
             linear = all(
                 TWO_TERM[1](alpha, x.rows[i][j], x.rows[i + 1][j]) for i in range(x.n) for j in range(len(x.outputs))
             )
             if linear != (dp_level(x).alpha >= alpha):
                 failures.append({"mechanism": x.to_strings(), "alpha": format_fraction(alpha)})
-    return decide(failures, {"instances": len(instances), "alphas": ["1/4", "1/3", "1/2", "2/3"]})
+            record.ran(x.n, alpha, name)
+    outcome = decide(failures, {"instances": len(instances), "alphas": ["1/4", "1/3", "1/2", "2/3"]})
+    return record.outcome(outcome, "exact rationals: the two-term conditions against the DP level (ratio definition)")
 
 
 @check("GS-D2", kind=SMT)

@@ -14,7 +14,7 @@ from mechlib.core.exact import format_fraction
 from mechlib.core.families import truncated_geometric
 from mechlib.core.users import MinimaxUser, absolute_loss
 from mechlib.optimality.minimax import optimal_interaction, optimal_minimax_mechanism
-from mechlib.proofs.registry import Outcome, check, decide
+from mechlib.proofs.registry import Outcome, Record, check, decide
 
 
 @check("GS-LP", kind="EXACT")
@@ -24,6 +24,7 @@ def exact_gs_lps_certified() -> Outcome:
 
     failures: list[dict[str, Any]] = []
     cases = []
+    record = Record()
     for n, alpha, side in ((3, Fraction(1, 4), range(4)), (4, Fraction(1, 2), [0, 2]), (5, Fraction(2, 3), [1, 4, 5])):
         user = MinimaxUser(side, absolute_loss(n))
         best = optimal_minimax_mechanism(user, alpha)
@@ -34,4 +35,6 @@ def exact_gs_lps_certified() -> Outcome:
         if check_interaction_certificate(t, user, interaction.remap, interaction.weights) is not None:
             failures.append({"n": n, "lp": "optimal interaction"})
         cases.append({"n": n, "alpha": format_fraction(alpha), "S": list(side), "optimum": format_fraction(best.value)})
-    return decide(failures, {"instances": cases})
+        record.ran(n, alpha, "a minimax user with the absolute loss")
+    method = "exact rationals: both GS LPs solved, their λ-certificates re-checked"
+    return record.outcome(decide(failures, {"instances": cases}), method)

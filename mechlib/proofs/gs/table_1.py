@@ -15,7 +15,7 @@ from mechlib.core.stochastic import compose
 from mechlib.core.users import MinimaxUser, absolute_loss
 from mechlib.optimality.derivability import derivation_witness
 from mechlib.optimality.minimax import optimal_interaction, optimal_minimax_mechanism
-from mechlib.proofs.registry import Outcome, check, decide
+from mechlib.proofs.registry import Outcome, Record, check, decide
 
 
 @check("GS-Tab1", kind="EXACT")
@@ -36,4 +36,6 @@ def check_gs_table_1() -> Outcome:
         "remap_of_G": None if derivation.remap is None else derivation.remap.to_strings(),
         "certificate_weights": [format_fraction(w) for w in best.weights],
     }
-    return decide(failures, evidence)
+    record = Record.one(user.n, Fraction(1, 4), "Table 1's minimax user (S = {0..n}, absolute loss)")
+    method = "exact rationals: the certified minimax optimum is a randomized remap of G, G's optimal interaction"
+    return record.outcome(decide(failures, evidence), method)

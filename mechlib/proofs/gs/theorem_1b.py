@@ -18,7 +18,7 @@ from mechlib.core.users import MinimaxUser, absolute_loss
 from mechlib.optimality.minimax import derived_minimax_loss, optimal_minimax_mechanism
 from mechlib.proofs.catalogue import FUZZ, SMT
 from mechlib.proofs.fuzz import fuzz
-from mechlib.proofs.registry import Outcome, check, decide
+from mechlib.proofs.registry import Outcome, Record, check, decide
 from mechlib.proofs.shared.encodings import dominance_proofs
 from mechlib.strategies import alphas
 
@@ -27,6 +27,7 @@ from mechlib.strategies import alphas
 def check_minimax_instances() -> Outcome:
     failures: list[dict[str, Any]] = []
     cases = 0
+    record = Record()
     for n in (1, 2, 3, 4):
         for alpha in (Fraction(1, 4), Fraction(1, 2), Fraction(4, 5)):
             for side in (range(n + 1), [0], [0, n], range(1, n + 1)):
@@ -43,7 +44,10 @@ def check_minimax_instances() -> Outcome:
                             "from_G": format_fraction(derived),
                         }
                     )
-    return decide(failures, {"instances": cases, "loss": "|i−j|", "certified": "both sides by exact λ-certificates"})
+                record.ran(n, alpha, "a minimax user with the absolute loss")
+    evidence = {"instances": cases, "loss": "|i−j|", "certified": "both sides by exact λ-certificates"}
+    method = "exact rationals: the minimax optimum against G with its optimal remap, both by exact λ-certificates"
+    return record.outcome(decide(failures, evidence), method)
 
 
 @check("GS-T1b", kind=SMT)
