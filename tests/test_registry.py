@@ -105,6 +105,8 @@ def test_claim_has_its_expected_verdict(claim_id: str) -> None:
     assert result.as_expected, (result.outcome.verdict, result.outcome.reason)
     assert result.outcome.evidence
     assert len(result.scopes) >= len(claim.parts)  # every part states what it established
+    if result.outcome.verdict == Verdict.PROVED:  # computed from what it ran, none declared
+        assert all(s.measured for s in result.scopes)
     sampled = claim_strength(result.scopes) == Strength.SAMPLED
     if result.outcome.verdict != Verdict.REFUTED:  # a claim (or a half of it) only sampled never reads PROVED
         assert (result.outcome.verdict == Verdict.NO_COUNTEREXAMPLE) == sampled
@@ -216,37 +218,64 @@ def test_parts_combine_refuted_first_then_unknown() -> None:
     assert combine([("EXACT", unknown), ("SMT", refuted)]).verdict == Verdict.REFUTED
 
 
-def test_a_scope_is_measured_and_a_declared_one_that_claims_more_is_an_error() -> None:
-    """A part's scope is computed from what it ran; a scope typed beside the check that claims
-    more (ALL-n over a part that checked listed n) makes the part UNKNOWN, never PROVED."""
-    from mechlib.proofs.registry import Scope, measured, run_part
+def test_a_scope_is_computed_from_what_ran() -> None:
+    """The strength follows the record: BOUNDED needs every n in a range and every object,
+    ALL-n a symbolic n; listed sizes or listed objects are INSTANCES."""
+    from mechlib.proofs.registry import measured
 
     ran = measured("exact", n=[1, 2, 3], alphas=[Fraction(1, 2)], every_object=True)
     assert ran.strength == Strength.BOUNDED and ran.measured and ran.n == "1 ≤ n ≤ 3 (every n)"
     assert measured("exact", n=[1, 3], alphas="symbolic", every_object=True).strength == Strength.INSTANCES
     assert measured("exact", n=[1, 2], alphas="symbolic", every_object=False).strength == Strength.INSTANCES
     assert measured("z3", n="every n ≥ 1", alphas="symbolic", every_object=True).strength == Strength.ALL_N
-    declared = Scope(Strength.ALL_N, "every n ≥ 1", "symbolic", "typed by hand")
-    outcome = run_part(lambda: Outcome(Verdict.PROVED, scopes=(ran,)), "EXACT", declared)
-    assert outcome.verdict == Verdict.UNKNOWN and "disagrees with what the part ran" in (outcome.reason or "")
-    assert run_part(lambda: Outcome(Verdict.PROVED, scopes=(ran,)), "EXACT", None).verdict == Verdict.PROVED
+    named = measured("exact", n=[3, 3], alphas=[Fraction(1, 2)], every_object=False, objects=["Fig. 1", "Fig. 1"])
+    assert named.n == "n ∈ {3}: Fig. 1 ×2"
+    assert measured("exact", n=[2], alphas=["e^-1"], every_object=False, size="N").n == "N ∈ {2}"
 
 
-def test_bounded_or_all_n_without_a_record_is_unknown_and_so_is_another_half() -> None:
-    """Only INSTANCES may be declared: a part that reports no record of what it ran cannot be
-    BOUNDED or ALL-n by a scope typed beside it; a record that names another half than the
-    declaration (covers) disagrees too."""
+def test_a_proved_part_without_a_measured_scope_is_unknown() -> None:
+    """No scope is declared beside a check: a PROVED part that returns no record of what it ran,
+    or a scope typed by hand (not computed by ``measured``), is UNKNOWN; a refutation needs none."""
     from mechlib.proofs.registry import Scope, measured, run_part
 
+    bare = run_part(lambda: Outcome(Verdict.PROVED))
+    assert bare.verdict == Verdict.UNKNOWN and "no record of what it ran" in (bare.reason or "")
     typed = Scope(Strength.BOUNDED, "1 ≤ n ≤ 6 (every n)", "1/2", "typed by hand")
-    outcome = run_part(lambda: Outcome(Verdict.PROVED), "EXACT", typed)
-    assert outcome.verdict == Verdict.UNKNOWN and "never typed" in (outcome.reason or "")
-    assert run_part(lambda: Outcome(Verdict.REFUTED), "EXACT", typed).verdict == Verdict.REFUTED
-    listed = Scope(Strength.INSTANCES, "n = 5", "1/2", "exact")
-    assert run_part(lambda: Outcome(Verdict.PROVED), "EXACT", listed).verdict == Verdict.PROVED
-    half = measured("z3", n=[1, 2], alphas=[Fraction(1, 2)], every_object=True, covers="if")
-    whole = Scope(Strength.BOUNDED, half.n, "1/2", "typed by hand")
-    assert run_part(lambda: Outcome(Verdict.PROVED, scopes=(half,)), "SMT", whole).verdict == Verdict.UNKNOWN
+    assert run_part(lambda: Outcome(Verdict.PROVED, scopes=(typed,))).verdict == Verdict.UNKNOWN
+    ran = measured("exact", n=[5], alphas=[Fraction(1, 2)], every_object=False)
+    assert run_part(lambda: Outcome(Verdict.PROVED, scopes=(ran, typed))).verdict == Verdict.UNKNOWN
+    assert run_part(lambda: Outcome(Verdict.PROVED, scopes=(ran,))).verdict == Verdict.PROVED
+    assert run_part(lambda: Outcome(Verdict.REFUTED)).verdict == Verdict.REFUTED
+
+
+def test_a_record_holds_what_the_loop_checked() -> None:
+    """A part that stops early records less; a part that checked nothing is UNKNOWN, never a
+    vacuous PROVED; a sampling part's example count is the number of instances it recorded."""
+    from mechlib.proofs.registry import Record
+
+    def part(stop_after: int) -> Outcome:
+        record = Record()
+        for n in (1, 2, 3, 4):
+            if n > stop_after:
+                break
+            record.ran(n, Fraction(1, 2), "T")
+        return record.outcome(Outcome(Verdict.PROVED), "exact", every_object=True)
+
+    (whole,) = part(4).scopes
+    assert whole.strength == Strength.BOUNDED and whole.n == "1 ≤ n ≤ 4 (every n): T ×4"
+    (early,) = part(2).scopes
+    assert early.n == "1 ≤ n ≤ 2 (every n): T ×2"
+    nothing = part(0)
+    assert nothing.verdict == Verdict.UNKNOWN and "checked no instance" in (nothing.reason or "")
+    assert not nothing.scopes
+    refuted = Record().outcome(Outcome(Verdict.REFUTED), "exact")
+    assert refuted.verdict == Verdict.REFUTED
+    sample = Record("N")
+    for n in (1, 2, 2):
+        sample.ran(n, "e^-1")
+    drawn = sample.scope("seeded random", sampled=True)
+    assert drawn.strength == Strength.SAMPLED and drawn.examples == 3 and drawn.n == "N ∈ {1, 2}"
+    assert drawn.alpha == "e^-1"
 
 
 def test_a_half_only_sampled_makes_the_claim_no_counterexample() -> None:

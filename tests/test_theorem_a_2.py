@@ -58,7 +58,7 @@ def test_the_fuzz_hypothesis_rejects_a_negative_loss() -> None:
 
 
 def test_the_approximate_half_is_bounded_and_measured() -> None:
-    outcome = run_part(theorem_a_2.exact_laplace_within_factor, "EXACT")
+    outcome = run_part(theorem_a_2.exact_laplace_within_factor)
     assert outcome.verdict == Verdict.PROVED, outcome.reason
     (scope,) = outcome.scopes
     assert scope.measured and scope.strength == Strength.BOUNDED and scope.covers == theorem_a_2.APPROXIMATE

@@ -73,6 +73,7 @@ def measured(
     examples: int | None = None,
     complete: bool = False,
     objects: Iterable[str] = (),
+    size: str = "n",
 ) -> Scope:
     """The scope of what a part actually ran, computed — never typed beside the check.
 
@@ -83,7 +84,8 @@ def measured(
     ``complete``: the half ``covers`` names is a finite statement (a printed figure at its n and
     α) and every instance of it was checked — INSTANCES, but no weaker than the statement;
     ``objects``: the names of the instances checked (a figure, a graph, a prior …), shown after
-    the sizes — for a part whose domain is not (only) a size n.
+    the sizes — for a part whose domain is not (only) a size n; ``size``: what the sizes count
+    ("N" respondents in SY's information design).
     ALL-n needs a symbolic n and every object; BOUNDED every n from the least checked up to the
     largest, every object; SAMPLED a sample; INSTANCES otherwise."""
     from mechlib.core.exact import format_fraction
@@ -102,17 +104,17 @@ def measured(
             shown = [f"{len(shown)} values from {shown[0]} to {shown[-1]}"]
         alpha_text = ", ".join([*shown, *(a for a in values if isinstance(a, str))])
     if examples is not None:
-        return Scope(Strength.SAMPLED, _domain(n, named), alpha_text, method, examples, covers,
+        return Scope(Strength.SAMPLED, _domain(n, named, size), alpha_text, method, examples, covers,
                      measured=True)  # fmt: skip
     if isinstance(n, str):
         strength = Strength.ALL_N if every_object else Strength.INSTANCES
-        return Scope(strength, _domain(n, named), alpha_text, method, covers=covers, measured=True)
+        return Scope(strength, _domain(n, named, size), alpha_text, method, covers=covers, measured=True)
     sizes = sorted(set(n))
     contiguous = bool(sizes) and sizes == list(range(sizes[0], sizes[-1] + 1))
     if every_object and contiguous and len(sizes) > 1:
-        every = f"{sizes[0]} ≤ n ≤ {sizes[-1]} (every n)"
-        return Scope(Strength.BOUNDED, _domain(every, named), alpha_text, method, covers=covers, measured=True)
-    return Scope(Strength.INSTANCES, _domain(sizes, named), alpha_text, method, covers=covers, measured=True,
+        every = f"{sizes[0]} ≤ {size} ≤ {sizes[-1]} (every {size})"
+        return Scope(Strength.BOUNDED, _domain(every, named, size), alpha_text, method, covers=covers, measured=True)
+    return Scope(Strength.INSTANCES, _domain(sizes, named, size), alpha_text, method, covers=covers, measured=True,
                  complete=complete and covers is not None)  # fmt: skip
 
 
@@ -121,9 +123,9 @@ def with_scope(outcome: Outcome, scope: Scope) -> Outcome:
     return replace(outcome, scopes=(scope,))
 
 
-def _domain(n: str | list[int], named: str) -> str:
+def _domain(n: str | list[int], named: str, size: str) -> str:
     """The n text: a symbolic domain or the sizes checked, then the objects checked."""
-    sizes = n if isinstance(n, str) else "n ∈ {" + ", ".join(map(str, sorted(set(n)))) + "}" if n else ""
+    sizes = n if isinstance(n, str) else f"{size} ∈ {{" + ", ".join(map(str, sorted(set(n)))) + "}" if n else ""
     return ": ".join(part for part in (sizes, named) if part)
 
 
@@ -148,6 +150,7 @@ class Record:
     early records less): the sizes n, the α and the objects (figures, graphs, priors …). The
     part's scope is computed from it (:meth:`scope`), never typed beside the check."""
 
+    size: str = "n"  # what the sizes count ("N": respondents, in SY's information design)
     sizes: list[int] = field(default_factory=list)
     alphas: list[Any] = field(default_factory=list)
     objects: list[str] = field(default_factory=list)
@@ -165,9 +168,9 @@ class Record:
             self.objects.append(what)
 
     @classmethod
-    def one(cls, n: int | None = None, alpha: Any = None, what: str | None = None) -> Record:
+    def one(cls, n: int | None = None, alpha: Any = None, what: str | None = None, size: str = "n") -> Record:
         """The record of a part that checked one instance (a printed figure, one example)."""
-        record = cls()
+        record = cls(size)
         record.ran(n, alpha, what)
         return record
 
@@ -176,7 +179,7 @@ class Record:
         their number is the sample's size."""
         alphas: Iterable[Any] | str = self.alphas if self.alphas else "none (the statement has no α)"
         return measured(method, n=self.sizes, alphas=alphas, every_object=every_object, objects=self.objects,
-                        examples=self.count if sampled else None)  # fmt: skip
+                        examples=self.count if sampled else None, size=self.size)  # fmt: skip
 
     def outcome(self, outcome: Outcome, method: str, *, every_object: bool = False, sampled: bool = False) -> Outcome:
         """``outcome`` with the scope of what was recorded; UNKNOWN if it would be PROVED on an

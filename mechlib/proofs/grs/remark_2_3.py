@@ -71,7 +71,10 @@ def exact_optimal_remap_by_enumeration() -> Outcome:
     count = 0
     record = Record()
     for n in (1, 2, 3):
-        mechanisms = {"T": (HALF, truncated_geometric(HALF, n)), "randomized response": (THIRD, randomized_response(THIRD, n + 1))}
+        mechanisms = {
+            "T": (HALF, truncated_geometric(HALF, n)),
+            "randomized response": (THIRD, randomized_response(THIRD, n + 1)),
+        }
         if n == 3:
             mechanisms["GS Appendix B's matrix"] = (HALF, GS_APPENDIX_B)
         for name, (alpha, x) in mechanisms.items():

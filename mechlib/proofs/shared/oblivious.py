@@ -79,8 +79,9 @@ RANDOM_MECHANISMS = 24
 
 def _database_mechanisms() -> list[tuple[str, str, Mechanism]]:
     """(kind, name, mechanism) of each mechanism on databases checked."""
+    rowwise = "row-wise randomized response"
     named = [
-        ("row-wise randomized response", f"row-wise RR {[format_fraction(f) for f in flips]}", rowwise_randomized_response(flips))
+        (rowwise, f"row-wise RR {[format_fraction(f) for f in flips]}", rowwise_randomized_response(flips))
         for flips in (
             [Fraction(1, 3), Fraction(1, 4), Fraction(2, 5)],
             [Fraction(1, 5), Fraction(1, 3)],

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from mechlib.infodesign.alpha import Alpha, X, const
 from mechlib.infodesign.info_structure import InformationStructure
 from mechlib.proofs.fuzz import fuzz, jsonable
-from mechlib.proofs.registry import Outcome, Verdict
+from mechlib.proofs.registry import Outcome, Record, Verdict
 from mechlib.strategies import boundary_payoffs, oblivious_dp_cases, payoffs
 
 ALPHAS = (Alpha.of("1/2"), Alpha.of("1/3"), Alpha.exp(1))
@@ -32,9 +32,10 @@ def _random_mu0(n: int, rng: random.Random) -> list[Fraction]:
 
 
 def _over_random_priors(
-    seed: int, sizes: range, violation: Callable[[list[Fraction], Alpha], dict[str, Any] | None]
+    seed: int, sizes: range, violation: Callable[[list[Fraction], Alpha], dict[str, Any] | None], record: Record
 ) -> list[dict[str, Any]]:
-    """``violation`` on a random full-support μ₀ per N in ``sizes``, at every α of ALPHAS."""
+    """``violation`` on a random full-support μ₀ per N in ``sizes``, at every α of ALPHAS; each
+    instance checked goes into ``record``."""
     rng = random.Random(seed)
     failures = []
     for n in sizes:
@@ -43,6 +44,7 @@ def _over_random_priors(
             bad = violation(mu0, alpha)
             if bad:
                 failures.append({"N": n, "alpha": str(alpha), **bad})
+            record.ran(n, str(alpha), "a seeded random full-support μ₀ (T = 1)")
     return failures
 
 

@@ -17,9 +17,9 @@ from mechlib.infodesign.databases import DatabaseSpace, Theta
 from mechlib.optimality.smt import q
 from mechlib.proofs.catalogue import SMT
 from mechlib.proofs.mutants import module_constant, register
-from mechlib.proofs.registry import Outcome, check, decide
+from mechlib.proofs.registry import Outcome, Record, check, decide
 from mechlib.proofs.shared.privacy_set_smt import k_omega_constraints, projected
-from mechlib.proofs.smt import proved_if_unsat, run, smt_query
+from mechlib.proofs.smt import TWO_SOLVERS, proved_if_unsat, run, smt_query
 
 #: Databases in the order of SY Appendix A's vectors.
 ORDER_A = [(0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1), (1, 1, 0), (1, 0, 1), (0, 1, 1), (1, 1, 1)]
@@ -66,6 +66,7 @@ def exact_married_respondents() -> Outcome:
     import sympy as sp
 
     failures: list[dict[str, Any]] = []
+    record = Record("N")
     d = sp.Symbol("delta", positive=True)
     for alpha in (Fraction(1, 2), Fraction(1, 3)):
         f = phi(alpha)
@@ -86,20 +87,22 @@ def exact_married_respondents() -> Outcome:
         mu = projected(posterior_a(alpha, small), 3)
         if all(k_omega_constraints(mu, projected(married_prior(small), 3), alpha, 1)):
             failures.append({"alpha": format_fraction(alpha), "problem": "Pπ̂ ∈ K_Ω at δ = 1/1000"})
+        record.ran(3, alpha, "the married respondents' prior, δ → 0 and δ = 1/1000")
     erratum = (
         "the limit has ψ = (e^-2ε, e^-3ε, 1, e^-ε); SY Appendix A prints (e^-ε, e^-3ε, 1, e^-2ε) "
         "(ω = 0 and 3 swapped), and its text's 'upper bound e^ε between (0,0,0) and (1,0,0)' is e^-ε by φ; "
         "the conclusion μ̂ ∉ K_Ω (between ω = 1 and 2) holds either way"
     )
-    return decide(
+    outcome = decide(
         failures, {"alphas": ["1/2", "1/3"], "limit": "sympy, δ → 0", "finite δ": "1/1000", "erratum": erratum}
     )
+    return record.outcome(outcome, "exact rationals; sympy: the limit δ → 0")
 
 
 @check("SY-AA", kind=SMT)
 def smt_married_respondents_all_small_delta() -> Outcome:
     """For every δ ∈ (0, 1/100] (not only in the limit), Pπ̂ ∉ K_Ω(α, Pπ₀): z3 (NRA, δ symbolic)."""
-    parts = {}
+    parts, record = {}, Record("N")
     for alpha in (Fraction(1, 2), Fraction(1, 3)):
         delta = z3.Real("delta")
         mu = projected(posterior_a(q(alpha), delta), 3)
@@ -108,7 +111,8 @@ def smt_married_respondents_all_small_delta() -> Outcome:
         solver.add(delta > 0, delta <= z3.Q(1, 100))
         solver.add(z3.And(k_omega_constraints(mu, mu0, alpha, 1)))  # negated goal: Pπ̂ ∈ K_Ω
         parts[f"α={format_fraction(alpha)}, 0 < δ ≤ 1/100"] = run(solver)
-    return proved_if_unsat(parts)
+        record.ran(3, alpha, "the married respondents' prior, every 0 < δ ≤ 1/100 (δ symbolic)")
+    return record.outcome(proved_if_unsat(parts), TWO_SOLVERS)
 
 
 # -- mutants: falsifications this claim's checks must refute ---------------------------------

@@ -16,7 +16,7 @@ from mechlib.infodesign.databases import DatabaseSpace
 from mechlib.infodesign.privacy_sets import k_violation
 from mechlib.proofs.catalogue import EXACT
 from mechlib.proofs.mutants import Attr, never_violated, register
-from mechlib.proofs.registry import Outcome, check, decide
+from mechlib.proofs.registry import Outcome, Record, check, decide
 from mechlib.proofs.shared.privacy_set_instances import RATIONAL_ALPHAS, _name, _random_prior
 
 
@@ -26,6 +26,7 @@ def dp_iff_posteriors_in_k() -> Outcome:
     N·T ≤ 4 spaces and random priors: DP ⇔ every π_s ∈ K (SY eq. (3)–(4)), with the same pair."""
     rng = random.Random(4)
     failures, checked = [], 0
+    record = Record("N")
     for space in (DatabaseSpace(2, 1), DatabaseSpace(3, 1), DatabaseSpace(2, 2)):
         for alpha in RATIONAL_ALPHAS:
             a = alpha.rational or Fraction(1)
@@ -48,9 +49,10 @@ def dp_iff_posteriors_in_k() -> Outcome:
                 checked += 1
                 if (direct is None) != (first is None) or (direct and first and direct[1] != first[1]):
                     failures.append({"instance": _name(space, alpha), "direct": str(direct), "posteriors": str(first)})
-    return decide(
-        failures, {"mechanisms": checked, "spaces": ["N=2,T=1", "N=3,T=1", "N=2,T=2"], "alphas": ["1/2", "1/3"]}
-    )
+                record.ran(space.n, str(alpha), f"a mechanism on databases, T = {space.t}")
+    evidence = {"mechanisms": checked, "spaces": ["N=2,T=1", "N=3,T=1", "N=2,T=2"], "alphas": ["1/2", "1/3"]}
+    method = "exact: DP directly against every posterior in K (boundary and seeded random mechanisms, random priors)"
+    return record.outcome(decide(failures, evidence), method)
 
 
 # -- mutants: falsifications this claim's checks must refute ---------------------------------

@@ -11,7 +11,7 @@ from fractions import Fraction
 from mechlib.infodesign.info_structure import geometric_structure
 from mechlib.infodesign.uprr import uprr_dominates
 from mechlib.proofs.catalogue import EXACT
-from mechlib.proofs.registry import Outcome, check, decide
+from mechlib.proofs.registry import Outcome, Record, check, decide
 from mechlib.proofs.shared.uprr import ALPHAS, example2_tau_b
 
 
@@ -33,4 +33,5 @@ def example_two() -> Outcome:
     if backward.dominates:
         failures.append({"problem": "τ_b dominates τ^g too"})
     evidence = {"peaks of τ^g (output: peak)": forward.peaks, "τ_b fails at": str(backward.failure)}
-    return decide(failures, evidence)
+    record = Record.one(len(mu0) - 1, str(alpha), "Example 2's τ^g and τ_b, uniform μ₀", size="N")
+    return record.outcome(decide(failures, evidence), "exact: UPRR dominance both ways, Bayes plausibility")

@@ -14,7 +14,7 @@ from mechlib.infodesign.databases import DatabaseSpace
 from mechlib.infodesign.privacy_sets import k_omega_vertices, k_vertices
 from mechlib.proofs.catalogue import EXACT
 from mechlib.proofs.mutants import module_constant, register
-from mechlib.proofs.registry import Outcome, check, decide
+from mechlib.proofs.registry import Outcome, Record, check, decide
 from mechlib.proofs.shared.privacy_set_instances import lifts_fail, projection_escapes
 
 
@@ -84,7 +84,9 @@ def figure_one_sets() -> Outcome:
         "ext K (∝ over 00, 01, 10, 11)": [[_poly_text(v[t] * 6) for t in space.thetas] for v in k_ext],
         "ext K_Ω normalisers at e^-1": [alpha.value(z) for z in norm],
     }
-    return decide(failures, evidence)
+    record = Record.one(space.n, str(alpha), f"Figure 1's prior, T = {space.t}", size="N")
+    method = "exact: the vertices of K and K_Ω (signs of polynomials in α by transcendence + arb), PK = K_Ω"
+    return record.outcome(decide(failures, evidence), method)
 
 
 # -- mutants: falsifications this claim's checks must refute ---------------------------------

@@ -16,7 +16,7 @@ from mechlib.infodesign.info_structure import geometric_structure
 from mechlib.infodesign.privacy_sets import binding_bounds, k_omega_violation, omega_edges
 from mechlib.proofs.catalogue import EXACT, FUZZ
 from mechlib.proofs.fuzz import fuzz
-from mechlib.proofs.registry import Outcome, check, decide
+from mechlib.proofs.registry import Outcome, Record, check, decide
 from mechlib.proofs.shared.uprr import ALPHAS, _over_random_priors
 from mechlib.strategies import alphas, priors
 
@@ -41,8 +41,10 @@ def lemma1_violation(mu0: list[Fraction], alpha: Alpha) -> dict[str, Any] | None
 def geometric_posteriors_exact() -> Outcome:
     """N = 1..8, random μ₀, α ∈ {1/2, 1/3, e^−1}: output s attains the upper bound at ω ≤ s and
     the lower bound above (so supp τ^g ⊆ ext K_Ω), and these N + 1 patterns are all of them."""
-    failures = _over_random_priors(11, range(1, 9), lemma1_violation)
-    return decide(failures, {"N": "1..8", "alphas": [str(a) for a in ALPHAS]})
+    record = Record("N")
+    failures = _over_random_priors(11, range(1, 9), lemma1_violation, record)
+    outcome = decide(failures, {"N": "1..8", "alphas": [str(a) for a in ALPHAS]})
+    return record.outcome(outcome, "exact: each output's binding bounds (signs of polynomials in α)")
 
 
 @check("SY-L1", kind=FUZZ)

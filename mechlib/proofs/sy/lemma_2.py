@@ -15,7 +15,7 @@ from mechlib.infodesign.privacy_sets import k_omega_vertices
 from mechlib.infodesign.uprr import uprr_dominates, violated_peak
 from mechlib.proofs.catalogue import EXACT, FUZZ
 from mechlib.proofs.fuzz import fuzz
-from mechlib.proofs.registry import Outcome, check, decide
+from mechlib.proofs.registry import Outcome, Record, check, decide
 from mechlib.proofs.shared.uprr import ALPHAS, _over_random_priors, _structure, example2_tau_b
 from mechlib.strategies import oblivious_dp_cases
 
@@ -36,11 +36,14 @@ def geometric_uprr_dominant_exact() -> Outcome:
     """N = 1..6, random μ₀, α ∈ {1/2, 1/3, e^−1}: each geometric posterior (output s) has the valid
     peak s (SY Lemma 2's ω*) against every vertex of K_Ω, hence against every oblivious ε-DP
     posterior. Control: τ_b of SY Example 2 does not UPRR-dominate τ^g."""
-    failures = _over_random_priors(12, range(1, 7), lemma2_violation)
+    record = Record("N")
+    failures = _over_random_priors(12, range(1, 7), lemma2_violation, record)
     mu0 = [Fraction(1, 3)] * 3
     if uprr_dominates(example2_tau_b(), geometric_structure(mu0), ALPHAS[2]).dominates:
         failures.append({"control": "τ_b ⪰_UPRR τ^g"})
-    return decide(failures, {"N": "1..6", "alphas": [str(a) for a in ALPHAS], "against": "all vertices of K_Ω"})
+    record.ran(len(mu0) - 1, str(ALPHAS[2]), "control: Example 2's τ_b")
+    outcome = decide(failures, {"N": "1..6", "alphas": [str(a) for a in ALPHAS], "against": "all vertices of K_Ω"})
+    return record.outcome(outcome, "exact: the geometric posteriors' peaks against every vertex of K_Ω")
 
 
 @check("SY-L2", kind=FUZZ)

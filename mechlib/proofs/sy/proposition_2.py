@@ -17,7 +17,7 @@ from mechlib.infodesign.decision import DecisionProblem
 from mechlib.infodesign.designer import optimal_design
 from mechlib.infodesign.privacy_sets import binding_bounds
 from mechlib.proofs.catalogue import EXACT
-from mechlib.proofs.registry import Outcome, Verdict, check, decide
+from mechlib.proofs.registry import Outcome, Record, Verdict, check, decide
 from mechlib.proofs.shared.privacy_set_instances import RATIONAL_ALPHAS, _name, _random_prior
 
 
@@ -31,6 +31,7 @@ def optimal_designs_use_vertices() -> Outcome:
     rng = random.Random(2)
     failures: list[dict[str, Any]] = []
     rows: list[dict[str, Any]] = []
+    record = Record("N")
     for space in (DatabaseSpace(2, 1), DatabaseSpace(3, 1), DatabaseSpace(2, 2)):
         for alpha in RATIONAL_ALPHAS:
             prior = _random_prior(space, rng)
@@ -59,4 +60,6 @@ def optimal_designs_use_vertices() -> Outcome:
                         "binding": binding,
                     }
                 )
-    return decide(failures, {"designs": rows, "vertices": "enumerated exactly (π₀·α^g)"})
+                record.ran(space.n, str(alpha), f"a random decision problem and prior, T = {space.t}")
+    outcome = decide(failures, {"designs": rows, "vertices": "enumerated exactly (π₀·α^g)"})
+    return record.outcome(outcome, "certified optimal design (exact LP over the vertices of K), its structure checked")

@@ -17,7 +17,7 @@ from mechlib.infodesign.databases import DatabaseSpace
 from mechlib.infodesign.privacy_sets import k_omega_violation
 from mechlib.proofs.catalogue import EXACT, FUZZ
 from mechlib.proofs.fuzz import fuzz
-from mechlib.proofs.registry import Outcome, check, decide
+from mechlib.proofs.registry import Outcome, Record, check, decide
 from mechlib.proofs.shared.privacy_set_instances import RATIONAL_ALPHAS, _name, _random_prior
 from mechlib.proofs.shared.uprr import _structure
 from mechlib.strategies import oblivious_dp_cases
@@ -29,6 +29,7 @@ def oblivious_dp_three_ways() -> Outcome:
     |log σ(s|ω)/σ(s|ω−t)| ≤ ε for t ≤ min(T, ω) ⇔ (iii) every posterior about ω is in K_Ω."""
     rng = random.Random(3)
     failures, checked = [], 0
+    record = Record("N")
     for space in (DatabaseSpace(3, 1), DatabaseSpace(2, 2), DatabaseSpace(2, 3)):
         for alpha in RATIONAL_ALPHAS:
             a = alpha.rational or Fraction(1)
@@ -57,7 +58,9 @@ def oblivious_dp_three_ways() -> Outcome:
                     failures.append(
                         {"instance": _name(space, alpha), "sigma": [[format_fraction(x) for x in r] for r in sigma]}
                     )
-    return decide(failures, {"mechanisms": checked})
+                record.ran(space.n, str(alpha), f"an oblivious σ, T = {space.t}")
+    method = "exact: database DP, the log-ratio bound and K_Ω membership agree (geometric-like and seeded random σ)"
+    return record.outcome(decide(failures, {"mechanisms": checked}), method)
 
 
 @check("SY-P3", kind=FUZZ)

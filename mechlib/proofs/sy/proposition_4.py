@@ -14,7 +14,7 @@ import z3
 from mechlib.core.exact import format_fraction
 from mechlib.infodesign.databases import DatabaseSpace
 from mechlib.proofs.catalogue import EXACT, SMT
-from mechlib.proofs.registry import Outcome, Verdict, check, decide
+from mechlib.proofs.registry import Outcome, Record, Verdict, check, decide
 from mechlib.proofs.shared.privacy_set_instances import ALPHAS, _name, _random_prior, lifts_fail, projection_escapes
 from mechlib.proofs.shared.privacy_set_smt import (
     _equality,
@@ -23,7 +23,7 @@ from mechlib.proofs.shared.privacy_set_smt import (
     projection_leaves_k_omega,
     recheck_witness,
 )
-from mechlib.proofs.smt import proved_if_unsat, run
+from mechlib.proofs.smt import TWO_SOLVERS, proved_if_unsat, run
 
 #: A non-anonymous prior on {0,1}³ (weights 5, 9, 3, 5, 2, 2, 6, 8 over 40, in database order) for
 #: which PK ⊄ K_Ω: anonymity matters in SY Theorem 2 (the negative control; compare SY Appendix A).
@@ -41,14 +41,19 @@ def smt_two_respondents_any_prior() -> Outcome:
             zip(databases(2, 1), (Fraction(1, 10), Fraction(3, 10), Fraction(1, 5), Fraction(2, 5)))
         ),
     }
-    parts = {f"{name}, {k}": v for name, prior in priors.items() for k, v in _equality(prior, Fraction(1, 2)).items()}
+    alpha, parts, record = Fraction(1, 2), {}, Record("N")
+    for name, prior in priors.items():
+        for k, v in _equality(prior, alpha).items():
+            parts[f"{name}, {k}"] = v
+        record.ran(2, alpha, "an asymmetric prior, T = 1")
     outcome = proved_if_unsat(parts)
-    solver, pi = projection_leaves_k_omega(ASYMMETRIC_3, 1, Fraction(1, 2))
+    solver, pi = projection_leaves_k_omega(ASYMMETRIC_3, 1, alpha)
     answer, ev = run(solver)
-    if answer != z3.sat or not recheck_witness(_witness(solver, pi), ASYMMETRIC_3, 1, Fraction(1, 2)):
+    if answer != z3.sat or not recheck_witness(_witness(solver, pi), ASYMMETRIC_3, 1, alpha):
         return Outcome(Verdict.UNKNOWN, outcome.evidence, "control: the N=3 asymmetric prior should break PK ⊆ K_Ω")
+    record.ran(3, alpha, "control: an asymmetric prior breaks it")
     outcome.evidence["control: N=3 asymmetric prior breaks PK ⊆ K_Ω"] = ev
-    return outcome
+    return record.outcome(outcome, TWO_SOLVERS + "; the control's witness (z3) re-checked exactly")
 
 
 @check("SY-P4", kind=EXACT)
@@ -58,6 +63,7 @@ def two_respondents_any_prior() -> Outcome:
     a vertex of K projecting outside K_Ω."""
     rng = random.Random(5)
     failures, count = [], 0
+    record = Record("N")
     space = DatabaseSpace(2, 1)
     for _ in range(4):
         prior = _random_prior(space, rng)
@@ -68,9 +74,10 @@ def two_respondents_any_prior() -> Outcome:
                 failures.append(
                     {"instance": _name(space, alpha), "prior": [format_fraction(prior[t]) for t in space.thetas]}
                 )
-    pass
-
+            record.ran(space.n, str(alpha), "a seeded random prior, T = 1")
     control = projection_escapes(DatabaseSpace(3, 1), dict(ASYMMETRIC_3), ALPHAS[0])
     if not control:
         failures.append({"control": "the asymmetric N=3 prior should break PK ⊆ K_Ω"})
-    return decide(failures, {"instances": count, "control (N=3 asymmetric)": control[:1]})
+    record.ran(3, str(ALPHAS[0]), "control: an asymmetric prior breaks it")
+    outcome = decide(failures, {"instances": count, "control (N=3 asymmetric)": control[:1]})
+    return record.outcome(outcome, "exact: P(ext K) ⊆ K_Ω and every vertex of K_Ω lifts into K")

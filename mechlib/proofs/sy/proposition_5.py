@@ -16,7 +16,7 @@ from mechlib.infodesign.decision import DecisionProblem
 from mechlib.infodesign.designer import optimal_design
 from mechlib.proofs.catalogue import EXACT
 from mechlib.proofs.mutants import Attr, register
-from mechlib.proofs.registry import Outcome, Verdict, check, decide
+from mechlib.proofs.registry import Outcome, Record, Verdict, check, decide
 from mechlib.proofs.shared.privacy_set_instances import RATIONAL_ALPHAS, _name, _random_prior
 
 
@@ -27,6 +27,7 @@ def permutation_invariant_without_loss() -> Outcome:
     gives the same joint law of (s, ω). Control: with an asymmetric prior the law changes."""
     rng = random.Random(6)
     failures, count, moved = [], 0, 0
+    record = Record("N")
     for space in (DatabaseSpace(2, 2), DatabaseSpace(3, 1)):
         for alpha in RATIONAL_ALPHAS:
             for prior in (iid_prior(space, [Fraction(1, space.t + 1)] * (space.t + 1)), _random_prior(space, rng)):
@@ -42,11 +43,15 @@ def permutation_invariant_without_loss() -> Outcome:
                     count += 1
                     if bar.dp_violation(alpha) or not bar.is_permutation_invariant() or not same:
                         failures.append({"instance": _name(space, alpha)})
+                    record.ran(space.n, str(alpha), f"an anonymous prior, T = {space.t}")
                 else:
                     moved += not same
+                    record.ran(space.n, str(alpha), f"control: an asymmetric prior, T = {space.t}")
     if moved == 0:
         failures.append({"control": "with asymmetric priors the symmetrised law never changed"})
-    return decide(failures, {"anonymous instances": count, "asymmetric controls that changed": moved})
+    outcome = decide(failures, {"anonymous instances": count, "asymmetric controls that changed": moved})
+    method = "exact: m̄ of a certified optimal design is DP, permutation-invariant, with the same law of (s, ω)"
+    return record.outcome(outcome, method)
 
 
 # -- mutants: falsifications this claim's checks must refute ---------------------------------

@@ -17,7 +17,7 @@ from mechlib.infodesign.alpha import Poly, X, const
 from mechlib.infodesign.databases import DatabaseSpace, Theta, iid_prior
 from mechlib.infodesign.privacy_sets import k_omega_violation, k_violation
 from mechlib.proofs.catalogue import EXACT, SMT
-from mechlib.proofs.registry import Outcome, Verdict, check, decide
+from mechlib.proofs.registry import Outcome, Record, Verdict, check, decide
 from mechlib.proofs.shared.privacy_set_instances import ALPHAS, _name, _random_prior, projection_escapes
 from mechlib.proofs.shared.privacy_set_smt import _witness, iid, projection_leaves_k_omega, recheck_witness
 from mechlib.proofs.smt import run
@@ -27,6 +27,7 @@ from mechlib.proofs.smt import run
 def smt_magnitude_data() -> Outcome:
     """T = 2: some ε-DP posterior projects outside K_Ω (PK ≠ K_Ω), found by z3, re-checked exactly."""
     evidence: dict[str, Any] = {}
+    record = Record("N")
     for n in (2, 3):
         for alpha in (Fraction(1, 2), Fraction(1, 3)):
             prior = iid(n, [Fraction(1, 2), Fraction(1, 3), Fraction(1, 6)])
@@ -41,7 +42,8 @@ def smt_magnitude_data() -> Outcome:
             if not recheck_witness(witness, prior, 2, alpha):
                 return Outcome(Verdict.UNKNOWN, evidence, f"{name}: z3's witness does not re-check exactly")
             evidence[name] = {**ev, "witness": {"".join(map(str, k)): format_fraction(v) for k, v in witness.items()}}
-    return Outcome(Verdict.PROVED, evidence)
+            record.ran(n, alpha, "the i.i.d. prior (1/2, 1/3, 1/6), T = 2")
+    return record.outcome(Outcome(Verdict.PROVED, evidence), "z3: a witness posterior (SAT), re-checked exactly")
 
 
 def _theorem1_posterior(space: DatabaseSpace, prior: dict[Theta, Fraction]) -> tuple[dict[Theta, Poly], int]:
@@ -64,9 +66,12 @@ def magnitude_data_constructed_posterior() -> Outcome:
     rng = random.Random(1)
     failures: list[dict[str, Any]] = []
     rows: list[dict[str, Any]] = []
+    record = Record("N")
     for n, t in ((2, 2), (3, 2), (2, 3)):
         space = DatabaseSpace(n, t)
-        for prior in (_random_prior(space, rng), iid_prior(space, [Fraction(1, t + 1)] * (t + 1))):
+        priors = {"a seeded random prior": _random_prior(space, rng),
+                  "the uniform i.i.d. prior": iid_prior(space, [Fraction(1, t + 1)] * (t + 1))}  # fmt: skip
+        for label, prior in priors.items():
             mu0 = space.project(prior, Fraction(0))
             for alpha in ALPHAS:
                 pi, k = _theorem1_posterior(space, prior)
@@ -79,7 +84,10 @@ def magnitude_data_constructed_posterior() -> Outcome:
                 (rows if ok else failures).append(
                     {"instance": _name(space, alpha), "pair": broken and [broken.low, broken.high]}
                 )
+                record.ran(n, str(alpha), f"{label}, T = {t}")
     control = DatabaseSpace(3, 1)
     if projection_escapes(control, iid_prior(control, ["2/3", "1/3"]), ALPHAS[0]):
         failures.append({"control": "T=1, i.i.d.: a vertex of K projected outside K_Ω"})
-    return decide(failures, {"instances": len(rows), "pairs": sorted({str(r["pair"]) for r in rows})})
+    record.ran(control.n, str(ALPHAS[0]), "control: an i.i.d. prior, T = 1")
+    outcome = decide(failures, {"instances": len(rows), "pairs": sorted({str(r["pair"]) for r in rows})})
+    return record.outcome(outcome, "exact: the proof's π_θ̂ is in K and its projection breaks K_Ω")

@@ -43,7 +43,7 @@ def smt_categorical_symmetric() -> Outcome:
                     parts[f"N={n} {label}, α={alpha}, {query}"] = answer
     outcome = proved_if_unsat(parts)
     scope = measured(TWO_SOLVERS + f"; K_Ω ⊆ PK (∀μ ∃π) at N ∈ {set(cover_sizes)}", n=sizes, alphas=alphas,
-                     every_object=False)  # fmt: skip
+                     every_object=False, size="N")  # fmt: skip
     return with_scope(outcome, scope)
 
 
@@ -66,5 +66,5 @@ def categorical_anonymous_equal() -> Outcome:
                     failures.append({"instance": _name(space, alpha, label), "escapes": out[:1], "no lift": up[:1]})
     method = "vertices of K (π₀·α^g) and of K_Ω"
     scope = measured(f"exact rationals: {method}, {count} instances", n=sizes, alphas=map(str, ALPHAS),
-                     every_object=False)  # fmt: skip
+                     every_object=False, size="N")  # fmt: skip
     return with_scope(decide(failures, {"instances": count, "method": method}), scope)

@@ -94,7 +94,7 @@ def geometric_optimal_among_all_designs() -> Outcome:
     failures: list[dict[str, Any]] = []
     rows: list[dict[str, Any]] = []
     controls: list[dict[str, Any]] = []
-    record = Record()
+    record = Record("N")
     for n in (2, 3):
         for alpha in ALPHAS[:2]:
             cases = [(Fraction(rng.randint(1, 9), 10), _seeded_payoff(n + 1, rng)) for _ in range(4)]
@@ -116,5 +116,5 @@ def geometric_optimal_among_all_designs() -> Outcome:
                 last = k == len(cases) - 1
                 record.ran(n, str(alpha), "central-vs-extreme control" if last else "seeded supermodular payoff")
     evidence = {"supermodular instances": rows, "negative controls (central vs extreme)": controls}
-    method = "certified LP over the vertices of K (all DP mechanisms on databases, T = 1, i.i.d. priors), exact rationals"
+    method = "certified LP over the vertices of K (every DP mechanism on databases, T = 1, i.i.d. priors), exact"
     return record.outcome(decide(failures, evidence), method)
