@@ -12,8 +12,8 @@ from mechlib.proofs.mutants import KINDS, MUTANTS, pairs, run_mutant, score
 from mechlib.proofs.registry import REGISTRY
 
 #: The guard: a lost registration (or a mutant quietly dropped) changes these numbers.
-EXPECTED_MUTANTS = 74
-EXPECTED_PAIRS = 172
+EXPECTED_MUTANTS = 76
+EXPECTED_PAIRS = 177
 
 #: Fast (mutant, claim) pairs run on every CI run, among them the five survivors the "What PROVED
 #: means" review found: T's loss hard-coded in GRS-EA.1, GRS-LP's illegal losses, SY-F1's prior,
@@ -56,6 +56,10 @@ CI_PAIRS = [
     ("τ^g → randomized response on Ω, UPRR dominance taken for granted", "SY-T4"),
     ("Laplace rounded down instead of to the nearest integer", "GRS-TA.2"),
     ("T → T at (1+α)/2", "GRS-TA.2"),
+    # scopes measured: a verdict without its record of what ran, or with an empty one, is not PROVED
+    ("a part's verdict returned without the record of what it ran", "GRS-B"),
+    ("a part's verdict returned without the record of what it ran", "SY-E2"),
+    ("GRS-F4's α emptied: the part checks nothing", "GRS-F4"),
 ]
 
 

@@ -19,6 +19,7 @@ from mechlib.infodesign import info_structure, privacy_sets
 from mechlib.infodesign.decision import DecisionProblem
 from mechlib.optimality import optimal
 from mechlib.proofs.mutants import Attr, module_constant, never_violated, register
+from mechlib.proofs.registry import Outcome, Record
 
 _REAL_T = families.truncated_geometric
 
@@ -322,3 +323,14 @@ def _outside_hypothesis(real: Any) -> Any:
 
 register("SY-T3/T4's fuzz draws non-supermodular payoffs", "fuzz draw outside the hypothesis", ("SY-T3", "SY-T4"),
          module_constant("mechlib.proofs.shared.uprr", "supermodular_cases", _outside_hypothesis))  # fmt: skip
+
+
+def _outcome_without_record(self: Record, outcome: Outcome, method: str, **_how: Any) -> Outcome:
+    return outcome  # the verdict as decided, its record of what ran thrown away
+
+
+register("a part's verdict returned without the record of what it ran", "verdict without its record",
+         ("GRS-B", "GS-AA", "GS-T1a", "SY-E2"),
+         lambda: [(Attr(Record, "outcome"), _outcome_without_record)])  # fmt: skip
+register("GRS-F4's α emptied: the part checks nothing", "verdict without its record", ("GRS-F4",),
+         module_constant("mechlib.proofs.shared.grs_instances", "ALPHAS", lambda _: ()))  # fmt: skip

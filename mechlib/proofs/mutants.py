@@ -47,6 +47,8 @@ KINDS = (
     "fuzz draw outside the hypothesis",
     "accepted without certificate",
     "incomplete check",
+    # scopes measured (issue 32 item 2): a verdict without a record of what ran must not read PROVED
+    "verdict without its record",
 )
 
 
