@@ -87,9 +87,10 @@ TERMS: tuple[Term, ...] = (
          "It is neither a pass nor a fail; the command says why and exits non-zero (an audit exits 3)."),
     Term("PROVED", ("no counterexample", "refuted", "verdict", "strength", "all-n", "bounded", "instances", "sampled"),
          "`mechlib verify`'s verdicts: PROVED (a proof: SMT with two solvers, a symbolic identity, or an "
-         "exact computation over the stated instances), NO COUNTEREXAMPLE (random examples only), REFUTED "
+         "exact computation over the instances it checked), NO COUNTEREXAMPLE (random examples only), REFUTED "
          "(an exactly re-checked counterexample), UNKNOWN. The strength says for which n: ALL-n, BOUNDED "
-         "(every n up to a bound), INSTANCES, SAMPLED."),
+         "(every n up to a bound), INSTANCES, SAMPLED — computed from the record of what each part ran, "
+         "never declared beside it."),
     Term("ε lower bound", ("epsilon lower bound", "lower bound", "true epsilon"),
          "What a black-box sample proves about the true ε, whatever the claim: given the m hits of an event E "
          "under a pair of inputs, the k under the first are Bin(m, θ), θ = P_i(E)/(P_i(E) + P_i′(E)); with "
