@@ -228,8 +228,9 @@ def test_a_scope_is_computed_from_what_ran() -> None:
     assert measured("exact", n=[1, 3], alphas="symbolic", every_object=True).strength == Strength.INSTANCES
     assert measured("exact", n=[1, 2], alphas="symbolic", every_object=False).strength == Strength.INSTANCES
     assert measured("z3", n="every n ≥ 1", alphas="symbolic", every_object=True).strength == Strength.ALL_N
-    named = measured("exact", n=[3, 3], alphas=[Fraction(1, 2)], every_object=False, objects=["Fig. 1", "Fig. 1"])
-    assert named.n == "n ∈ {3}: Fig. 1 ×2"
+    figures = ["Fig. 1", "Fig. 2, T = 2", "Fig. 1"]
+    named = measured("exact", n=[3, 3, 3], alphas=[Fraction(1, 2)], every_object=False, objects=figures)
+    assert named.n == "n ∈ {3}: Fig. 1 ×2; Fig. 2, T = 2"
     assert measured("exact", n=[2], alphas=["e^-1"], every_object=False, size="N").n == "N ∈ {2}"
 
 

@@ -92,8 +92,7 @@ def measured(
 
     named = _objects(objects)
     if not isinstance(n, str):
-        n = list(n)
-
+        n = list(n)  # read more than once below
     if isinstance(alphas, str):
         alpha_text = alphas
     else:
@@ -140,8 +139,8 @@ def _objects(objects: Iterable[str]) -> str:
         counts[name] = counts.get(name, 0) + 1
     shown = [name if k == 1 else f"{name} ×{k}" for name, k in counts.items()]
     if len(shown) > _SHOWN_OBJECTS:
-        return f"{len(shown)} instances: " + ", ".join(shown[:3]) + ", …"
-    return ", ".join(shown)
+        return f"{len(shown)} kinds of instance: " + "; ".join(shown[:3]) + "; …"
+    return "; ".join(shown)  # names may hold commas ("a random prior, T = 2")
 
 
 @dataclass
@@ -177,7 +176,7 @@ class Record:
     def scope(self, method: str, *, every_object: bool = False, sampled: bool = False) -> Scope:
         """The scope of what was recorded; ``sampled``: the instances were drawn at random, and
         their number is the sample's size."""
-        alphas: Iterable[Any] | str = self.alphas if self.alphas else "none (the statement has no α)"
+        alphas: Iterable[Any] | str = self.alphas if self.alphas else "not recorded"
         return measured(method, n=self.sizes, alphas=alphas, every_object=every_object, objects=self.objects,
                         examples=self.count if sampled else None, size=self.size)  # fmt: skip
 

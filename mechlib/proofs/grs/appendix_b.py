@@ -67,8 +67,7 @@ def check_grs_appendix_b() -> Outcome:
         "best_remap_of_T": expected_loss(t, user, optimal_remap(t, user)) == Fraction(17, 48),
         "loss_is_illegal": not GRS_FIGURE_5B.is_legal(),
     }
-    record = Record()
-    record.ran(len(GRS_FIGURE_5A.rows) - 1, alpha, "Figure 5(a) with the loss 5(b)")
+    record = Record.one(len(GRS_FIGURE_5A.rows) - 1, alpha, "Figure 5(a) with the loss 5(b)")
     outcome = decide([{k: v} for k, v in facts.items() if not v], {"checked": sorted(facts)})
     return record.outcome(outcome, "exact rationals: " + ", ".join(sorted(facts)))
 

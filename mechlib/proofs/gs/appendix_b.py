@@ -32,8 +32,7 @@ def check_gs_appendix_b() -> Outcome:
     if v is None or (v.row, v.output, v.value) != (1, 1, Fraction(-3, 4) / 9):
         failures.append({"derivation": None if v is None else v.to_json()})
     evidence = {"dp_level": format_fraction(level), "violation": None if v is None else v.to_json()}
-    record = Record()
-    record.ran(len(GS_APPENDIX_B.rows) - 1, alpha, "GS Appendix B's matrix")
+    record = Record.one(len(GS_APPENDIX_B.rows) - 1, alpha, "GS Appendix B's matrix")
     method = "exact rationals: its DP level, and the three-term violation of derivability from G"
     return record.outcome(decide(failures, evidence), method)
 

@@ -199,6 +199,5 @@ def printed_matrix_outcome(matrix: Mechanism, alpha: Fraction, name: str) -> Out
     """A printed matrix said to be α-DP and not derivable from T (GRS App. B's Figure 5(a), GS
     App. B): UNSAT of a DP violation and UNSAT of a derivation, with the scope of that one matrix."""
     parts = {f"{alpha}-DP": _dp_violation(matrix, alpha), "not derivable": not_derivable(matrix, alpha)}
-    record = Record()
-    record.ran(len(matrix.rows) - 1, alpha, name)
+    record = Record.one(len(matrix.rows) - 1, alpha, name)
     return record.outcome(proved_if_unsat(parts), TWO_SOLVERS + ": a DP violation; a derivation from T")
