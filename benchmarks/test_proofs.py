@@ -18,13 +18,14 @@ from mechlib import truncated_geometric
 
 @pytest.mark.benchmark(group="GRS-T3.2 fuzz: exactly decided examples, one core (n ≤ 8)")
 def test_fuzz_rate(measure: Measure) -> None:
-    from mechlib.proofs.fuzz import fuzz
+    from mechlib.proofs.fuzz import alpha_first, fuzz
     from mechlib.proofs.grs.theorem_3_2 import refinement_serves_like_t, refinements_with_users
     from mechlib.proofs.registry import Verdict
 
     count = size(2000, 200)
     outcome = measure(
-        lambda: fuzz("bench-T3.2", refinements_with_users(), refinement_serves_like_t, count),
+        lambda: fuzz("bench-T3.2", refinements_with_users(), refinement_serves_like_t, count,
+                     drawn=lambda c: alpha_first(c[0][:2])),
         role="mechlib", n=count, rounds=ROUNDS, target=count / 200,
     )  # fmt: skip
     assert outcome.verdict == Verdict.PROVED

@@ -11,7 +11,7 @@ import mechlib.proofs.grs.lemma_5_4
 from mechlib import BayesUser, Loss, Mechanism, Prior, Remap, binary_loss, truncated_geometric
 from mechlib.core.post_processing import optimal_remap
 from mechlib.core.signature import Signature
-from mechlib.proofs.fuzz import fuzz
+from mechlib.proofs.fuzz import alpha_first, fuzz
 from mechlib.proofs.grs.corollary_3_3 import geometric_is_optimal
 from mechlib.proofs.grs.lemma_5_2 import direct_mechanisms_suffice
 from mechlib.proofs.grs.lemma_5_3 import signature_shape, signature_violation
@@ -69,14 +69,29 @@ def test_signature_violation_is_detected() -> None:
 def test_the_runner_shrinks_prints_exactly_and_saves(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("MECHLIB_COUNTEREXAMPLES", str(tmp_path))
     outcome = fuzz(
-        "TEST", st.fractions(min_value=0, max_value=1), lambda a: {"a": a} if a > Fraction(1, 2) else None, 200
+        "TEST",
+        st.fractions(min_value=0, max_value=1),
+        lambda a: {"a": a} if a > Fraction(1, 2) else None,
+        200,
+        drawn=lambda a: (1, a),
     )
     assert outcome.verdict == Verdict.REFUTED
     case = outcome.evidence["counterexample"]
     saved = json.loads(Path(outcome.evidence["saved"]).read_text())
     assert saved == case and saved["claim"] == "TEST"
     assert Fraction(case["example"]) > Fraction(1, 2)  # exact, as "p/q"
-    assert fuzz("TEST", st.just(Fraction(1, 3)), lambda a: None, 5).verdict == Verdict.PROVED
+    assert fuzz("TEST", st.just(Fraction(1, 3)), lambda a: None, 5, drawn=lambda a: (1, a)).verdict == Verdict.PROVED
+
+
+def test_the_scope_is_what_was_drawn_not_the_range() -> None:
+    """The sizes and α in a FUZZ part's scope are those of the examples checked: a generator
+    that only yields n ∈ {2, 3} reads n ∈ {2, 3}; its examples are those checked (Hypothesis stops
+    at the 4 distinct ones)."""
+    cases = st.tuples(st.sampled_from([Fraction(1, 2), Fraction(1, 3)]), st.integers(2, 3))
+    outcome = fuzz("TEST", cases, lambda c: None, 20, drawn=lambda c: (c[1], c[0]))
+    (scope,) = outcome.scopes
+    assert scope.n == "n ∈ {2, 3}" and scope.alpha == "1/3, 1/2" and scope.measured
+    assert scope.examples == outcome.evidence["examples"] == 4
 
 
 def test_vertex_signature_properties_catch_randomized_response() -> None:
@@ -120,12 +135,16 @@ def test_issue5_fuzz_parts_fail_on_mutations(monkeypatch: pytest.MonkeyPatch) ->
     from mechlib.proofs.grs.lemma_5_6 import row_order_violation
     from mechlib.strategies import dp_mixtures
 
-    control = fuzz("control-L5.6", dp_mixtures(max_n=5), lambda c: row_order_violation(signature(c[1], c[0])), 300)
+    control = fuzz(
+        "control-L5.6", dp_mixtures(max_n=5), lambda c: row_order_violation(signature(c[1], c[0])), 300,
+        drawn=alpha_first,
+    )  # fmt: skip
     assert control.verdict == Verdict.REFUTED
-    assert (
-        fuzz("control-TA.2", laplace_cases(), partial(laplace_within_factor, factor=False), 40).verdict
-        == Verdict.REFUTED
-    )
+    laplace_control = fuzz(
+        "control-TA.2", laplace_cases(), partial(laplace_within_factor, factor=False), 40,
+        drawn=lambda c: (c[1].n, c[0] * c[0]),
+    )  # fmt: skip
+    assert laplace_control.verdict == Verdict.REFUTED
     from mechlib.core.families import truncated_geometric as real
 
     patch_everywhere(monkeypatch, real, lambda a, n: real(a * 99 / 100, n))

@@ -14,7 +14,7 @@ from mechlib.infodesign.databases import DatabaseSpace, iid_prior
 from mechlib.infodesign.designer import optimal_oblivious_value
 from mechlib.infodesign.info_structure import InformationStructure, geometric_structure
 from mechlib.infodesign.privacy_sets import k_omega_vertices, k_omega_violation, k_violation
-from mechlib.proofs.fuzz import fuzz
+from mechlib.proofs.fuzz import alpha_first, fuzz
 from mechlib.proofs.registry import Verdict
 from mechlib.proofs.sy.equation_4 import dp_iff_posteriors_in_k
 from mechlib.proofs.sy.lemma_1 import geometric_posteriors_exact, lemma1_violation
@@ -119,14 +119,15 @@ def test_non_dp_mechanisms_refute_the_p3_and_l2_fuzz_properties() -> None:
             None,
         )
 
-    assert fuzz("control-P3", non_dp, prop, 40).verdict == Verdict.REFUTED
+    assert fuzz("control-P3", non_dp, prop, 40, drawn=alpha_first).verdict == Verdict.REFUTED
 
 
 def test_non_supermodular_payoffs_refute_theorems_3_and_4() -> None:
     cases = oblivious_dp_cases(max_n=3).flatmap(
         lambda c: st.tuples(st.just(c), payoffs(c[2].n + 1, supermodular=False))
     )
-    assert fuzz("control-T3", cases, theorem3_violation, 60).verdict == Verdict.REFUTED
+    control = fuzz("control-T3", cases, theorem3_violation, 60, drawn=lambda c: alpha_first(c[0]))
+    assert control.verdict == Verdict.REFUTED
 
     # Theorem 4's control: SY §5.1's "central vs extreme" user prefers τ_b (a DP mechanism that τ^g
     # UPRR-dominates) — supermodularity is what makes UPRR dominance pay.

@@ -24,7 +24,7 @@ from mechlib.audit.loading import write_atomic
 from mechlib.core.exact import format_fraction
 from mechlib.core.stochastic import StochasticMatrix
 from mechlib.core.users import BayesUser, Loss, MinimaxUser, Prior
-from mechlib.proofs.registry import Outcome, Verdict, measured
+from mechlib.proofs.registry import Outcome, Record, Verdict
 
 
 def jsonable(value: Any) -> Any:
@@ -75,19 +75,34 @@ def deep() -> bool:
 Hypothesis = Callable[[Any], str | None]
 
 
+#: How a FUZZ part reads an example's size and α (None where the claim has no α), so that its scope
+#: is the sizes and α actually drawn, not the generator's range.
+Drawn = Callable[[Any], tuple[int, Fraction | None]]
+
+
+def alpha_first(case: Any) -> tuple[int, Fraction]:
+    """(α, …, X): α and the size of X, the mechanism drawn with it (``mechlib.strategies``)."""
+    return case[-1].n, case[0]
+
+
+def user_first(case: Any) -> tuple[int, Fraction]:
+    """(user, α): the user's n."""
+    return case[0].n, case[1]
+
+
 def fuzz(
     claim_id: str,
     strategy: st.SearchStrategy[Any],
     prop: Callable[[Any], dict[str, Any] | None],
     base: int,
     *,
-    n: str = "as the strategy draws",
-    alpha: str = "as drawn",
+    drawn: Drawn,
+    size: str = "n",
     hypothesis: Hypothesis | None = None,
 ) -> Outcome:
-    """The property held on every generated example (scope SAMPLED, measured: the number of
-    examples actually checked, with the generator's ranges ``n``, ``alpha``), or REFUTED with the
-    shrunk counterexample (saved).
+    """The property held on every generated example (scope SAMPLED, measured: the examples
+    actually checked, with the sizes and α they had, read by ``drawn``; ``size``: what the sizes
+    count), or REFUTED with the shrunk counterexample (saved).
 
     ``hypothesis``: the theorem's hypothesis, checked exactly on every draw before the property;
     a draw outside it (a non-supermodular payoff, an illegal loss, a mechanism that is not α-DP)
@@ -95,6 +110,7 @@ def fuzz(
     theorem's. No example inside the hypothesis: UNKNOWN."""
     found: list[tuple[Any, dict[str, Any]]] = []
     tally = {"checked": 0, "outside the hypothesis": 0}
+    record = Record(size)  # the examples checked; a failing or rejected draw is not recorded
     reasons: list[str] = []
     count = examples(base)
     chosen = os.environ.get("MECHLIB_FUZZ_SEED")
@@ -123,21 +139,24 @@ def fuzz(
             found.append((example, problem))
             raise AssertionError(problem)
         tally["checked"] += 1
+        n, alpha = drawn(example)
+        record.ran(n, alpha)
 
     check = seed(run_seed)(check)
-    drawn = {"seed": run_seed, "seed_from": "the claim ID" if chosen is None else "MECHLIB_FUZZ_SEED"}
+    seeded = {"seed": run_seed, "seed_from": "the claim ID" if chosen is None else "MECHLIB_FUZZ_SEED"}
 
     try:
         check()
     except AssertionError:
         example, problem = found[-1]  # the last failure is Hypothesis's shrunk one
-        case = {"claim": claim_id, **drawn, "example": jsonable(example), "violation": jsonable(problem)}
+        case = {"claim": claim_id, **seeded, "example": jsonable(example), "violation": jsonable(problem)}
         path = _save(claim_id, case)
         saved = {"saved": str(path)} if path is not None else {}
         return Outcome(Verdict.REFUTED, {"examples": count, "counterexample": case, **saved})
     except Unsatisfiable:
         tally["checked"] = 0
-    evidence: dict[str, Any] = {"examples": tally["checked"], "max_examples": count, **drawn}
+        record = Record(size)
+    evidence: dict[str, Any] = {"examples": tally["checked"], "max_examples": count, **seeded}
     if hypothesis is not None:
         evidence["rejected: outside the theorem's hypothesis"] = tally["outside the hypothesis"]
         doc = (hypothesis.__doc__ or hypothesis.__name__).strip().splitlines()[0]
@@ -149,8 +168,7 @@ def fuzz(
     method = f"Hypothesis, seed {run_seed}" + (" (the claim's)" if chosen is None else "")
     if hypothesis is not None:
         method += "; the hypothesis checked exactly on every draw"
-    scope = measured(method, n=n, alphas=alpha, every_object=False, examples=tally["checked"])
-    return Outcome(Verdict.PROVED, evidence, scopes=(scope,))
+    return record.outcome(Outcome(Verdict.PROVED, evidence), method, sampled=True)
 
 
 def _save(claim_id: str, case: dict[str, Any]) -> Path | None:

@@ -15,7 +15,7 @@ from mechlib.core.families import geometric
 from mechlib.core.users import BayesUser
 from mechlib.optimality.optimal import optimal_bayes_mechanism
 from mechlib.proofs.catalogue import FUZZ, SMT
-from mechlib.proofs.fuzz import fuzz
+from mechlib.proofs.fuzz import fuzz, user_first
 from mechlib.proofs.registry import Outcome, check, measured, with_scope
 from mechlib.proofs.shared.encodings import dominance_query
 from mechlib.proofs.shared.generators import USERS_AND_ALPHAS, best_remap_loss, legal_user
@@ -48,4 +48,4 @@ def geometric_is_optimal(case: tuple[BayesUser, Fraction]) -> dict[str, Any] | N
 
 @check("GRS-C3.3", kind=FUZZ)
 def fuzz_geometric() -> Outcome:
-    return fuzz("GRS-C3.3", USERS_AND_ALPHAS, geometric_is_optimal, 30, hypothesis=legal_user)
+    return fuzz("GRS-C3.3", USERS_AND_ALPHAS, geometric_is_optimal, 30, drawn=user_first, hypothesis=legal_user)

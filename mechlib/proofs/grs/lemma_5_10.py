@@ -19,7 +19,7 @@ from mechlib.core.stochastic import compose
 from mechlib.core.users import BayesUser
 from mechlib.optimality.optimal import optimal_bayes_mechanism
 from mechlib.proofs.catalogue import EXACT, FUZZ
-from mechlib.proofs.fuzz import fuzz
+from mechlib.proofs.fuzz import fuzz, user_first
 from mechlib.proofs.registry import Outcome, check
 from mechlib.proofs.shared.dp_polytope import decide_on_optimal
 from mechlib.proofs.shared.generators import strict_users
@@ -44,7 +44,8 @@ def remap_violation(x: Mechanism, alpha: Fraction) -> dict[str, Any] | None:
 
 @check("GRS-L5.10", kind=FUZZ)
 def fuzz_vertex_remap() -> Outcome:
-    return fuzz("GRS-L5.10", st.tuples(strict_users(), alphas(max_denominator=9)), vertex_is_a_remap_of_t, 30)
+    return fuzz("GRS-L5.10", st.tuples(strict_users(), alphas(max_denominator=9)), vertex_is_a_remap_of_t, 30,
+                drawn=user_first)  # fmt: skip
 
 
 @check("GRS-L5.10", kind=EXACT)

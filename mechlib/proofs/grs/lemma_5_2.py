@@ -19,7 +19,7 @@ from mechlib.core.privacy import dp_level
 from mechlib.core.stochastic import compose
 from mechlib.core.users import BayesUser, Prior, absolute_loss, squared_loss
 from mechlib.proofs.catalogue import EXACT, FUZZ
-from mechlib.proofs.fuzz import fuzz
+from mechlib.proofs.fuzz import alpha_first, fuzz
 from mechlib.proofs.registry import Outcome, Record, check, decide
 from mechlib.proofs.shared.encodings import HALF, THIRD
 from mechlib.proofs.shared.generators import best_remap_loss, dp_mechanisms
@@ -45,7 +45,7 @@ def mixtures_with_users(draw: st.DrawFn) -> tuple[tuple[Fraction, Mechanism], Ba
 
 @check("GRS-L5.2", kind=FUZZ)
 def fuzz_direct() -> Outcome:
-    return fuzz("GRS-L5.2", mixtures_with_users(), direct_mechanisms_suffice, 60)
+    return fuzz("GRS-L5.2", mixtures_with_users(), direct_mechanisms_suffice, 60, drawn=lambda c: alpha_first(c[0]))
 
 
 @check("GRS-L5.2", kind=EXACT)

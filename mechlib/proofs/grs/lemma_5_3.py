@@ -12,7 +12,7 @@ from typing import Any
 from mechlib.core.mechanism import Mechanism
 from mechlib.core.signature import DOWN, UP, ZERO, Signature, signature
 from mechlib.proofs.catalogue import EXACT, FUZZ
-from mechlib.proofs.fuzz import fuzz
+from mechlib.proofs.fuzz import alpha_first, fuzz
 from mechlib.proofs.registry import Outcome, check
 from mechlib.proofs.shared.dp_polytope import VertexSet, decide_on_every_vertex
 from mechlib.proofs.shared.generators import dp_mechanisms
@@ -38,7 +38,7 @@ def signature_violation(sig: Signature) -> dict[str, Any] | None:
 
 @check("GRS-L5.3", kind=FUZZ)
 def fuzz_signature_shape() -> Outcome:
-    return fuzz("GRS-L5.3", dp_mechanisms(max_n=6), signature_shape, 100)
+    return fuzz("GRS-L5.3", dp_mechanisms(max_n=6), signature_shape, 100, drawn=alpha_first)
 
 
 #: How the exact part decides, as its scope states it.

@@ -17,7 +17,7 @@ from mechlib.core.signature import DOWN, UP, ZERO, Signature, signature
 from mechlib.core.stochastic import compose
 from mechlib.optimality.optimal import dp_constraint_rows
 from mechlib.proofs.catalogue import EXACT, FUZZ
-from mechlib.proofs.fuzz import fuzz
+from mechlib.proofs.fuzz import alpha_first, fuzz
 from mechlib.proofs.registry import Outcome, check
 from mechlib.proofs.shared.dp_polytope import VertexSet, decide_on_every_vertex
 from mechlib.strategies import dp_mixtures, remaps
@@ -61,7 +61,7 @@ def pairs_of_dp_mechanisms(draw: st.DrawFn) -> tuple[tuple[Fraction, Mechanism],
 
 @check("GRS-L5.4", kind=FUZZ)
 def fuzz_signature_binding() -> Outcome:
-    return fuzz("GRS-L5.4", pairs_of_dp_mechanisms(), signature_iff_binding, 80)
+    return fuzz("GRS-L5.4", pairs_of_dp_mechanisms(), signature_iff_binding, 80, drawn=lambda c: alpha_first(c[0]))
 
 
 def binding_of_signature(sig: Signature) -> frozenset[tuple[str, int]]:

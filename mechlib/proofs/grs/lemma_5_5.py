@@ -11,7 +11,7 @@ from typing import Any
 
 from mechlib.core.signature import ZERO, Signature, signature
 from mechlib.proofs.catalogue import EXACT, FUZZ
-from mechlib.proofs.fuzz import fuzz
+from mechlib.proofs.fuzz import fuzz, user_first
 from mechlib.proofs.registry import Outcome, check
 from mechlib.proofs.shared.dp_polytope import decide_on_optimal
 from mechlib.proofs.shared.generators import STRICT_USERS_AND_ALPHAS, on_optimal_vertex
@@ -32,7 +32,7 @@ def unimodal_violation(sig: Signature) -> dict[str, Any] | None:
 
 @check("GRS-L5.5", kind=FUZZ)
 def fuzz_unimodal() -> Outcome:
-    return fuzz("GRS-L5.5", STRICT_USERS_AND_ALPHAS, on_optimal_vertex(unimodal_violation), 30)
+    return fuzz("GRS-L5.5", STRICT_USERS_AND_ALPHAS, on_optimal_vertex(unimodal_violation), 30, drawn=user_first)
 
 
 @check("GRS-L5.5", kind=EXACT)

@@ -10,7 +10,7 @@ from typing import Any
 
 from mechlib.core.signature import DOWN, Signature, signature
 from mechlib.proofs.catalogue import EXACT, FUZZ
-from mechlib.proofs.fuzz import fuzz
+from mechlib.proofs.fuzz import fuzz, user_first
 from mechlib.proofs.registry import Outcome, check
 from mechlib.proofs.shared.dp_polytope import decide_on_optimal
 from mechlib.proofs.shared.generators import STRICT_USERS_AND_ALPHAS, on_optimal_vertex
@@ -31,7 +31,7 @@ def row_order_violation(sig: Signature) -> dict[str, Any] | None:
 
 @check("GRS-L5.6", kind=FUZZ)
 def fuzz_row_order() -> Outcome:
-    return fuzz("GRS-L5.6", STRICT_USERS_AND_ALPHAS, on_optimal_vertex(row_order_violation), 30)
+    return fuzz("GRS-L5.6", STRICT_USERS_AND_ALPHAS, on_optimal_vertex(row_order_violation), 30, drawn=user_first)
 
 
 @check("GRS-L5.6", kind=EXACT)

@@ -10,7 +10,7 @@ from typing import Any
 
 from mechlib.core.signature import ZERO, Signature, signature
 from mechlib.proofs.catalogue import EXACT, FUZZ
-from mechlib.proofs.fuzz import fuzz
+from mechlib.proofs.fuzz import fuzz, user_first
 from mechlib.proofs.mutants import module_constant, register
 from mechlib.proofs.registry import Outcome, check
 from mechlib.proofs.shared.dp_polytope import decide_on_optimal
@@ -26,7 +26,7 @@ def slack_count_violation(sig: Signature) -> dict[str, Any] | None:
 
 @check("GRS-L5.8", kind=FUZZ)
 def fuzz_slack_count() -> Outcome:
-    return fuzz("GRS-L5.8", STRICT_USERS_AND_ALPHAS, on_optimal_vertex(slack_count_violation), 30)
+    return fuzz("GRS-L5.8", STRICT_USERS_AND_ALPHAS, on_optimal_vertex(slack_count_violation), 30, drawn=user_first)
 
 
 @check("GRS-L5.8", kind=EXACT)

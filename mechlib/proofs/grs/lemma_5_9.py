@@ -10,7 +10,7 @@ from typing import Any
 
 from mechlib.core.signature import DOWN, SLACK, UP, ZERO, Signature, signature
 from mechlib.proofs.catalogue import EXACT, FUZZ
-from mechlib.proofs.fuzz import fuzz
+from mechlib.proofs.fuzz import fuzz, user_first
 from mechlib.proofs.registry import Outcome, check
 from mechlib.proofs.shared.dp_polytope import decide_on_optimal
 from mechlib.proofs.shared.generators import STRICT_USERS_AND_ALPHAS, on_optimal_vertex
@@ -27,7 +27,7 @@ def single_peak_violation(sig: Signature) -> dict[str, Any] | None:
 
 @check("GRS-L5.9", kind=FUZZ)
 def fuzz_single_peaked() -> Outcome:
-    return fuzz("GRS-L5.9", STRICT_USERS_AND_ALPHAS, on_optimal_vertex(single_peak_violation), 30)
+    return fuzz("GRS-L5.9", STRICT_USERS_AND_ALPHAS, on_optimal_vertex(single_peak_violation), 30, drawn=user_first)
 
 
 def column_structure_violation(sig: Signature) -> dict[str, Any] | None:

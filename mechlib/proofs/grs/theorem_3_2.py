@@ -20,7 +20,7 @@ from mechlib.core.stochastic import compose
 from mechlib.core.users import BayesUser
 from mechlib.optimality.optimal import optimal_bayes_mechanism
 from mechlib.proofs.catalogue import EXACT, FUZZ, SMT
-from mechlib.proofs.fuzz import fuzz
+from mechlib.proofs.fuzz import alpha_first, fuzz
 from mechlib.proofs.mutants import module_constant, register
 from mechlib.proofs.registry import Outcome, Verdict, check, measured
 from mechlib.proofs.shared.encodings import dominance_proofs, lemma_5_12_user_small_gamma
@@ -74,10 +74,11 @@ def vertex_only_if(case: tuple[Fraction, Mechanism]) -> dict[str, Any] | None:
 def fuzz_refinements() -> Outcome:
     """Both directions: refinements of T serve every legal user like T ("if"); certified vertices
     of the DP polytope that T is not a remap of fail Lemma 5.12's user ("only if")."""
-    refined = fuzz("GRS-T3.2", refinements_with_users(), refinement_serves_like_t, 100, n="n ≤ 8")
+    refined = fuzz("GRS-T3.2", refinements_with_users(), refinement_serves_like_t, 100,
+                   drawn=lambda c: alpha_first(c[0][:2]))  # fmt: skip
     if refined.verdict != Verdict.PROVED:
         return refined
-    vertices = fuzz("GRS-T3.2", dp_vertices(max_n=3), vertex_only_if, 30, n="n ≤ 3", alpha="k/m, m ≤ 6")
+    vertices = fuzz("GRS-T3.2", dp_vertices(max_n=3), vertex_only_if, 30, drawn=alpha_first)
     if vertices.verdict != Verdict.PROVED:
         return vertices
     evidence = {"if (refinements of T)": refined.evidence, "only if (DP vertices)": vertices.evidence}

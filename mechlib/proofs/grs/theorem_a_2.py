@@ -217,6 +217,11 @@ def laplace_within_factor(case: tuple[Fraction, BayesUser], factor: bool = True)
     return None if optimum <= mine <= bound * optimum else {"laplace": mine, "optimum": optimum, "factor": bound}
 
 
+def _size_and_alpha(case: tuple[Fraction, BayesUser]) -> tuple[int, Fraction]:
+    """(√α, user): the user's n and α itself."""
+    return case[1].n, case[0] * case[0]
+
+
 def _legal(case: tuple[Fraction, BayesUser]) -> str | None:
     """The user's loss is legal (GRS §2.2) and nonnegative (the proof needs it: see
     :func:`negative_loss_control`), and 0 < √α < 1."""
@@ -227,7 +232,7 @@ def _legal(case: tuple[Fraction, BayesUser]) -> str | None:
 
 @check("GRS-TA.2", kind=FUZZ)
 def fuzz_rounded_laplace() -> Outcome:
-    found = fuzz("GRS-TA.2", laplace_cases(), laplace_within_factor, 30, n="n ≤ 4", alpha="√α = p/q, q ≤ 6",
+    found = fuzz("GRS-TA.2", laplace_cases(), laplace_within_factor, 30, drawn=_size_and_alpha,
                  hypothesis=_legal)  # fmt: skip
     return replace(found, scopes=tuple(replace(s, covers=APPROXIMATE) for s in found.scopes))
 

@@ -17,7 +17,7 @@ from mechlib.core.exact import format_fraction
 from mechlib.core.users import MinimaxUser, absolute_loss
 from mechlib.optimality.minimax import derived_minimax_loss, optimal_minimax_mechanism
 from mechlib.proofs.catalogue import FUZZ, SMT
-from mechlib.proofs.fuzz import fuzz
+from mechlib.proofs.fuzz import fuzz, user_first
 from mechlib.proofs.registry import Outcome, Record, check, decide
 from mechlib.proofs.shared.encodings import dominance_proofs
 from mechlib.strategies import alphas
@@ -72,4 +72,5 @@ def minimax_from_g(case: tuple[Any, Fraction]) -> dict[str, Any] | None:
 def fuzz_minimax() -> Outcome:
     from mechlib.strategies import minimax_users
 
-    return fuzz("GS-T1b", st.tuples(minimax_users(max_n=4), alphas(max_denominator=9)), minimax_from_g, 25)
+    return fuzz("GS-T1b", st.tuples(minimax_users(max_n=4), alphas(max_denominator=9)), minimax_from_g, 25,
+                drawn=user_first)  # fmt: skip

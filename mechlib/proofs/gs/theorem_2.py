@@ -23,7 +23,7 @@ from mechlib.core.stochastic import compose
 from mechlib.optimality.derivability import derivation_witness
 from mechlib.optimality.smt import q
 from mechlib.proofs.catalogue import EXACT, FUZZ, SMT
-from mechlib.proofs.fuzz import fuzz
+from mechlib.proofs.fuzz import alpha_first, fuzz
 from mechlib.proofs.registry import Outcome, Record, Verdict, check, decide, measured
 from mechlib.proofs.shared.definitions import (
     ALL_N,
@@ -108,7 +108,7 @@ def derivability_agrees(case: tuple[Fraction, Mechanism]) -> dict[str, Any] | No
 
 @check("GS-T2", kind=FUZZ)
 def fuzz_derivability() -> Outcome:
-    return fuzz("GS-T2", dp_mixtures(max_n=6), derivability_agrees, 80, hypothesis=alpha_dp)
+    return fuzz("GS-T2", dp_mixtures(max_n=6), derivability_agrees, 80, drawn=alpha_first, hypothesis=alpha_dp)
 
 
 def _exact_inverse_times(t: Mechanism, m: Mechanism) -> list[list[Fraction]]:

@@ -18,7 +18,7 @@ from mechlib.core.stochastic import compose
 from mechlib.optimality.derivability import TBasis
 from mechlib.optimality.dominance import check_dominance, dominance_certificate, planted_violations
 from mechlib.proofs.catalogue import EXACT, FUZZ, SMT
-from mechlib.proofs.fuzz import fuzz
+from mechlib.proofs.fuzz import alpha_first, fuzz
 from mechlib.proofs.mutants import Attr, module_constant, register
 from mechlib.proofs.registry import Outcome, Verdict, check, decide, with_scope
 from mechlib.proofs.shared import remap_cells, universal_cache
@@ -80,7 +80,7 @@ def dominated(case: tuple[Fraction, Mechanism]) -> dict[str, Any] | None:
 
 @check("DOM", kind=FUZZ)
 def fuzz_dominance() -> Outcome:
-    return fuzz("DOM", dp_mechanisms(max_n=5), dominated, 25)
+    return fuzz("DOM", dp_mechanisms(max_n=5), dominated, 25, drawn=alpha_first)
 
 
 # -- mutants: falsifications this claim's checks must refute ---------------------------------

@@ -77,6 +77,7 @@ def random_database_mechanism(n: int, rng: random.Random) -> Mechanism:
 #: Random mechanisms on databases beside the row-wise randomized responses (seeded).
 RANDOM_MECHANISMS = 24
 
+
 def _database_mechanisms() -> list[tuple[str, str, Mechanism]]:
     """(kind, name, mechanism) of each mechanism on databases checked."""
     rowwise = "row-wise randomized response"

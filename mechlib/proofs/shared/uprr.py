@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from mechlib.infodesign.alpha import Alpha, X, const
 from mechlib.infodesign.info_structure import InformationStructure
-from mechlib.proofs.fuzz import fuzz, jsonable
+from mechlib.proofs.fuzz import alpha_first, fuzz, jsonable
 from mechlib.proofs.registry import Outcome, Record, Verdict
 from mechlib.strategies import boundary_payoffs, oblivious_dp_cases, payoffs
 
@@ -114,7 +114,8 @@ def _with_negative_control(
             "case": jsonable(found_case),
             **(prop(found_case) or {}),
         }
-    found = fuzz(claim, supermodular_cases(), prop, base, n="N ≤ 4", alpha="k/m, m ≤ 12", hypothesis=supermodular)
+    found = fuzz(claim, supermodular_cases(), prop, base, drawn=lambda c: alpha_first(c[0]), size="N",
+                 hypothesis=supermodular)  # fmt: skip
     return replace(found, evidence={**found.evidence, "negative controls (flagged)": jsonable(flagged)})
 
 

@@ -51,4 +51,5 @@ def geometric_posteriors_exact() -> Outcome:
 def fuzz_geometric_posteriors() -> Outcome:
     """Random μ₀ (N ≤ 8) and α: SY Lemma 1's binding pattern for every output."""
     cases = st.tuples(alphas(), st.integers(1, 8).flatmap(lambda n: priors(n, full_support=True)))
-    return fuzz("SY-L1", cases, lambda c: lemma1_violation(list(c[1].probabilities), Alpha.of(c[0])), 40)
+    return fuzz("SY-L1", cases, lambda c: lemma1_violation(list(c[1].probabilities), Alpha.of(c[0])), 40,
+                drawn=lambda c: (c[1].n, c[0]), size="N")  # fmt: skip

@@ -14,7 +14,7 @@ from mechlib.infodesign.info_structure import geometric_structure
 from mechlib.infodesign.privacy_sets import k_omega_vertices
 from mechlib.infodesign.uprr import uprr_dominates, violated_peak
 from mechlib.proofs.catalogue import EXACT, FUZZ
-from mechlib.proofs.fuzz import fuzz
+from mechlib.proofs.fuzz import alpha_first, fuzz
 from mechlib.proofs.registry import Outcome, Record, check, decide
 from mechlib.proofs.shared.uprr import ALPHAS, _over_random_priors, _structure, example2_tau_b
 from mechlib.strategies import oblivious_dp_cases
@@ -55,4 +55,4 @@ def fuzz_geometric_dominates() -> Outcome:
         verdict = uprr_dominates(geometric_structure(mu0), _structure(sigma, mu0), Alpha.of(a))
         return None if verdict.dominates else {"failure": str(verdict.failure)}
 
-    return fuzz("SY-L2", oblivious_dp_cases(), prop, 40)
+    return fuzz("SY-L2", oblivious_dp_cases(), prop, 40, drawn=alpha_first, size="N")

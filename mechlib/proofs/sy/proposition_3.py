@@ -16,7 +16,7 @@ from mechlib.infodesign.database_mechanisms import DatabaseMechanism
 from mechlib.infodesign.databases import DatabaseSpace
 from mechlib.infodesign.privacy_sets import k_omega_violation
 from mechlib.proofs.catalogue import EXACT, FUZZ
-from mechlib.proofs.fuzz import fuzz
+from mechlib.proofs.fuzz import alpha_first, fuzz
 from mechlib.proofs.registry import Outcome, Record, check, decide
 from mechlib.proofs.shared.privacy_set_instances import RATIONAL_ALPHAS, _name, _random_prior
 from mechlib.proofs.shared.uprr import _structure
@@ -76,4 +76,4 @@ def fuzz_oblivious_posteriors_in_k_omega() -> Outcome:
                 return {"output": s, "pair": [found.low, found.high]}
         return None
 
-    return fuzz("SY-P3", oblivious_dp_cases(), prop, 40)
+    return fuzz("SY-P3", oblivious_dp_cases(), prop, 40, drawn=alpha_first, size="N")
