@@ -244,8 +244,9 @@ def test_delta_past_the_cell_limit_for_t_only(monkeypatch: pytest.MonkeyPatch) -
     from mechlib.checkers.audit_certificate import check_certificate
     from mechlib.errors import InputError
 
-    monkeypatch.setattr(producer, "PROFILE_MAX_CELLS", 100)
-    monkeypatch.setattr(checker, "PROFILE_MAX_CELLS", 100)
+    for module in (producer, checker):
+        monkeypatch.setattr(module, "PROFILE_MAX_CELLS", 100)
+        monkeypatch.setattr(module, "DENSE_PROFILE_MAX_CELLS", 100)
     monkeypatch.setattr(checker, "PROFILE_MAX_SCANS", 10_000)
     alpha, delta = Fraction(1, 3), Fraction(1, 100)
     t = truncated_geometric(alpha, 40)
