@@ -20,6 +20,7 @@ from __future__ import annotations
 import itertools
 import math
 import operator
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -98,7 +99,7 @@ def check_approximate(
     return failures, profile
 
 
-def _pair(value: Any, where: str, row_of: dict[int, int], ordered: list[tuple[int, int]]) -> tuple[int, int]:
+def _pair(value: Any, where: str, row_of: dict[int, int], ordered: Collection[tuple[int, int]]) -> tuple[int, int]:
     a, b = (_int(v, where) for v in _list(value, where, 2))
     if a not in row_of or b not in row_of or (row_of[a], row_of[b]) not in ordered:
         raise Malformed(f"{where}: {value} is not a pair of neighbouring inputs")
@@ -124,21 +125,24 @@ def _check_profile(
     ts = [1 / a for a in alphas]
     failures: list[str] = []
     lines = []
+    pairs = set(ordered)
     for k, piece in enumerate(pieces):
         where = f"approximate_dp.profile.pieces[{k}]"
         _keys(piece, where, {"inputs", "outputs", "mass", "neighbour_mass"})
-        labels = [_int(o, f"{where}.outputs") for o in _list(piece["outputs"], f"{where}.outputs")]
-        if any(o not in col_of for o in labels) or len(set(labels)) != len(labels):
+        labels = _list(piece["outputs"], f"{where}.outputs")
+        if not all(type(o) is int for o in labels):
+            [_int(o, f"{where}.outputs") for o in labels]  # names the first that is not an integer
+        cols = [c for c in map(col_of.get, labels) if c is not None]
+        if len(cols) != len(labels) or len(set(cols)) != len(cols):
             raise Malformed(f"{where}.outputs: expected distinct outputs of the mechanism")
         if piece["inputs"] is None:
             if labels:
                 raise Malformed(f"{where}: a set of outputs needs its pair of inputs")
             a = b = Q(0)
         else:
-            i, j = _pair(piece["inputs"], f"{where}.inputs", row_of, ordered)
-            cols = [col_of[o] for o in labels]
-            a = Q(sum(m.num[i][c] for c in cols), m.den[i])
-            b = Q(sum(m.num[j][c] for c in cols), m.den[j])
+            i, j = _pair(piece["inputs"], f"{where}.inputs", row_of, pairs)
+            a = Q(sum(map(m.num[i].__getitem__, cols)), m.den[i])
+            b = Q(sum(map(m.num[j].__getitem__, cols)), m.den[j])
         if not (
             _same(piece["mass"], a, f"{where}.mass") and _same(piece["neighbour_mass"], b, f"{where}.neighbour_mass")
         ):
@@ -222,24 +226,28 @@ def _first_dense_pair_above(
         zero = np.zeros((len(xs), 1), dtype=np.int64)
         sums = np.concatenate((zero, np.cumsum(np.take_along_axis(a, order, axis=1), axis=1)), axis=1)
         neighbour_sums = np.concatenate((zero, np.cumsum(np.take_along_axis(b, order, axis=1), axis=1)), axis=1)
-        for p, (d, e) in enumerate(zip(dens[xs].tolist(), dens[ys].tolist(), strict=True)):
-            levels = t_floats * (d / e)
-            prefix = np.searchsorted(ratios[p], -levels, side="left")
-            suspects = np.flatnonzero(sums[p, prefix] / d - t_floats * (neighbour_sums[p, prefix] / e) > bounds)
-            if not len(suspects):
-                continue
-            sure = np.searchsorted(ratios[p], -levels[suspects] * (1 + NEAR), side="left").tolist()
-            near = np.searchsorted(ratios[p], -levels[suspects] * (1 - NEAR), side="right").tolist()
+        d, e = dens[xs, None], dens[ys, None]
+        levels = -t_floats * (d / e)  # negated, as the ratios
+        prefix = np.array([np.searchsorted(row, level) for row, level in zip(ratios, levels, strict=True)])
+        floats = np.take_along_axis(sums, prefix, axis=1) / d - t_floats * (
+            np.take_along_axis(neighbour_sums, prefix, axis=1) / e
+        )
+        found = np.nonzero(floats > bounds)
+        for p, ks in itertools.groupby(zip(*(x.tolist() for x in found), strict=True), key=lambda pk: pk[0]):
+            suspects = np.array([k for _, k in ks])
+            sure = np.searchsorted(ratios[p], levels[p, suspects] * (1 + NEAR), side="left").tolist()
+            near = np.searchsorted(ratios[p], levels[p, suspects] * (1 - NEAR), side="right").tolist()
             i, j = ordered[start + p]
+            d_i, d_j = m.den[i], m.den[j]
             for k, lo, hi in zip(suspects.tolist(), sure, near, strict=True):
                 u, v = int(ts[k].p), int(ts[k].q)
                 mass, neighbour_mass = int(sums[p, lo]), int(neighbour_sums[p, lo])
                 for r in order[p, lo:hi].tolist():
                     x, y = m.num[i][r], m.num[j][r]
-                    if x * e * v > u * y * d:
+                    if x * d_j * v > u * y * d_i:
                         mass, neighbour_mass = mass + x, neighbour_mass + y
                 g, h = int(deltas[k].p), int(deltas[k].q)
-                if h * (mass * e * v - u * neighbour_mass * d) > g * d * e * v:  # P_i(S) − t·P_i′(S) > δ
+                if h * (mass * d_j * v - u * neighbour_mass * d_i) > g * d_i * d_j * v:  # P_i(S) − t·P_i′(S) > δ
                     above.append((k, start + p))
                     break  # a later vertex of this pair cannot come first
     if not above:
