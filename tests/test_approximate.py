@@ -336,3 +336,15 @@ def test_the_checker_finds_a_vertex_lowered_by_one_part_in_10_to_the_30(
     failures = check_certificate(doc)
     assert any(f"at vertex {k} (α = {vertices[k]['alpha']}) the pair of rows" in failure for failure in failures)
     assert len(pieces) == len(vertices)
+
+
+def test_a_vertex_past_the_floats_range_is_decided_in_integers() -> None:
+    """x_0 = (1/2, 1/2) and x_1 = (1, 0): H_t(x_0 ‖ x_1) = 1/2 at every t (an output x_1 never gives). A
+    profile claiming δ = 0 from t = 10³⁰⁸ is refused there, though t·d/e is ∞ in floats (no float
+    comparison with NaN may settle it) — and at t = 10⁴⁰⁰, past the floats, in integers throughout."""
+    import mechlib.checkers.approximate_dp as checker
+    from mechlib.checkers.fields import IntRows, Q
+
+    rows = IntRows(den=[2, 1], num=[[1, 1], [1, 0]])
+    for t in (Q(10**308), Q(10**400)):
+        assert checker._first_pair_above(rows, [(0, 1), (1, 0)], [Q(1), t], [Q(1, 2), Q(0)]) == (1, (0, 1))

@@ -216,40 +216,41 @@ def _first_dense_pair_above(
     first, second = np.array([x for x, _ in ordered]), np.array([y for _, y in ordered])
     step = max(1, _BATCH_CELLS // rows.shape[1])
     above: list[tuple[int, int]] = []
-    for start in range(0, len(ordered), step):
-        xs, ys = first[start : start + step], second[start : start + step]
-        a, b = rows[xs], rows[ys]
-        with np.errstate(divide="ignore", invalid="ignore"):
+    # ±∞ and NaN are meant: b = 0 gives the ratio ∞; t·d/e past the floats, a NaN H_t (decided in integers)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for start in range(0, len(ordered), step):
+            xs, ys = first[start : start + step], second[start : start + step]
+            a, b = rows[xs], rows[ys]
             ratios = np.where(a > 0, -(a / b), 0.0)  # negated: increasing; b = 0 < a gives −∞, a = 0 gives 0
-        order = np.argsort(ratios, axis=1)
-        ratios = np.take_along_axis(ratios, order, axis=1)
-        zero = np.zeros((len(xs), 1), dtype=np.int64)
-        sums = np.concatenate((zero, np.cumsum(np.take_along_axis(a, order, axis=1), axis=1)), axis=1)
-        neighbour_sums = np.concatenate((zero, np.cumsum(np.take_along_axis(b, order, axis=1), axis=1)), axis=1)
-        d, e = dens[xs, None], dens[ys, None]
-        levels = -t_floats * (d / e)  # negated, as the ratios
-        prefix = np.array([np.searchsorted(row, level) for row, level in zip(ratios, levels, strict=True)])
-        floats = np.take_along_axis(sums, prefix, axis=1) / d - t_floats * (
-            np.take_along_axis(neighbour_sums, prefix, axis=1) / e
-        )
-        found = np.nonzero(floats > bounds)
-        for p, ks in itertools.groupby(zip(*(x.tolist() for x in found), strict=True), key=lambda pk: pk[0]):
-            suspects = np.array([k for _, k in ks])
-            sure = np.searchsorted(ratios[p], levels[p, suspects] * (1 + NEAR), side="left").tolist()
-            near = np.searchsorted(ratios[p], levels[p, suspects] * (1 - NEAR), side="right").tolist()
-            i, j = ordered[start + p]
-            d_i, d_j = m.den[i], m.den[j]
-            for k, lo, hi in zip(suspects.tolist(), sure, near, strict=True):
-                u, v = int(ts[k].p), int(ts[k].q)
-                mass, neighbour_mass = int(sums[p, lo]), int(neighbour_sums[p, lo])
-                for r in order[p, lo:hi].tolist():
-                    x, y = m.num[i][r], m.num[j][r]
-                    if x * d_j * v > u * y * d_i:
-                        mass, neighbour_mass = mass + x, neighbour_mass + y
-                g, h = int(deltas[k].p), int(deltas[k].q)
-                if h * (mass * d_j * v - u * neighbour_mass * d_i) > g * d_i * d_j * v:  # P_i(S) − t·P_i′(S) > δ
-                    above.append((k, start + p))
-                    break  # a later vertex of this pair cannot come first
+            order = np.argsort(ratios, axis=1)
+            ratios = np.take_along_axis(ratios, order, axis=1)
+            zero = np.zeros((len(xs), 1), dtype=np.int64)
+            sums = np.concatenate((zero, np.cumsum(np.take_along_axis(a, order, axis=1), axis=1)), axis=1)
+            neighbour_sums = np.concatenate((zero, np.cumsum(np.take_along_axis(b, order, axis=1), axis=1)), axis=1)
+            d, e = dens[xs, None], dens[ys, None]
+            levels = -t_floats * (d / e)  # negated, as the ratios
+            prefix = np.array([np.searchsorted(row, level) for row, level in zip(ratios, levels, strict=True)])
+            floats = np.take_along_axis(sums, prefix, axis=1) / d - t_floats * (
+                np.take_along_axis(neighbour_sums, prefix, axis=1) / e
+            )
+            found = np.nonzero(~(floats <= bounds))  # NaN too (t·d/e past the floats): decided in integers
+            for p, ks in itertools.groupby(zip(*(x.tolist() for x in found), strict=True), key=lambda pk: pk[0]):
+                suspects = np.array([k for _, k in ks])
+                sure = np.searchsorted(ratios[p], levels[p, suspects] * (1 + NEAR), side="left").tolist()
+                near = np.searchsorted(ratios[p], levels[p, suspects] * (1 - NEAR), side="right").tolist()
+                i, j = ordered[start + p]
+                d_i, d_j = m.den[i], m.den[j]
+                for k, lo, hi in zip(suspects.tolist(), sure, near, strict=True):
+                    u, v = int(ts[k].p), int(ts[k].q)
+                    mass, neighbour_mass = int(sums[p, lo]), int(neighbour_sums[p, lo])
+                    for r in order[p, lo:hi].tolist():
+                        x, y = m.num[i][r], m.num[j][r]
+                        if x * d_j * v > u * y * d_i:
+                            mass, neighbour_mass = mass + x, neighbour_mass + y
+                    g, h = int(deltas[k].p), int(deltas[k].q)
+                    if h * (mass * d_j * v - u * neighbour_mass * d_i) > g * d_i * d_j * v:  # P_i(S) − t·P_i′(S) > δ
+                        above.append((k, start + p))
+                        break  # a later vertex of this pair cannot come first
     if not above:
         return None
     k, p = min(above)
