@@ -283,10 +283,22 @@ def _check_at_delta(at: Any, profile: Profile) -> list[str]:
     return out + check_epsilon(at["epsilon_interval"], alpha, "approximate_dp.at_delta.epsilon_interval")
 
 
-def _logs(m: IntRows) -> list[list[tuple[flint.arb, flint.arb] | None]]:
-    return [
-        [(flint.arb(Q(a, d)), flint.arb(Q(a, d)).log()) if a else None for a in row] for row, d in zip(m.num, m.den)
-    ]
+def _logs(m: IntRows, x: int, y: int) -> tuple[list[Any], list[Any]]:
+    """Rows x and y as (value, log) balls (None for 0) with the outputs of one ratio x[r]/y[r] merged
+    (masses added: D_λ is a sum over outputs of a function of the ratio, times y[r] — or x[r] for KL),
+    outputs x never gives dropped: per pair as many terms as ratios."""
+    groups: dict[tuple[int, int], list[int]] = {}
+    for a, b in zip(m.num[x], m.num[y]):
+        if a:
+            g = math.gcd(a, b)
+            total = groups.setdefault((a // g, b // g), [0, 0])
+            total[0] += a
+            total[1] += b
+
+    def ball(v: int, d: int) -> tuple[flint.arb, flint.arb] | None:
+        return (flint.arb(Q(v, d)), flint.arb(Q(v, d)).log()) if v else None
+
+    return [ball(a, m.den[x]) for a, _ in groups.values()], [ball(b, m.den[y]) for _, b in groups.values()]
 
 
 def _divergence(p: list[Any], q: list[Any], lam: Q) -> flint.arb | None:
@@ -332,15 +344,15 @@ def _check_renyi(
     lam = _f(attained["lambda"], "approximate_dp.renyi.attained.lambda")
     i, j = _pair(attained["inputs"], "approximate_dp.renyi.attained.inputs", row_of, ordered)
     flint.ctx.prec = PRECISION
-    logs = _logs(m)
+    logs = {pair: _logs(m, *pair) for pair in ordered}
     out = []
-    reached = _divergence(logs[i], logs[j], lam)
+    reached = _divergence(*logs[i, j], lam)
     # ρ_lo = 0 holds by D_λ ≥ 0 (a ball around an exact 0 would not show it)
     if not lo <= lam <= hi or reached is None or not (rho_lo == 0 or reached / flint.arb(lam) >= flint.arb(rho_lo)):
         out.append(f"approximate_dp.renyi: D_λ/λ at λ = {attained['lambda']} does not reach ρ_lo = {rho[0]}")
     for a, b in itertools.pairwise(grid):
         for x, y in ordered:
-            d = _divergence(logs[x], logs[y], b)
+            d = _divergence(*logs[x, y], b)
             if d is None or not d / flint.arb(a) <= flint.arb(rho_hi):
                 return [
                     *out,

@@ -15,6 +15,7 @@ D(λ)/λ ≤ D(b)/a: the grid's cells bound the supremum from above, its points 
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -75,15 +76,37 @@ class RhoBracket:
     attained: tuple[Fraction, tuple[int, int]] | None
 
 
+_Logs = list[tuple[flint.arb, flint.arb] | None]
+
+
+def _grouped(mechanism: Mechanism, x: int, y: int) -> tuple[_Logs, _Logs]:
+    """The rows x and y as ``_logs`` gives them, with the outputs of one likelihood ratio x[r]/y[r]
+    merged into one (their masses added: Σ_r q_r·(p_r/q_r)^λ and Σ_r p_r·ln(p_r/q_r) are the same over
+    the merged outputs). T, randomized response and the exponential mechanism have two or three ratios
+    per neighbouring pair, so D_λ costs as many exponentials, not one per output. Outputs x never
+    gives are left out (no term); an output y never gives is kept (D = ∞)."""
+    num, den = mechanism.scaled()
+    groups: dict[tuple[int, int], list[int]] = {}
+    for a, b in zip(num[x], num[y], strict=True):
+        if a:
+            g = math.gcd(a, b)
+            mass = groups.setdefault((a // g, b // g), [0, 0])
+            mass[0], mass[1] = mass[0] + a, mass[1] + b
+    p = [Fraction(a, den[x]) for a, _ in groups.values()]
+    q = [Fraction(b, den[y]) for _, b in groups.values()]
+    return _logs(p), _logs(q)
+
+
 def _max_over_pairs(
-    logs: Sequence[Sequence[tuple[flint.arb, flint.arb] | None]], pairs: Sequence[tuple[int, int]], order: Fraction
+    logs: dict[tuple[int, int], tuple[_Logs, _Logs]], order: Fraction
 ) -> tuple[flint.arb, tuple[int, int]] | None:
-    """The largest D_λ over the (nonempty) ordered ``pairs`` (None: ∞) — the ball with the largest
-    upper end and its pair; its lower end is a lower bound of the max, its upper end an upper bound."""
+    """The largest D_λ over the (nonempty) ordered pairs of ``logs`` (their rows as ``_grouped`` gives
+    them; None: ∞) — the ball with the largest upper end and its pair; its lower end is a lower bound
+    of the max, its upper end an upper bound."""
     best: tuple[flint.arb, tuple[int, int]] | None = None
     lam = to_arb(order)
-    for x, y in pairs:
-        d = _divergence(logs[x], logs[y], lam, order == 1)
+    for (x, y), (p, q) in logs.items():
+        d = _divergence(p, q, lam, order == 1)
         if d is None:
             return None
         if best is None or d.upper() > best[0].upper():
@@ -104,12 +127,12 @@ def zcdp_rho(
     if not pairs:
         return RhoBracket(tuple(grid), Fraction(0), Fraction(0), None)
     with arb_precision(PRECISION):
-        logs = [_logs(row) for row in mechanism.rows]
+        logs = {(x, y): _grouped(mechanism, x, y) for x, y in pairs}
         values: dict[Fraction, tuple[flint.arb, tuple[int, int]]] = {}
         while True:
             for lam in grid:
                 if lam not in values:
-                    found = _max_over_pairs(logs, pairs, lam)
+                    found = _max_over_pairs(logs, lam)
                     if found is None:
                         return RhoBracket(tuple(grid), None, None, None)
                     values[lam] = found
