@@ -354,20 +354,21 @@ def test_a_vertex_past_the_floats_range_is_decided_in_integers() -> None:
 @given(wide_mechanisms(), st.sampled_from([Fraction(1), Fraction(3, 2), Fraction(7)]))
 def test_divergences_over_merged_ratios_are_the_per_output_ones(mech: Mechanism, lam: Fraction) -> None:
     """D_λ of each ordered pair with the outputs of one likelihood ratio merged — the audit's
-    (``_grouped``) and the checker's (``_logs``) — is a ball overlapping the one summed output by
+    (``ratio_groups``) and the checker's (``_ratios``) — is a ball overlapping the one summed output by
     output (``renyi_divergence``), and ∞ exactly when that one is."""
     import mechlib.checkers.approximate_dp as checker
     from mechlib.checkers.fields import IntRows, Q
     from mechlib.core.privacy import to_arb
-    from mechlib.core.renyi import _divergence, _grouped
+    from mechlib.core.renyi import _divergence, _grouped, ratio_groups
 
     num, den = mech.scaled()
     rows = IntRows(list(den), [list(row) for row in num])
     with arb_precision(128):
         for x, y in mech.ordered_neighbour_positions:
             direct = renyi_divergence(mech.rows[x], mech.rows[y], lam)
-            merged = _divergence(*_grouped(mech, x, y), to_arb(lam), lam == 1)
-            checked = checker._divergence(*checker._logs(rows, x, y), Q(lam.numerator, lam.denominator))
+            merged = _divergence(*_grouped(mech, ratio_groups(mech))[x, y], to_arb(lam), lam == 1)
+            logs = checker._logs(rows, x, y, checker._ratios(rows, x, y))
+            checked = checker._divergence(*logs, Q(lam.numerator, lam.denominator))
             if direct is None:
                 assert merged is None and checked is None
             else:

@@ -277,6 +277,21 @@ def test_a_profile_too_large_is_refused_before_arithmetic(
     assert "at most 3" in _bad(capsys, tmp_path, "audit", str(path), "--delta", "1/10")
 
 
+@pytest.mark.parametrize(("limit", "what"), [("RENYI_MAX_CELLS", "cells"), ("RENYI_MAX_TERMS", "terms")])
+def test_a_zcdp_bracket_too_large_is_refused_before_arithmetic(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, limit: str, what: str
+) -> None:
+    """Its cells (merged by likelihood ratio in integers first) and its (pair, ratio) terms (arb exponentials
+    at every order), each limit in one line: here 2 ordered pairs × 3 outputs, 2 × 3 terms (three ratios each)."""
+    from mechlib.audit import approximate_dp
+
+    monkeypatch.setattr(approximate_dp, limit, 3)
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps({"matrix": [["1/2", "1/4", "1/4"], ["1/4", "1/2", "1/4"]]}))
+    err = _bad(capsys, tmp_path, "audit", str(path), "--renyi", "1:2")
+    assert "at most 3" in err and what in err
+
+
 def test_gzip_certificates_and_mechanism_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """-o PATH.gz writes the same certificate gzip-compressed (the same bytes every run); check and
     the loaders read .gz files as they are."""

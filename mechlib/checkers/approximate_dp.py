@@ -33,7 +33,9 @@ PRECISION = 128
 #: The producers' limits, (ordered neighbour pairs) × outputs, for the profile and the zCDP bracket
 #: (``mechlib.audit.approximate_dp``): a larger section is refused before any arithmetic.
 PROFILE_MAX_CELLS = 2_000_000
-RENYI_MAX_CELLS = 40_000
+RENYI_MAX_CELLS = 2_002_000
+#: ... and the zCDP bracket up to this many (pair, likelihood ratio) terms (checked before any ball).
+RENYI_MAX_TERMS = 40_000
 #: ... the profile of rows whose denominators are all below INT64_DENOMINATOR up to this many cells,
 #: while (ordered pairs) × vertices stays below PROFILE_MAX_SCANS (a dense n = 2000: 8,004,000 cells,
 #: 4000 pairs × ≈ 500 vertices);
@@ -283,9 +285,9 @@ def _check_at_delta(at: Any, profile: Profile) -> list[str]:
     return out + check_epsilon(at["epsilon_interval"], alpha, "approximate_dp.at_delta.epsilon_interval")
 
 
-def _logs(m: IntRows, x: int, y: int) -> tuple[list[Any], list[Any]]:
-    """Rows x and y as (value, log) balls (None for 0) with the outputs of one ratio x[r]/y[r] merged
-    (masses added: D_λ is a sum over outputs of a function of the ratio, times y[r] — or x[r] for KL),
+def _ratios(m: IntRows, x: int, y: int) -> list[list[int]]:
+    """The numerators of rows x and y summed over the outputs of one ratio x[r]/y[r] (D_λ is a sum over
+    outputs of a function of the ratio, times y[r] — or x[r] for KL — so the same over merged outputs),
     outputs x never gives dropped: per pair as many terms as ratios."""
     groups: dict[tuple[int, int], list[int]] = {}
     for a, b in zip(m.num[x], m.num[y]):
@@ -294,11 +296,16 @@ def _logs(m: IntRows, x: int, y: int) -> tuple[list[Any], list[Any]]:
             total = groups.setdefault((a // g, b // g), [0, 0])
             total[0] += a
             total[1] += b
+    return list(groups.values())
+
+
+def _logs(m: IntRows, x: int, y: int, ratios: list[list[int]]) -> tuple[list[Any], list[Any]]:
+    """``_ratios`` of the pair (x, y) as (value, log) balls (None for 0)."""
 
     def ball(v: int, d: int) -> tuple[flint.arb, flint.arb] | None:
         return (flint.arb(Q(v, d)), flint.arb(Q(v, d)).log()) if v else None
 
-    return [ball(a, m.den[x]) for a, _ in groups.values()], [ball(b, m.den[y]) for _, b in groups.values()]
+    return [ball(a, m.den[x]) for a, _ in ratios], [ball(b, m.den[y]) for _, b in ratios]
 
 
 def _divergence(p: list[Any], q: list[Any], lam: Q) -> flint.arb | None:
@@ -343,8 +350,15 @@ def _check_renyi(
     _keys(attained, "approximate_dp.renyi.attained", {"lambda", "inputs"})
     lam = _f(attained["lambda"], "approximate_dp.renyi.attained.lambda")
     i, j = _pair(attained["inputs"], "approximate_dp.renyi.attained.inputs", row_of, ordered)
+    ratios = {pair: _ratios(m, *pair) for pair in ordered}
+    terms = sum(map(len, ratios.values()))
+    if terms > RENYI_MAX_TERMS:
+        raise Malformed(
+            f"approximate_dp.renyi: {terms:,} (pair, likelihood ratio) terms, above {RENYI_MAX_TERMS:,}, "
+            "the audit's limit"
+        )
     flint.ctx.prec = PRECISION
-    logs = {pair: _logs(m, *pair) for pair in ordered}
+    logs = {pair: _logs(m, *pair, ratios[pair]) for pair in ordered}
     out = []
     reached = _divergence(*logs[i, j], lam)
     # ρ_lo = 0 holds by D_λ ≥ 0 (a ball around an exact 0 would not show it)
