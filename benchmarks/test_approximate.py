@@ -127,6 +127,20 @@ def test_zcdp_bracket(measure: Measure) -> None:
     measure.note(f"ρ ∈ [{float(bracket.lo):.9f}, {float(bracket.hi):.9f}] on {len(bracket.grid)} orders")
 
 
+@pytest.mark.benchmark(
+    group=f"whole audit --delta 1e-6 --renyi 1:64 of T, α = 1/2, n = {N_RENYI}, beside the audit without them"
+)
+@pytest.mark.parametrize("role", ["mechlib audit --delta --renyi", "mechlib audit"])
+def test_renyi_command(measure: Measure, tmp_path: Any, role: str) -> None:
+    """Issue 34: --delta --renyi cost 5.2× the audit at n = 100, one exponential per output, pair and order;
+    the pairs' outputs are now merged by likelihood ratio (two per pair for T)."""
+    from benchmarks.test_commands import _command
+
+    extra = ("--delta", "1e-6", "--renyi", "1:64") if role == "mechlib audit --delta --renyi" else ()
+    argv = ("audit", f"benchmarks.sources:t_{N_RENYI}", *extra, "-o", str(tmp_path / "cert.json"), "--force")
+    measure(lambda: _command(*argv), role=role, n=N_RENYI)
+
+
 # -- the black-box (ε, δ) test ---------------------------------------------------------------
 
 EPSILON = Fraction(1)
