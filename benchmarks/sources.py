@@ -12,8 +12,8 @@ from mechlib import Mechanism, exponential, randomized_response, truncated_geome
 
 
 def dense_random(n: int) -> Mechanism:
-    """n + 1 rows of n + 1 random weights in 1..50 over their sum (row i seeded by i: the same rows at any n
-    are reproducible on their own), built from integers: no Fraction per cell."""
+    """n + 1 rows of n + 1 random weights in 1..50 over their sum (row i drawn from ``random.Random(i)``),
+    built from integers: no Fraction per cell."""
     import random
 
     num = [[rng.randint(1, 50) for _ in range(n + 1)] for rng in map(random.Random, range(n + 1))]

@@ -17,6 +17,7 @@ import mechlib.audit.loading
 import mechlib.audit.whitebox
 import mechlib.checkers.approximate_dp
 import mechlib.checkers.audit_certificate
+import mechlib.core.approximate
 import mechlib.core.stochastic
 from mechlib.audit.loading import LoadedMechanism
 from mechlib.audit.whitebox import audit
