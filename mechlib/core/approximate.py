@@ -193,7 +193,7 @@ def _dense_lines(
     first, second = np.array([x for x, _ in pairs]), np.array([y for _, y in pairs])
     width = rows.shape[1]
     step = max(1, _BATCH_CELLS // width)
-    say(f"the privacy profile: the likelihood ratios of {len(pairs):,} ordered pairs × {width:,} outputs, sorted")
+    say(f"the privacy profile: sorting the likelihood ratios of {len(pairs):,} ordered pairs × {width:,} outputs")
     heights, slopes, ids = [np.zeros(1)], [np.zeros(1)], [np.array([-1])]  # the empty set's line
     exact: list[_IntLine] = [_EMPTY]
     for start in range(0, len(pairs), step):
