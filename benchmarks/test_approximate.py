@@ -4,6 +4,7 @@ boundary (the claim equal to the true δ), beside a Bonferroni-over-every-event 
 
 from __future__ import annotations
 
+import json
 import math
 from fractions import Fraction
 from typing import Any
@@ -86,23 +87,31 @@ def pld_deltas(rows: list[list[float]], pairs: list[tuple[int, int]], epsilons: 
     return [float(d) for d in best]
 
 
-@pytest.mark.benchmark(
-    group=f"exact privacy profile of a dense random mechanism, n = {N_PLD}, {N_PLD + 1} outputs, "
-    "beside dp-accounting's PLD"
-)
+#: The profile beside the PLD at n = 500 (issue 34's bar) and 1000; the earlier figures of mechlib's
+#: profile on the same mechanisms, before its lines were made in numpy (main at fd91b3f, same machine).
+PLD_SIZES = {
+    N_PLD: "1.18 s at n = 500",
+    size(1000, 80): "3.7 s at n = 1000 (the profile alone: the audit refused n = 1000)",
+}
+
+
+@pytest.mark.parametrize("n", list(PLD_SIZES))
 @pytest.mark.parametrize("role", ["mechlib", "baseline: dp-accounting PLD, δ at the profile's vertices (floats)"])
-def test_profile_dense_beside_pld(measure: Measure, role: str) -> None:
+def test_profile_dense_beside_pld(measure: Measure, role: str, n: int) -> None:
     """Issue 34: the exact profile at least as fast as dp-accounting's approximate one on the same
-    pairs. Before: 24.7 s against 2.3 s."""
-    mech = random_mechanism(N_PLD, N_PLD + 1, seed=1)
+    pairs. First 24.7 s against 2.3 s at n = 500, then 1.18 s against 1.63 s."""
+    measure.benchmark.group = (
+        f"exact privacy profile of a dense random mechanism, n = {n}, {n + 1} outputs, beside dp-accounting's PLD"
+    )
+    mech = random_mechanism(n, n + 1, seed=1)
     profile = privacy_profile(mech)
     if role == "mechlib":
-        measure(lambda: privacy_profile(mech), role=role, n=N_PLD, min_speedup=1.0)
-        measure.note(f"{len(profile.ts)} vertices, exact")
+        measure(lambda: privacy_profile(mech), role=role, n=n, min_speedup=1.0)
+        measure.note(f"{len(profile.ts)} vertices, exact; before (fd91b3f): {PLD_SIZES[n]}")
         return
     rows = mech.to_numpy().tolist()
     epsilons = [math.log(float(t)) for t in profile.ts]
-    deltas = measure(lambda: pld_deltas(rows, list(mech.neighbour_positions), epsilons), role=role, n=N_PLD)
+    deltas = measure(lambda: pld_deltas(rows, list(mech.neighbour_positions), epsilons), role=role, n=n)
     gap = max(d - float(exact) for d, exact in zip(deltas, profile.deltas, strict=True))
     measure.note(f"δ at {len(epsilons)} vertices; PLD's pessimistic δ exceeds the exact one by up to {gap:.2e}")
 
@@ -116,6 +125,20 @@ def test_zcdp_bracket(measure: Measure) -> None:
     bracket = measure(lambda: zcdp_rho(t, Fraction(1), Fraction(64)), role="mechlib", n=N_RENYI, target=10.0)
     assert bracket.lo is not None and bracket.hi is not None
     measure.note(f"ρ ∈ [{float(bracket.lo):.9f}, {float(bracket.hi):.9f}] on {len(bracket.grid)} orders")
+
+
+@pytest.mark.benchmark(
+    group=f"whole audit --delta 1e-6 --renyi 1:64 of T, α = 1/2, n = {N_RENYI}, beside the audit without them"
+)
+@pytest.mark.parametrize("role", ["mechlib audit --delta --renyi", "mechlib audit"])
+def test_renyi_command(measure: Measure, tmp_path: Any, role: str) -> None:
+    """Issue 34: --delta --renyi cost 5.2× the audit at n = 100, one exponential per output, pair and order;
+    the pairs' outputs are now merged by likelihood ratio (two per pair for T)."""
+    from benchmarks.test_commands import _command
+
+    extra = ("--delta", "1e-6", "--renyi", "1:64") if role == "mechlib audit --delta --renyi" else ()
+    argv = ("audit", f"benchmarks.sources:t_{N_RENYI}", *extra, "-o", str(tmp_path / "cert.json"), "--force")
+    measure(lambda: _command(*argv), role=role, n=N_RENYI)
 
 
 # -- the black-box (ε, δ) test ---------------------------------------------------------------
@@ -595,3 +618,32 @@ def test_t_delta_at_scale(measure: Measure, tmp_path: Any, role: str) -> None:
     peaks: list[int] = []
     measure(lambda: peaks.append(_command(*argv)), role=role, n=N_T_DELTA, rounds=HEAVY_ROUNDS)
     measure.note(f"peak memory {max(peaks) / 1024:.0f} MB")
+
+
+N_DENSE_DELTA = [size(1000, 60), size(2000, 100)]
+
+
+@pytest.mark.parametrize("n", N_DENSE_DELTA)
+@pytest.mark.parametrize("role", ["mechlib audit --delta", "mechlib check"])
+def test_dense_delta_at_scale(measure: Measure, tmp_path: Any, role: str, n: int) -> None:
+    """Issue 34: the exact profile and tightest ε of a dense random mechanism (``benchmarks.sources``'
+    ``random_N``) at n = 1000 and 2000, the whole command, and its check within the audit's time. Before
+    (fd91b3f): refused past 2·10⁶ (pair, output) cells — n = 1000 is 2,002,000."""
+    from benchmarks.test_commands import _command
+
+    cells = 2 * n * (n + 1)
+    measure.benchmark.group = (
+        f"whole audit --delta 1e-6 of a dense random mechanism, n = {n} ({cells:,} pair-output cells) and its check"
+    )
+    source, cert = f"benchmarks.sources:random_{n}", tmp_path / "cert.json"
+    audit_argv = ("audit", source, "--delta", "1e-6", "-o", str(cert), "--force")
+    _command(*audit_argv)
+    argv = audit_argv if role == "mechlib audit --delta" else ("check", str(cert), source)
+    relative = {"role": "mechlib audit --delta", "at_most": 1.0} if role == "mechlib check" else None
+    peaks: list[int] = []
+    measure(lambda: peaks.append(_command(*argv)), role=role, n=n, relative_target=relative)
+    vertices = len(json.loads(cert.read_text())["approximate_dp"]["profile"]["vertices"])
+    measure.note(
+        f"peak memory {max(peaks) / 1024:.0f} MB; the exact profile has {vertices} vertices; "
+        "before (fd91b3f): refused above 2,000,000 cells"
+    )

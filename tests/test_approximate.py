@@ -244,8 +244,9 @@ def test_delta_past_the_cell_limit_for_t_only(monkeypatch: pytest.MonkeyPatch) -
     from mechlib.checkers.audit_certificate import check_certificate
     from mechlib.errors import InputError
 
-    monkeypatch.setattr(producer, "PROFILE_MAX_CELLS", 100)
-    monkeypatch.setattr(checker, "PROFILE_MAX_CELLS", 100)
+    for module in (producer, checker):
+        monkeypatch.setattr(module, "PROFILE_MAX_CELLS", 100)
+        monkeypatch.setattr(module, "DENSE_PROFILE_MAX_CELLS", 100)
     monkeypatch.setattr(checker, "PROFILE_MAX_SCANS", 10_000)
     alpha, delta = Fraction(1, 3), Fraction(1, 100)
     t = truncated_geometric(alpha, 40)
@@ -258,3 +259,118 @@ def test_delta_past_the_cell_limit_for_t_only(monkeypatch: pytest.MonkeyPatch) -
     vertices = report["approximate_dp"]["profile"]["vertices"]
     vertices.insert(1, {"alpha": "1/2", "delta": "1/8"})
     assert any("cells" in failure for failure in check_certificate(report))
+
+
+#: Two ratios a/b < a′/b′ (≈ 138; a′·b − a·b′ = 1, every number below 2³¹) that round to the same float.
+FLOAT_TIED = ((966367689, 7000003), (865506556, 6269403))
+
+
+def float_tied_mechanism() -> Mechanism:
+    """Rows over 2³¹ − 1 whose pair (0, 1) has the ratios of ``FLOAT_TIED`` on outputs 0 and 1 in the
+    wrong order in the floats (equal there, so the sort keeps them by position); the pair (1, 0) is at
+    most 7-DP, so the profile past t = 7 is the pair (0, 1)'s."""
+    d = 2**31 - 1
+    (a, b), (a2, b2) = FLOAT_TIED
+    return Mechanism.from_scaled([[a, a2, d - a - a2], [b, b2, d - b - b2]], [d, d])
+
+
+@settings(max_examples=150)
+@given(wide_mechanisms())
+def test_the_int64_lines_are_the_python_lines(mech: Mechanism) -> None:
+    """The profile from ``_dense_lines`` (numpy, int64) is the one from ``_pair_lines`` (Python
+    integers, forced by a bound of 0 on the denominators), every line screened by both."""
+    from unittest import mock
+
+    import mechlib.core.approximate as approximate
+
+    with mock.patch.object(approximate, "_SCREEN_FROM", 1):
+        dense = privacy_profile(mech)
+        with mock.patch.object(approximate, "INT64_DENOMINATOR", 0):
+            assert privacy_profile(mech) == dense
+
+
+def test_a_float_order_that_is_wrong_is_left_to_the_exact_lines() -> None:
+    """Ratios the floats cannot tell apart: the int64 cross-products find the pair misordered, its
+    lines come from ``_pair_lines``, and the profile has the vertex between the two ratios — the one
+    the float order alone would miss (its first output is the larger ratio's: S = {1})."""
+    import numpy as np
+
+    from mechlib.core.approximate import _sorted_prefixes
+
+    mech = float_tied_mechanism()
+    num, den = (np.array(x, dtype=np.int64) for x in mech.scaled())
+    assert _sorted_prefixes(num, den, np.array([0]), np.array([1]))[4].tolist() == [True]
+    (a, b), (a2, b2) = FLOAT_TIED
+    profile = privacy_profile(mech)
+    assert Fraction(a, b) in profile.ts and Fraction(a2, b2) in profile.ts
+    assert any(piece.inputs == (0, 1) and piece.outputs == (1,) for piece in profile.pieces)
+    assert all(profile.delta_at(t) == hockey_stick(mech, t) for t in (*profile.ts, Fraction(a + a2, b + b2)))
+
+
+@pytest.mark.parametrize("int64", [True, False], ids=["int64 rows", "Python integers"])
+@pytest.mark.parametrize("mech", [float_tied_mechanism(), randomized_response("1/3", 5), "random"])
+def test_the_checker_finds_a_vertex_lowered_by_one_part_in_10_to_the_30(
+    monkeypatch: pytest.MonkeyPatch, mech: Mechanism | str, int64: bool
+) -> None:
+    """The checker accepts the audit's profile and rejects it with one vertex's δ lowered by 10⁻³⁰ (far
+    below the floats' margin: decided in integers), naming that vertex and a pair attaining it — on
+    its int64 path and on its Python-integer one."""
+    import json
+
+    import mechlib.checkers.approximate_dp as checker
+    from benchmarks.sources import dense_random
+    from mechlib.audit.loading import LoadedMechanism
+    from mechlib.audit.whitebox import audit
+    from mechlib.checkers.audit_certificate import check_certificate
+
+    mech = dense_random(12) if mech == "random" else mech
+    assert isinstance(mech, Mechanism)
+    if not int64:
+        monkeypatch.setattr(checker, "INT64_DENOMINATOR", 0)
+    report = audit(LoadedMechanism(mech, "m", "python", "0" * 64), delta=Fraction(1, 10**6))
+    doc = json.loads(json.dumps(report))
+    assert check_certificate(doc) == []
+    vertices, pieces = doc["approximate_dp"]["profile"]["vertices"], doc["approximate_dp"]["profile"]["pieces"]
+    k = len(vertices) // 2 if len(vertices) > 2 else 0
+    vertices[k]["delta"] = str(Fraction(vertices[k]["delta"]) - Fraction(1, 10**30))
+    failures = check_certificate(doc)
+    assert any(f"at vertex {k} (α = {vertices[k]['alpha']}) the pair of rows" in failure for failure in failures)
+    assert len(pieces) == len(vertices)
+
+
+def test_a_vertex_past_the_floats_range_is_decided_in_integers() -> None:
+    """x_0 = (1/2, 1/2) and x_1 = (1, 0): H_t(x_0 ‖ x_1) = 1/2 at every t (an output x_1 never gives). A
+    profile claiming δ = 0 from t = 10³⁰⁸ is refused there, though t·d/e is ∞ in floats (no float
+    comparison with NaN may settle it) — and at t = 10⁴⁰⁰, past the floats, in integers throughout."""
+    import mechlib.checkers.approximate_dp as checker
+    from mechlib.checkers.fields import IntRows, Q
+
+    rows = IntRows(den=[2, 1], num=[[1, 1], [1, 0]])
+    for t in (Q(10**308), Q(10**400)):
+        assert checker._first_pair_above(rows, [(0, 1), (1, 0)], [Q(1), t], [Q(1, 2), Q(0)]) == (1, (0, 1))
+
+
+@settings(max_examples=100)
+@given(wide_mechanisms(), st.sampled_from([Fraction(1), Fraction(3, 2), Fraction(7)]))
+def test_divergences_over_merged_ratios_are_the_per_output_ones(mech: Mechanism, lam: Fraction) -> None:
+    """D_λ of each ordered pair with the outputs of one likelihood ratio merged — the audit's
+    (``ratio_groups``) and the checker's (``_ratios``) — is a ball overlapping the one summed output by
+    output (``renyi_divergence``), and ∞ exactly when that one is."""
+    import mechlib.checkers.approximate_dp as checker
+    from mechlib.checkers.fields import IntRows, Q
+    from mechlib.core.privacy import to_arb
+    from mechlib.core.renyi import _divergence, _grouped, ratio_groups
+
+    num, den = mech.scaled()
+    rows = IntRows(list(den), [list(row) for row in num])
+    with arb_precision(128):
+        for x, y in mech.ordered_neighbour_positions:
+            direct = renyi_divergence(mech.rows[x], mech.rows[y], lam)
+            merged = _divergence(*_grouped(mech, ratio_groups(mech))[x, y], to_arb(lam), lam == 1)
+            logs = checker._logs(rows, x, y, checker._ratios(rows, x, y))
+            checked = checker._divergence(*logs, Q(lam.numerator, lam.denominator))
+            if direct is None:
+                assert merged is None and checked is None
+            else:
+                assert merged is not None and checked is not None
+                assert direct.overlaps(merged) and direct.overlaps(checked)

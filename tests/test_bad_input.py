@@ -255,16 +255,41 @@ def test_bad_approximate_dp_options(
     assert option[0] in err
 
 
+@pytest.mark.parametrize(
+    ("row", "limit"),
+    [
+        (["1/4", "1/2", "1/4"], "DENSE_PROFILE_MAX_CELLS"),
+        (["1/4", "1/2", f"{2**38 - 1}/{2**40}", f"1/{2**40}"], "PROFILE_MAX_CELLS"),
+    ],
+    ids=["row denominators below 2**31", "a row denominator of 2**40"],
+)
 def test_a_profile_too_large_is_refused_before_arithmetic(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, row: list[str], limit: str
 ) -> None:
-    """(T itself is not refused: its profile is a closed form, ``test_delta_past_the_cell_limit_for_t_only``.)"""
+    """Each limit where it applies: the int64 one to rows over denominators below 2³¹, the other to the
+    rest. (T itself is not refused: its profile is a closed form, ``test_delta_past_the_cell_limit_for_t_only``.)"""
     from mechlib.audit import approximate_dp
 
-    monkeypatch.setattr(approximate_dp, "PROFILE_MAX_CELLS", 3)
+    for name in ("PROFILE_MAX_CELLS", "DENSE_PROFILE_MAX_CELLS"):
+        monkeypatch.setattr(approximate_dp, name, 3 if name == limit else 100)
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps({"matrix": [["1/2", "1/4", "1/4", "0"][: len(row)], row]}))
+    assert "at most 3" in _bad(capsys, tmp_path, "audit", str(path), "--delta", "1/10")
+
+
+@pytest.mark.parametrize(("limit", "what"), [("RENYI_MAX_CELLS", "cells"), ("RENYI_MAX_TERMS", "terms")])
+def test_a_zcdp_bracket_too_large_is_refused_before_arithmetic(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, limit: str, what: str
+) -> None:
+    """Its cells (merged by likelihood ratio in integers first) and its (pair, ratio) terms (arb exponentials
+    at every order), each limit in one line: here 2 ordered pairs × 3 outputs, 2 × 3 terms (three ratios each)."""
+    from mechlib.audit import approximate_dp
+
+    monkeypatch.setattr(approximate_dp, limit, 3)
     path = tmp_path / "m.json"
     path.write_text(json.dumps({"matrix": [["1/2", "1/4", "1/4"], ["1/4", "1/2", "1/4"]]}))
-    assert "at most 3" in _bad(capsys, tmp_path, "audit", str(path), "--delta", "1/10")
+    err = _bad(capsys, tmp_path, "audit", str(path), "--renyi", "1:2")
+    assert "at most 3" in err and what in err
 
 
 def test_gzip_certificates_and_mechanism_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -17,6 +17,7 @@ import mechlib.audit.loading
 import mechlib.audit.whitebox
 import mechlib.checkers.approximate_dp
 import mechlib.checkers.audit_certificate
+import mechlib.core.approximate
 import mechlib.core.stochastic
 from mechlib.audit.loading import LoadedMechanism
 from mechlib.audit.whitebox import audit
@@ -29,8 +30,9 @@ from mechlib.core.mechanism import Mechanism
 def test_the_checker_limits_are_the_producers() -> None:
     assert mechlib.checkers.audit_certificate.MAX_CELLS == mechlib.core.stochastic.MAX_CELLS
     assert mechlib.checkers.audit_certificate.LP_CHECK_MAX_N == mechlib.audit.whitebox.LP_MAX_N_CAP
-    for name in ("PROFILE_MAX_CELLS", "RENYI_MAX_CELLS"):
+    for name in ("PROFILE_MAX_CELLS", "DENSE_PROFILE_MAX_CELLS", "RENYI_MAX_CELLS", "RENYI_MAX_TERMS"):
         assert getattr(mechlib.checkers.approximate_dp, name) == getattr(mechlib.audit.approximate_dp, name)
+    assert mechlib.checkers.approximate_dp.INT64_DENOMINATOR == mechlib.core.approximate.INT64_DENOMINATOR
 
 
 def test_check_refuses_a_file_over_the_size_limit_before_reading_it(

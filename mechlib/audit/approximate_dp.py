@@ -12,21 +12,28 @@ pair's divergence convex in t, so that suffices).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from mechlib.core.approximate import PrivacyProfile, privacy_profile, t_level, t_profile
+from mechlib.core.approximate import INT64_DENOMINATOR, PrivacyProfile, privacy_profile, t_level, t_profile
 from mechlib.core.exact import format_decimal, format_fraction
 from mechlib.core.mechanism import Mechanism
 from mechlib.core.privacy import epsilon_interval
-from mechlib.core.renyi import MAX_POINTS, TOLERANCE, zcdp_rho
+from mechlib.core.renyi import MAX_POINTS, TOLERANCE, RatioGroups, ratio_groups, zcdp_rho
 from mechlib.errors import InputError
 
 #: The profile runs when (ordered neighbour pairs) × outputs is at most this (checked first), and for T
-#: at any size (its closed form; ``mechlib check`` then scans its two vertices only).
+#: at any size (its closed form; ``mechlib check`` then scans its two vertices only) ...
 PROFILE_MAX_CELLS = 2_000_000
-#: The zCDP bracket (arb exponentials at up to 400 orders) runs up to this many pair-output cells.
-RENYI_MAX_CELLS = 40_000
+#: ... and up to this when every row denominator is below ``INT64_DENOMINATOR`` (the rows are read as
+#: int64: a dense n = 2000, 8,004,000 cells, in ≈ 1.2 s; ``mechlib check`` as fast).
+DENSE_PROFILE_MAX_CELLS = 8_100_000
+#: The zCDP bracket merges each pair's outputs by likelihood ratio (integers) up to this many pair-output
+#: cells (n = 1000: T's 2,002,000 in ≈ 1.2 s), and then takes arb exponentials at up to 400 orders for up
+#: to this many (pair, ratio) terms (a dense mechanism: one per cell; T: two per pair).
+RENYI_MAX_CELLS = 2_002_000
+RENYI_MAX_TERMS = 40_000
 
 
 def _cells(mechanism: Mechanism) -> int:
@@ -39,29 +46,41 @@ def approximate_section(
     delta: Fraction | None = None,
     renyi: tuple[Fraction, Fraction] | None = None,
     claimed_delta: Fraction | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> tuple[dict[str, Any] | None, PrivacyProfile | None]:
     """The report's ``approximate_dp`` section (None when nothing was asked: no ``delta``, no
-    ``renyi`` range, no claimed δ) and the profile, for the claim's verdict."""
+    ``renyi`` range, no claimed δ) and the profile, for the claim's verdict; ``progress`` is told the
+    profile's steps as they start."""
     if delta is None and renyi is None and claimed_delta is None:
         return None, None
     cells = _cells(mechanism)
     t_alpha = t_level(mechanism)  # T: its profile in closed form, at any n
-    if cells > PROFILE_MAX_CELLS and t_alpha is None:
+    limit = DENSE_PROFILE_MAX_CELLS if max(mechanism.scaled()[1]) < INT64_DENOMINATOR else PROFILE_MAX_CELLS
+    if cells > limit and t_alpha is None:
         raise InputError(
             f"the privacy profile would scan {cells:,} (pair, output) cells",
-            hint=f"at most {PROFILE_MAX_CELLS:,} (T itself at any size): audit a smaller mechanism, or drop "
-            "--delta/--renyi/claimed_delta",
+            hint=f"at most {limit:,} for this mechanism ({DENSE_PROFILE_MAX_CELLS:,} when every row's denominator "
+            f"is below 2³¹, {PROFILE_MAX_CELLS:,} otherwise, T itself at any size): audit a smaller mechanism, or "
+            "drop --delta/--renyi/claimed_delta",
         )
     if renyi is not None and cells > RENYI_MAX_CELLS:
         raise InputError(
-            f"the zCDP bracket would scan {cells:,} (pair, output) cells at each Rényi order",
+            f"the zCDP bracket would scan {cells:,} (pair, output) cells",
             hint=f"at most {RENYI_MAX_CELLS:,}: drop --renyi for this mechanism",
         )
-    profile = privacy_profile(mechanism) if t_alpha is None else t_profile(t_alpha)
+    groups = None if renyi is None else ratio_groups(mechanism)
+    terms = 0 if groups is None else sum(map(len, groups.values()))
+    if terms > RENYI_MAX_TERMS:
+        raise InputError(
+            f"the zCDP bracket would sum {terms:,} (pair, likelihood ratio) terms at each Rényi order",
+            hint=f"at most {RENYI_MAX_TERMS:,} (a dense mechanism has one per pair and output): drop --renyi for "
+            "this mechanism",
+        )
+    profile = privacy_profile(mechanism, progress) if t_alpha is None else t_profile(t_alpha)
     section = {
         "profile": profile_json(mechanism, profile),
         "at_delta": None if delta is None else at_delta_json(profile, delta),
-        "renyi": None if renyi is None else renyi_json(mechanism, *renyi),
+        "renyi": None if renyi is None else renyi_json(mechanism, *renyi, groups),
     }
     return section, profile
 
@@ -100,8 +119,8 @@ def at_delta_json(profile: PrivacyProfile, delta: Fraction) -> dict[str, Any]:
     }
 
 
-def renyi_json(mechanism: Mechanism, lo: Fraction, hi: Fraction) -> dict[str, Any]:
-    bracket = zcdp_rho(mechanism, lo, hi)
+def renyi_json(mechanism: Mechanism, lo: Fraction, hi: Fraction, groups: RatioGroups | None = None) -> dict[str, Any]:
+    bracket = zcdp_rho(mechanism, lo, hi, groups=groups)
     inputs, outputs = mechanism.inputs, mechanism.outputs
     if bracket.lo is None or bracket.hi is None:
         i, j, r = _impossible_output(mechanism)

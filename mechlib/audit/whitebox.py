@@ -109,7 +109,9 @@ def audit(
         )
     if delta is not None or renyi is not None or loaded.claimed_delta is not None:
         say("the approximate-DP section")
-    approximate, profile = approximate_section(mech, delta=delta, renyi=renyi, claimed_delta=loaded.claimed_delta)
+    approximate, profile = approximate_section(
+        mech, delta=delta, renyi=renyi, claimed_delta=loaded.claimed_delta, progress=say
+    )
     say(f"the exact DP level ({mech.shape[0]} × {mech.shape[1]})")
     context = AuditContext.of(mech)
     level = context.level

@@ -5,9 +5,11 @@ H_t(x_i ‖ x_i′) = Σ_r max(0, x_i[r] − t·x_i′[r]) is what the section c
 1. each piece's line A − B·t is recomputed from its ordered pair and output set S (A = P_i(S),
    B = P_i′(S)) and meets the recorded δ at both of its vertices (the last piece, on [t_K, ∞), has
    B = 0), so δ ≤ the true profile everywhere; and
-2. every ordered pair's H_t is at most the recorded δ at every vertex, in integers — H_t is convex
-   in t and the recorded δ linear between vertices, and both are non-increasing after t_K, so the
-   recorded δ ≥ the true profile everywhere.
+2. every ordered pair's H_t is at most the recorded δ at every vertex — H_t is convex in t and the
+   recorded δ linear between vertices, and both are non-increasing after t_K, so the recorded δ ≥ the
+   true profile everywhere. In integers; for rows over denominators below 2³¹ (int64), each pair's
+   outputs sorted once by ratio and H_t read off its prefix sums at every vertex in floats with a
+   margin, in integers wherever that margin does not settle it (``_first_pair_above``).
 The tightest α at δ (``at_delta``) and a claimed (ε, δ) are then recomputed from that profile.
 The zCDP bracket is re-evaluated with arb: every ordered pair's D_b/a ≤ ρ_hi on every grid cell
 [a, b] (D_λ non-decreasing in λ) and the recorded (λ, pair) reaches ρ_lo.
@@ -18,6 +20,7 @@ from __future__ import annotations
 import itertools
 import math
 import operator
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,10 +33,21 @@ PRECISION = 128
 #: The producers' limits, (ordered neighbour pairs) × outputs, for the profile and the zCDP bracket
 #: (``mechlib.audit.approximate_dp``): a larger section is refused before any arithmetic.
 PROFILE_MAX_CELLS = 2_000_000
-RENYI_MAX_CELLS = 40_000
-#: ... except a profile of at most two vertices (T's, which the audit writes at any n), re-checked while
+RENYI_MAX_CELLS = 2_002_000
+#: ... and the zCDP bracket up to this many (pair, likelihood ratio) terms (checked before any ball).
+RENYI_MAX_TERMS = 40_000
+#: ... the profile of rows whose denominators are all below INT64_DENOMINATOR up to this many cells,
+#: while (ordered pairs) × vertices stays below PROFILE_MAX_SCANS (a dense n = 2000: 8,004,000 cells,
+#: 4000 pairs × ≈ 500 vertices);
+DENSE_PROFILE_MAX_CELLS = 8_100_000
+INT64_DENOMINATOR = 1 << 31
+#: ... and a profile of at most two vertices (T's, which the audit writes at any n), re-checked while
 #: cells × vertices stays below this (T at n = 2000: 8·10⁶ cells, two vertices).
 PROFILE_MAX_SCANS = 20_000_000
+#: A pair's float H_t settles H_t ≤ δ when below δ by more than this·(1 + t) (the float errors are
+#: below 10⁻¹⁵·(1 + t)); an output's float ratio is read exactly within this relative distance of t.
+MARGIN = 1e-12
+NEAR = 1e-9
 
 
 @dataclass(frozen=True)
@@ -69,7 +83,10 @@ def check_approximate(
     profile_doc = section["profile"]
     vertices = len(profile_doc["vertices"]) if isinstance(profile_doc, dict) and isinstance(
         profile_doc.get("vertices"), list) else 0  # fmt: skip
-    profile_limit = PROFILE_MAX_CELLS if vertices > 2 or cells * vertices > PROFILE_MAX_SCANS else cells
+    if _int64(m) and len(ordered) * vertices <= PROFILE_MAX_SCANS:
+        profile_limit = DENSE_PROFILE_MAX_CELLS
+    else:
+        profile_limit = PROFILE_MAX_CELLS if vertices > 2 or cells * vertices > PROFILE_MAX_SCANS else cells
     for name, limit, present in (("profile", profile_limit, True), ("renyi", RENYI_MAX_CELLS, section["renyi"])):
         if present is not None and cells > limit:
             raise Malformed(
@@ -84,7 +101,7 @@ def check_approximate(
     return failures, profile
 
 
-def _pair(value: Any, where: str, row_of: dict[int, int], ordered: list[tuple[int, int]]) -> tuple[int, int]:
+def _pair(value: Any, where: str, row_of: dict[int, int], ordered: Collection[tuple[int, int]]) -> tuple[int, int]:
     a, b = (_int(v, where) for v in _list(value, where, 2))
     if a not in row_of or b not in row_of or (row_of[a], row_of[b]) not in ordered:
         raise Malformed(f"{where}: {value} is not a pair of neighbouring inputs")
@@ -110,21 +127,24 @@ def _check_profile(
     ts = [1 / a for a in alphas]
     failures: list[str] = []
     lines = []
+    pairs = set(ordered)
     for k, piece in enumerate(pieces):
         where = f"approximate_dp.profile.pieces[{k}]"
         _keys(piece, where, {"inputs", "outputs", "mass", "neighbour_mass"})
-        labels = [_int(o, f"{where}.outputs") for o in _list(piece["outputs"], f"{where}.outputs")]
-        if any(o not in col_of for o in labels) or len(set(labels)) != len(labels):
+        labels = _list(piece["outputs"], f"{where}.outputs")
+        if not all(type(o) is int for o in labels):
+            [_int(o, f"{where}.outputs") for o in labels]  # names the first that is not an integer
+        cols = [c for c in map(col_of.get, labels) if c is not None]
+        if len(cols) != len(labels) or len(set(cols)) != len(cols):
             raise Malformed(f"{where}.outputs: expected distinct outputs of the mechanism")
         if piece["inputs"] is None:
             if labels:
                 raise Malformed(f"{where}: a set of outputs needs its pair of inputs")
             a = b = Q(0)
         else:
-            i, j = _pair(piece["inputs"], f"{where}.inputs", row_of, ordered)
-            cols = [col_of[o] for o in labels]
-            a = Q(sum(m.num[i][c] for c in cols), m.den[i])
-            b = Q(sum(m.num[j][c] for c in cols), m.den[j])
+            i, j = _pair(piece["inputs"], f"{where}.inputs", row_of, pairs)
+            a = Q(sum(map(m.num[i].__getitem__, cols)), m.den[i])
+            b = Q(sum(map(m.num[j].__getitem__, cols)), m.den[j])
         if not (
             _same(piece["mass"], a, f"{where}.mass") and _same(piece["neighbour_mass"], b, f"{where}.neighbour_mass")
         ):
@@ -134,15 +154,109 @@ def _check_profile(
         if any(a - b * ts[e] != deltas[e] for e in ends) or (b != 0 if last else b == 0):
             failures.append(f"{where}: its line P_i(S) − P_i′(S)/α does not meet the profile at its vertices")
         lines.append((a, b))
+    above = _first_pair_above(m, ordered, ts, deltas)
+    if above is not None:
+        k, pair = above
+        failures.append(
+            f"approximate_dp.profile: at vertex {k} (α = {vertices[k]['alpha']}) the pair of rows "
+            f"{pair} has hockey-stick divergence above δ = {vertices[k]['delta']}"
+        )
+    return failures, (None if failures else Profile(ts, deltas, lines))
+
+
+def _int64(m: IntRows) -> bool:
+    return bool(m.den) and max(m.den) < INT64_DENOMINATOR
+
+
+def _first_pair_above(
+    m: IntRows, ordered: list[tuple[int, int]], ts: list[Q], deltas: list[Q]
+) -> tuple[int, tuple[int, int]] | None:
+    """The first vertex k and, of the ordered pairs in order, the first whose H_{t_k} exceeds δ_k; None
+    when every pair is at most the profile at every vertex."""
+    if _int64(m) and ordered:
+        try:
+            t_near, slack = [_near(t) for t in ts], [_near(d) - MARGIN * (1 + _near(t)) for t, d in zip(ts, deltas)]
+        except OverflowError:  # a vertex past the floats' range
+            pass
+        else:
+            return _first_dense_pair_above(m, ordered, ts, deltas, t_near, slack)
     for k, (t, d) in enumerate(zip(ts, deltas)):
         above = _pair_above(m, ordered, t, d)
         if above is not None:
-            failures.append(
-                f"approximate_dp.profile: at vertex {k} (α = {vertices[k]['alpha']}) the pair of rows "
-                f"{above} has hockey-stick divergence above δ = {vertices[k]['delta']}"
+            return k, above
+    return None
+
+
+def _near(x: Q) -> float:
+    return int(x.p) / int(x.q)  # correctly rounded
+
+
+#: Ordered pairs sorted per numpy call (≈ 8 arrays of this many int64 or floats).
+_BATCH_CELLS = 1 << 19
+
+
+def _first_dense_pair_above(
+    m: IntRows,
+    ordered: list[tuple[int, int]],
+    ts: list[Q],
+    deltas: list[Q],
+    t_near: list[float],
+    slack: list[float],
+) -> tuple[int, tuple[int, int]] | None:
+    """``_first_pair_above`` for int64 rows. Per pair (x_i[r] = a_r/d, x_i′[r] = b_r/e) the outputs sorted
+    by the float ratio a_r/b_r (decreasing, b_r = 0 first) and the exact prefix sums of a and b in that
+    order; at t the threshold set S = {r : a_r/b_r > t·d/e} is a prefix, found by binary search in the
+    floats, and H_t = P_i(S) − t·P_i′(S). An output whose float ratio sits on the wrong side of t·d/e has
+    its exact ratio within a few ulps of it, so a_r/d − t·b_r/e is within 10⁻¹⁵·t·b_r/e of 0: the float H_t
+    is within 10⁻¹⁵·(1 + t) of the exact one, and H_t ≤ δ is settled where it is below δ − MARGIN·(1 + t).
+    Elsewhere in integers: the prefix of float ratios above t·d/e·(1 + NEAR) (so, exactly, above t·d/e)
+    from the prefix sums, and each output whose float ratio is within NEAR of t·d/e compared exactly."""
+    import numpy as np
+
+    rows, dens = np.array(m.num, dtype=np.int64), np.array(m.den, dtype=np.int64)
+    t_floats, bounds = np.array(t_near), np.array(slack)
+    first, second = np.array([x for x, _ in ordered]), np.array([y for _, y in ordered])
+    step = max(1, _BATCH_CELLS // rows.shape[1])
+    above: list[tuple[int, int]] = []
+    # ±∞ and NaN are meant: b = 0 gives the ratio ∞; t·d/e past the floats, a NaN H_t (decided in integers)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for start in range(0, len(ordered), step):
+            xs, ys = first[start : start + step], second[start : start + step]
+            a, b = rows[xs], rows[ys]
+            ratios = np.where(a > 0, -(a / b), 0.0)  # negated: increasing; b = 0 < a gives −∞, a = 0 gives 0
+            order = np.argsort(ratios, axis=1)
+            ratios = np.take_along_axis(ratios, order, axis=1)
+            zero = np.zeros((len(xs), 1), dtype=np.int64)
+            sums = np.concatenate((zero, np.cumsum(np.take_along_axis(a, order, axis=1), axis=1)), axis=1)
+            neighbour_sums = np.concatenate((zero, np.cumsum(np.take_along_axis(b, order, axis=1), axis=1)), axis=1)
+            d, e = dens[xs, None], dens[ys, None]
+            levels = -t_floats * (d / e)  # negated, as the ratios
+            prefix = np.array([np.searchsorted(row, level) for row, level in zip(ratios, levels, strict=True)])
+            floats = np.take_along_axis(sums, prefix, axis=1) / d - t_floats * (
+                np.take_along_axis(neighbour_sums, prefix, axis=1) / e
             )
-            break
-    return failures, (None if failures else Profile(ts, deltas, lines))
+            found = np.nonzero(~(floats <= bounds))  # NaN too (t·d/e past the floats): decided in integers
+            for p, ks in itertools.groupby(zip(*(x.tolist() for x in found), strict=True), key=lambda pk: pk[0]):
+                suspects = np.array([k for _, k in ks])
+                sure = np.searchsorted(ratios[p], levels[p, suspects] * (1 + NEAR), side="left").tolist()
+                near = np.searchsorted(ratios[p], levels[p, suspects] * (1 - NEAR), side="right").tolist()
+                i, j = ordered[start + p]
+                d_i, d_j = m.den[i], m.den[j]
+                for k, lo, hi in zip(suspects.tolist(), sure, near, strict=True):
+                    u, v = int(ts[k].p), int(ts[k].q)
+                    mass, neighbour_mass = int(sums[p, lo]), int(neighbour_sums[p, lo])
+                    for r in order[p, lo:hi].tolist():
+                        x, y = m.num[i][r], m.num[j][r]
+                        if x * d_j * v > u * y * d_i:
+                            mass, neighbour_mass = mass + x, neighbour_mass + y
+                    g, h = int(deltas[k].p), int(deltas[k].q)
+                    if h * (mass * d_j * v - u * neighbour_mass * d_i) > g * d_i * d_j * v:  # P_i(S) − t·P_i′(S) > δ
+                        above.append((k, start + p))
+                        break  # a later vertex of this pair cannot come first
+    if not above:
+        return None
+    k, p = min(above)
+    return k, ordered[p]
 
 
 def _pair_above(m: IntRows, ordered: list[tuple[int, int]], t: Q, delta: Q) -> tuple[int, int] | None:
@@ -171,10 +285,27 @@ def _check_at_delta(at: Any, profile: Profile) -> list[str]:
     return out + check_epsilon(at["epsilon_interval"], alpha, "approximate_dp.at_delta.epsilon_interval")
 
 
-def _logs(m: IntRows) -> list[list[tuple[flint.arb, flint.arb] | None]]:
-    return [
-        [(flint.arb(Q(a, d)), flint.arb(Q(a, d)).log()) if a else None for a in row] for row, d in zip(m.num, m.den)
-    ]
+def _ratios(m: IntRows, x: int, y: int) -> list[list[int]]:
+    """The numerators of rows x and y summed over the outputs of one ratio x[r]/y[r] (D_λ is a sum over
+    outputs of a function of the ratio, times y[r] — or x[r] for KL — so the same over merged outputs),
+    outputs x never gives dropped: per pair as many terms as ratios."""
+    groups: dict[tuple[int, int], list[int]] = {}
+    for a, b in zip(m.num[x], m.num[y]):
+        if a:
+            g = math.gcd(a, b)
+            total = groups.setdefault((a // g, b // g), [0, 0])
+            total[0] += a
+            total[1] += b
+    return list(groups.values())
+
+
+def _logs(m: IntRows, x: int, y: int, ratios: list[list[int]]) -> tuple[list[Any], list[Any]]:
+    """``_ratios`` of the pair (x, y) as (value, log) balls (None for 0)."""
+
+    def ball(v: int, d: int) -> tuple[flint.arb, flint.arb] | None:
+        return (flint.arb(Q(v, d)), flint.arb(Q(v, d)).log()) if v else None
+
+    return [ball(a, m.den[x]) for a, _ in ratios], [ball(b, m.den[y]) for _, b in ratios]
 
 
 def _divergence(p: list[Any], q: list[Any], lam: Q) -> flint.arb | None:
@@ -219,16 +350,23 @@ def _check_renyi(
     _keys(attained, "approximate_dp.renyi.attained", {"lambda", "inputs"})
     lam = _f(attained["lambda"], "approximate_dp.renyi.attained.lambda")
     i, j = _pair(attained["inputs"], "approximate_dp.renyi.attained.inputs", row_of, ordered)
+    ratios = {pair: _ratios(m, *pair) for pair in ordered}
+    terms = sum(map(len, ratios.values()))
+    if terms > RENYI_MAX_TERMS:
+        raise Malformed(
+            f"approximate_dp.renyi: {terms:,} (pair, likelihood ratio) terms, above {RENYI_MAX_TERMS:,}, "
+            "the audit's limit"
+        )
     flint.ctx.prec = PRECISION
-    logs = _logs(m)
+    logs = {pair: _logs(m, *pair, ratios[pair]) for pair in ordered}
     out = []
-    reached = _divergence(logs[i], logs[j], lam)
+    reached = _divergence(*logs[i, j], lam)
     # ρ_lo = 0 holds by D_λ ≥ 0 (a ball around an exact 0 would not show it)
     if not lo <= lam <= hi or reached is None or not (rho_lo == 0 or reached / flint.arb(lam) >= flint.arb(rho_lo)):
         out.append(f"approximate_dp.renyi: D_λ/λ at λ = {attained['lambda']} does not reach ρ_lo = {rho[0]}")
     for a, b in itertools.pairwise(grid):
         for x, y in ordered:
-            d = _divergence(logs[x], logs[y], b)
+            d = _divergence(*logs[x, y], b)
             if d is None or not d / flint.arb(a) <= flint.arb(rho_hi):
                 return [
                     *out,

@@ -18,11 +18,14 @@ puts none (0 for a mechanism that is α-DP for some α > 0; the last vertex is t
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import groupby, pairwise
+from typing import Any
 
 from mechlib.core.mechanism import Mechanism
+from mechlib.core.stochastic import IntRows
 
 
 @dataclass(frozen=True)
@@ -126,20 +129,29 @@ def _by_ratio_exactly(a: list[int], b: list[int], outputs: list[int]) -> list[li
     return [list(group) for _, group in groupby(order, key=lambda r: ratio[r])]
 
 
-def privacy_profile(mechanism: Mechanism) -> PrivacyProfile:
+def privacy_profile(mechanism: Mechanism, progress: Callable[[str], None] | None = None) -> PrivacyProfile:
     """The exact privacy profile of ``mechanism`` over its neighbour pairs (both orders).
 
     The upper envelope of the lines A − B·t on t ≥ 1, by the convex-hull trick in exact rationals:
     lines in order of decreasing B (increasing slope), a line dropped when the next one overtakes
     its predecessor no later than it does. The empty set's line (0, 0) is always present, so the
-    last piece has B = 0.
+    last piece has B = 0. The lines come from ``_dense_lines`` (numpy, every row denominator below
+    ``INT64_DENOMINATOR``) or ``_pair_lines`` (Python integers, any size), screened by ``_screen``
+    first; ``progress`` is told each step as it starts.
     """
+    say = progress or (lambda _: None)
     num, den = mechanism.scaled()
-    raw: list[_IntLine] = [(0, 1, 0, 1, None, 0, [])]  # the empty set
-    for x, y in mechanism.ordered_neighbour_positions:
-        raw += _pair_lines((list(num[x]), den[x]), (list(num[y]), den[y]), (x, y))
+    pairs = mechanism.ordered_neighbour_positions
+    if pairs and max(den) < INT64_DENOMINATOR:
+        candidates = _dense_lines(num, den, pairs, say)
+    else:
+        raw: list[_IntLine] = [_EMPTY]
+        for x, y in pairs:
+            raw += _pair_lines((list(num[x]), den[x]), (list(num[y]), den[y]), (x, y))
+        candidates = _undominated(raw)
+    say(f"the privacy profile: the exact envelope of {len(candidates):,} candidate lines")
     lines: list[_Line] = [
-        (Fraction(b, e), Fraction(a, d), pair, count, order) for b, e, a, d, pair, count, order in _undominated(raw)
+        (Fraction(b, e), Fraction(a, d), pair, count, order) for b, e, a, d, pair, count, order in candidates
     ]
     lines.sort(key=lambda line: (-line[0], -line[1]))
     hull: list[_Line] = []
@@ -157,50 +169,140 @@ def privacy_profile(mechanism: Mechanism) -> PrivacyProfile:
     return PrivacyProfile(tuple(ts), tuple(deltas), tuple(pieces))
 
 
-#: Below this many lines the exact hull takes them all; above, ``_undominated`` screens them first.
+#: The empty output set's line (δ = 0), always a candidate.
+_EMPTY: _IntLine = (0, 1, 0, 1, None, 0, [])
+#: ``_dense_lines`` reads the rows as int64 when every row denominator is below this: then every
+#: numerator, prefix sum and product of two of them (a_r·b_s, a_r·e) is below 2⁶², and every such
+#: integer below 2⁵³ converts to float exactly.
+INT64_DENOMINATOR = 1 << 31
+#: ``_dense_lines`` sorts this many (pair, output) cells per numpy call (≈ 10 arrays of this many int64).
+_BATCH_CELLS = 1 << 19
+
+
+def _dense_lines(
+    num: IntRows, den: tuple[int, ...], pairs: tuple[tuple[int, int], ...], say: Callable[[str], Any]
+) -> list[_IntLine]:
+    """The candidate lines of every ordered pair as ``_pair_lines`` makes them, in numpy: per pair
+    the outputs sorted once by the float ratio a_r/b_r, that order confirmed exactly by int64
+    cross-products of neighbours in it, the lines' A and B as exact int64 prefix sums; the lines then
+    screened (``_screen``) and only the survivors built as Python lines. A pair whose float order is
+    wrong somewhere (ratios within a rounding of each other) is left to ``_pair_lines``, unscreened."""
+    import numpy as np
+
+    rows, dens = np.array(num, dtype=np.int64), np.array(den, dtype=np.int64)
+    first, second = np.array([x for x, _ in pairs]), np.array([y for _, y in pairs])
+    width = rows.shape[1]
+    step = max(1, _BATCH_CELLS // width)
+    say(f"the privacy profile: sorting the likelihood ratios of {len(pairs):,} ordered pairs × {width:,} outputs")
+    heights, slopes, ids = [np.zeros(1)], [np.zeros(1)], [np.array([-1])]  # the empty set's line
+    exact: list[_IntLine] = [_EMPTY]
+    for start in range(0, len(pairs), step):
+        xs, ys = first[start : start + step], second[start : start + step]
+        _, sums, neighbour_sums, ends, misordered = _sorted_prefixes(rows, dens, xs, ys)
+        for p in np.flatnonzero(misordered).tolist():
+            x, y = int(xs[p]), int(ys[p])
+            exact += _pair_lines((list(num[x]), den[x]), (list(num[y]), den[y]), (x, y))
+        ends[misordered] = False
+        at, k = np.nonzero(ends)
+        heights.append(sums[at, k] / dens[xs][at])
+        slopes.append(neighbour_sums[at, k] / dens[ys][at])
+        ids.append((start + at) * width + k)
+    line_ids = np.concatenate(ids)
+    say(f"the privacy profile: screening {len(line_ids):,} lines")
+    kept = line_ids[_screen(np.concatenate(slopes), np.concatenate(heights))]
+    kept = kept[kept >= 0]
+    survivors = np.unique(kept // width)
+    order, sums, neighbour_sums, _, _ = _sorted_prefixes(rows, dens, first[survivors], second[survivors])
+    where = {p: q for q, p in enumerate(survivors.tolist())}
+    orders: dict[int, list[int]] = {}
+    for line in kept.tolist():
+        p, k = divmod(line, width)
+        q, (x, y) = where[p], pairs[p]
+        prefix = orders.setdefault(p, order[q].tolist())
+        exact.append((int(neighbour_sums[q, k]), den[y], int(sums[q, k]), den[x], (x, y), k + 1, prefix))
+    return exact
+
+
+def _sorted_prefixes(rows: Any, dens: Any, xs: Any, ys: Any) -> tuple[Any, Any, Any, Any, Any]:
+    """For the ordered pairs (xs[p], ys[p]) of int64 rows x_i[r] = a[r]/d, x_i′[r] = b[r]/e: each
+    pair's outputs with a/d > b/e (ratio > 1) first, by decreasing float ratio a_r/b_r (b_r = 0 first);
+    the prefix sums of a and b in that order; where a prefix is a line (the last of its ratio, in
+    the ratio > 1 part); and whether the float order is wrong anywhere in that part (exactly: a_k·b_{k+1}
+    < a_{k+1}·b_k). Arrays of shape pairs × outputs (the last one pairs)."""
+    import numpy as np
+
+    a, b = rows[xs], rows[ys]
+    over = a * dens[ys, None] > b * dens[xs, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        key = np.where(over, -(a / b), np.inf)
+    order = np.argsort(key, axis=1, kind="stable")
+    a, b = np.take_along_axis(a, order, axis=1), np.take_along_axis(b, order, axis=1)
+    count = over.sum(axis=1)
+    cross = a[:, :-1] * b[:, 1:] - a[:, 1:] * b[:, :-1]  # ≥ 0: ratio k ≥ ratio k + 1
+    inside = np.arange(a.shape[1] - 1) < (count - 1)[:, None]
+    ends = np.zeros(a.shape, dtype=bool)
+    ends[:, :-1] = inside & (cross > 0)
+    ends[np.arange(len(count)), count - 1] |= count > 0
+    return order, np.cumsum(a, axis=1), np.cumsum(b, axis=1), ends, ((cross < 0) & inside).any(axis=1)
+
+
+#: Below this many lines the exact hull takes them all; above, ``_screen`` screens them first.
 _SCREEN_FROM = 2000
 #: The screen drops a line only where it is below a line of the envelope by more than this·(1 + t).
 _MARGIN = 1e-12
 
 
 def _undominated(raw: list[_IntLine]) -> list[_IntLine]:
-    """The lines not shown to lie strictly below the envelope on t ≥ 1 by a float screen (a dense
-    n = 500 mechanism has ≈ 250,000 lines, a few dozen on the envelope; the exact hull then sorts
-    and meets those only). The screen takes the float envelope's pieces — its vertices 1 = t_0 <
-    t_1 < … < t_K and on [t_k, t_{k+1}] a line L_k of the envelope — and drops a line L where
-    L_k(t) − L(t) > 10⁻¹²·(1 + t) at both ends of every piece (at t_K only, on the last piece,
-    whose line has B = 0 while L's B ≥ 0): L_k − L is linear, so L is below an actual line
-    everywhere. A and B are in [0, 1] and each float is correctly rounded (int/int), so those
-    differences are within 10⁻¹⁵·(1 + t) of the exact ones. When the float envelope is not clean
-    (vertices not increasing, not finite), every line is kept."""
+    """The lines of ``raw`` that ``_screen`` keeps (all of them, below ``_SCREEN_FROM``)."""
     if len(raw) < _SCREEN_FROM:
         return raw
     import numpy as np
 
-    slopes, heights = [b / e for b, e, *_ in raw], [a / d for _, _, a, d, *_ in raw]
-    hull: list[int] = []
-    for k in sorted(range(len(raw)), key=lambda k: (-slopes[k], -heights[k])):
-        if hull and slopes[hull[-1]] == slopes[k]:
-            continue
-        while len(hull) >= 2 and _float_meet(hull[-2], k, slopes, heights) <= _float_meet(
-            hull[-2], hull[-1], slopes, heights
-        ):
-            hull.pop()
-        hull.append(k)
-    while len(hull) >= 2 and _float_meet(hull[0], hull[1], slopes, heights) <= 1:
-        hull.pop(0)
-    ts = [1.0] + [_float_meet(j, k, slopes, heights) for j, k in pairwise(hull)]
-    if not all(math.isfinite(t) for t in ts) or any(s >= t for s, t in pairwise(ts)) or slopes[hull[-1]] != 0:
-        return raw
-    b, a = np.array(slopes), np.array(heights)
-    kept = np.zeros(len(raw), dtype=bool)
-    for k, j in enumerate(hull):
-        for t in ts[k : k + 2]:  # the piece's ends (its start only, on the last piece)
-            kept |= (heights[j] - a) - (slopes[j] - b) * t <= _MARGIN * (1 + t)
+    kept = _screen(np.array([b / e for b, e, *_ in raw]), np.array([a / d for _, _, a, d, *_ in raw]))
     return [line for line, keep in zip(raw, kept.tolist()) if keep]
 
 
-def _float_meet(j: int, k: int, slopes: list[float], heights: list[float]) -> float:
+def _screen(slopes: Any, heights: Any) -> Any:
+    """Which lines A − B·t (``heights`` A, ``slopes`` B: floats, each the correctly rounded value of an
+    exact line in [0, 1]) are kept: all but those shown to lie below the envelope on t ≥ 1 (a dense
+    n = 2000 mechanism has ≈ 4·10⁶ lines, a few hundred on the envelope). The float envelope comes from
+    the lines no other beats at every t ≥ 0 (no other with B′ ≤ B and A′ ≥ A) by the hull trick; its
+    pieces 0..K by decreasing B_k, piece k from the vertex t_k (t_0 = 1). A line with B_k ≤ B < B_{k−1}
+    (k = 0: B ≥ B_0) is furthest above the convex envelope at t_k, where the envelope is L_k; it is
+    dropped when L_k(t_k) − L(t_k) > 10⁻¹²·(1 + t_k): then (B, A) lies below the chord of the pieces
+    k − 1 and k, L ≤ λ·L_{k−1} + (1 − λ)·L_k < max(L_{k−1}, L_k) everywhere, with room for the float
+    errors (A, B within 2⁻⁵³ relative, t_k within a few ulps: within 10⁻¹⁵·(1 + t_k) in all). When the
+    float envelope is not clean (vertices not increasing, not finite, last slope not 0), every line is
+    kept. A boolean array over the lines."""
+    import numpy as np
+
+    if len(slopes) < _SCREEN_FROM:
+        return np.ones(len(slopes), dtype=bool)
+    by_slope = np.argsort(slopes)
+    rising = heights[by_slope]
+    front = by_slope[np.concatenate(([True], rising[1:] > np.maximum.accumulate(rising)[:-1]))]
+    front = front[np.append(slopes[front][1:] != slopes[front][:-1], True)]  # of equal B, the last (largest A)
+    slope_of = dict(zip(front.tolist(), slopes[front].tolist(), strict=True))
+    height_of = dict(zip(front.tolist(), heights[front].tolist(), strict=True))
+    hull: list[int] = []
+    for k in reversed(front.tolist()):  # B decreasing, A decreasing
+        while len(hull) >= 2 and _float_meet(hull[-2], k, slope_of, height_of) <= _float_meet(
+            hull[-2], hull[-1], slope_of, height_of
+        ):
+            hull.pop()
+        hull.append(k)
+    while len(hull) >= 2 and _float_meet(hull[0], hull[1], slope_of, height_of) <= 1:
+        hull.pop(0)
+    ts = [1.0] + [_float_meet(j, k, slope_of, height_of) for j, k in pairwise(hull)]
+    if not all(math.isfinite(t) for t in ts) or any(s >= t for s, t in pairwise(ts)) or slope_of[hull[-1]] != 0:
+        return np.ones(len(slopes), dtype=bool)
+    hull_slopes, hull_heights, vertices = slopes[hull], heights[hull], np.array(ts)
+    k = len(hull) - np.searchsorted(hull_slopes[::-1], slopes, side="right")  # pieces with B_j > B
+    t = vertices[k]
+    return (hull_heights[k] - heights) - (hull_slopes[k] - slopes) * t <= _MARGIN * (1 + t)
+
+
+def _float_meet(j: int, k: int, slopes: dict[int, float], heights: dict[int, float]) -> float:
     return (heights[j] - heights[k]) / (slopes[j] - slopes[k])
 
 

@@ -15,6 +15,7 @@ D(λ)/λ ≤ D(b)/a: the grid's cells bound the supremum from above, its points 
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -75,15 +76,52 @@ class RhoBracket:
     attained: tuple[Fraction, tuple[int, int]] | None
 
 
+_Logs = list[tuple[flint.arb, flint.arb] | None]
+
+
+#: Per ordered pair (row positions), its likelihood ratios' masses (a_g, b_g): x[r] = a_g/d_x and
+#: y[r] = b_g/d_y summed over the outputs of one ratio x[r]/y[r] (those x never gives left out).
+RatioGroups = dict[tuple[int, int], list[tuple[int, int]]]
+
+
+def ratio_groups(mechanism: Mechanism) -> RatioGroups:
+    """Each ordered neighbour pair's outputs merged by likelihood ratio (masses added): D_λ sums a
+    function of the ratio p_r/q_r times q_r (times p_r for KL) over the outputs, so it is the same
+    sum over the merged ones. T, randomized response and the exponential mechanism have two or three
+    ratios per neighbouring pair, so D_λ costs as many exponentials, not one per output. In integers
+    (over the row denominators); an output y never gives stays a group of its own (D = ∞)."""
+    num, _ = mechanism.scaled()
+    out: RatioGroups = {}
+    for x, y in mechanism.ordered_neighbour_positions:
+        groups: dict[tuple[int, int], list[int]] = {}
+        for a, b in zip(num[x], num[y], strict=True):
+            if a:
+                g = math.gcd(a, b)
+                mass = groups.setdefault((a // g, b // g), [0, 0])
+                mass[0], mass[1] = mass[0] + a, mass[1] + b
+        out[x, y] = [(a, b) for a, b in groups.values()]
+    return out
+
+
+def _grouped(mechanism: Mechanism, groups: RatioGroups) -> dict[tuple[int, int], tuple[_Logs, _Logs]]:
+    """Each pair's merged rows as ``_logs`` gives them (value and log balls)."""
+    _, den = mechanism.scaled()
+    return {
+        (x, y): (_logs([Fraction(a, den[x]) for a, _ in pair]), _logs([Fraction(b, den[y]) for _, b in pair]))
+        for (x, y), pair in groups.items()
+    }
+
+
 def _max_over_pairs(
-    logs: Sequence[Sequence[tuple[flint.arb, flint.arb] | None]], pairs: Sequence[tuple[int, int]], order: Fraction
+    logs: dict[tuple[int, int], tuple[_Logs, _Logs]], order: Fraction
 ) -> tuple[flint.arb, tuple[int, int]] | None:
-    """The largest D_λ over the (nonempty) ordered ``pairs`` (None: ∞) — the ball with the largest
-    upper end and its pair; its lower end is a lower bound of the max, its upper end an upper bound."""
+    """The largest D_λ over the (nonempty) ordered pairs of ``logs`` (their merged rows, ``_grouped``;
+    None: ∞) — the ball with the largest upper end and its pair; its lower end is a lower bound
+    of the max, its upper end an upper bound."""
     best: tuple[flint.arb, tuple[int, int]] | None = None
     lam = to_arb(order)
-    for x, y in pairs:
-        d = _divergence(logs[x], logs[y], lam, order == 1)
+    for (x, y), (p, q) in logs.items():
+        d = _divergence(p, q, lam, order == 1)
         if d is None:
             return None
         if best is None or d.upper() > best[0].upper():
@@ -92,11 +130,18 @@ def _max_over_pairs(
 
 
 def zcdp_rho(
-    mechanism: Mechanism, lo: Fraction, hi: Fraction, *, tolerance: Fraction = TOLERANCE, max_points: int = MAX_POINTS
+    mechanism: Mechanism,
+    lo: Fraction,
+    hi: Fraction,
+    *,
+    tolerance: Fraction = TOLERANCE,
+    max_points: int = MAX_POINTS,
+    groups: RatioGroups | None = None,
 ) -> RhoBracket:
     """Bracket the tightest ρ with D_λ ≤ ρ·λ for λ ∈ [lo, hi] (1 ≤ lo < hi), refining the grid
     (midpoints of the cells whose bound is too high, rounded to short rationals) until
-    hi ≤ lo·(1 + tolerance) or ``max_points`` grid points."""
+    hi ≤ lo·(1 + tolerance) or ``max_points`` grid points. ``groups``: ``ratio_groups(mechanism)``,
+    when the caller has it already."""
     if not 1 <= lo < hi:
         raise ValueError(f"expected 1 ≤ lo < hi, got lo={lo}, hi={hi}")
     pairs = mechanism.ordered_neighbour_positions
@@ -104,12 +149,12 @@ def zcdp_rho(
     if not pairs:
         return RhoBracket(tuple(grid), Fraction(0), Fraction(0), None)
     with arb_precision(PRECISION):
-        logs = [_logs(row) for row in mechanism.rows]
+        logs = _grouped(mechanism, ratio_groups(mechanism) if groups is None else groups)
         values: dict[Fraction, tuple[flint.arb, tuple[int, int]]] = {}
         while True:
             for lam in grid:
                 if lam not in values:
-                    found = _max_over_pairs(logs, pairs, lam)
+                    found = _max_over_pairs(logs, lam)
                     if found is None:
                         return RhoBracket(tuple(grid), None, None, None)
                     values[lam] = found
