@@ -75,9 +75,9 @@ def deep() -> bool:
 Hypothesis = Callable[[Any], str | None]
 
 
-#: How a FUZZ part reads an example's size and α (None where the claim has no α), so that its scope
-#: is the sizes and α actually drawn, not the generator's range.
-Drawn = Callable[[Any], tuple[int, Fraction | None]]
+#: How a FUZZ part reads an example's size and α (a text where the claim has no α), so that its
+#: scope is the sizes and α actually drawn, not the generator's range.
+Drawn = Callable[[Any], tuple[int, Fraction | str]]
 
 
 def alpha_first(case: Any) -> tuple[int, Fraction]:
