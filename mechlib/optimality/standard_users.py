@@ -498,9 +498,23 @@ def enclosed_optimal_remap(
         guess[r] = _exact_column_minimiser(mechanism, user, int(r))
     losses = loss_array(kind, np.arange(n + 1)[:, None] - guess[None, :])
     lower, upper = sum_enclosure(down(lo * losses), up(hi * losses))
+    # written with 9 significant digits, outward past a margin of 10⁻⁷ of the value: a checker's own
+    # enclosure (another summation bound, relative width ~10⁻⁹ at n = 5000) lands inside
+    margin = 1e-7 * upper + 1e-300
     outputs = mechanism.outputs
     remap = Remap.deterministic(dict(zip(outputs, map(int, guess), strict=True)), outputs, list(range(n + 1)))
-    return EnclosedLoss(remap, Fraction(lower), Fraction(upper))
+    return EnclosedLoss(remap, _decimal_outward(lower - margin, -1), _decimal_outward(upper + margin, 1))
+
+
+def _decimal_outward(value: float, side: int) -> Fraction:
+    """A decimal of 9 significant digits at or below (side −1) or above (side 1) ``value``; 0 for ≤ 0."""
+    if value <= 0:
+        return Fraction(0)
+    exact_value = Fraction(value)
+    shift = 8 - math.floor(math.log10(value))
+    scaled = exact_value * Fraction(10) ** shift
+    whole = math.floor(scaled) if side < 0 else math.ceil(scaled)
+    return Fraction(whole) / Fraction(10) ** shift
 
 
 def sum_enclosure(lower_terms: Any, upper_terms: Any) -> tuple[float, float]:
@@ -519,15 +533,27 @@ def sum_enclosure(lower_terms: Any, upper_terms: Any) -> tuple[float, float]:
 
 
 def weight_enclosure(mechanism: StochasticMatrix, prior: Prior) -> tuple[Any, Any]:
-    """Float arrays lo ≤ p_i·x[i][r] ≤ hi ((n + 1) × outputs): num/den correctly rounded (Python's int
-    division), then one ulp outward after each operation."""
+    """Float arrays lo ≤ p_i·x[i][r] ≤ hi ((n + 1) × outputs). A row over a denominator of more than
+    1000 bits is cut to its top bits first (a >> k for every entry and the denominator, a ∈ [a′, a′ + 1]·2^k;
+    2^k cancels in a/d), so every integer converts to a float (correctly rounded) and each bound is one
+    ulp outward after each operation: no long division per entry."""
     import numpy as np
 
     num, den = mechanism.scaled()
-    x = np.array([[v / d for v in row] for row, d in zip(num, den, strict=True)], dtype=float)
     bounds = enclose(prior.probabilities)
     assert bounds is not None  # probabilities are in [0, 1]
-    return down(down(x) * bounds[0][:, None]), up(up(x) * bounds[1][:, None])
+    lo, hi = np.empty((len(num), len(num[0]))), np.empty((len(num), len(num[0])))
+    for i, (row, d) in enumerate(zip(num, den, strict=True)):
+        shift = max(d.bit_length() - 1000, 0)
+        if shift:
+            row, spare = [a >> shift for a in row], 1  # each bound of a and d one unit wider
+        else:
+            spare = 0
+        a = np.array(list(map(float, row)))  # CPython's int → float: correctly rounded
+        top, bottom = down(float(d >> shift)), up(float((d >> shift) + spare))
+        lo[i] = down(down(a) / bottom) * bounds[0][i]
+        hi[i] = up(up(up(a) + spare) / top) * bounds[1][i]
+    return down(lo), up(hi)
 
 
 def interval_minimisers(kind: str, lo: Any, hi: Any) -> tuple[Any, Any]:
