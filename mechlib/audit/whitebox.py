@@ -588,12 +588,13 @@ def render_text(report: dict[str, Any]) -> str:
 
 
 def user_in_words(row: dict[str, Any]) -> dict[str, str]:
-    """A user row's ``mechanism`` (M's loss), ``optimum`` and ``verdict`` as printed (the verdict
-    empty for an exact optimum, whose ratio says it all). A bracketed row (the optimum at α too long
+    """A user row's ``mechanism`` (M's loss), ``optimum``, ``verdict`` and ``ratio`` as printed (the
+    verdict empty for an exact optimum, whose ratio says it all). A bracketed row (the optimum at α too long
     to write): what is shown is a bracket, not the exact optimum — M's loss enclosed, the optimum
     between the exact optima at α_lo and α_hi, and M optimal or not by how much."""
     if not isinstance(row["optimum"], dict):
-        return {"mechanism": _readable(row["mechanism"]), "optimum": _readable(row["optimum"]), "verdict": ""}
+        ratio = "—" if row["ratio"] is None else _readable(row["ratio"])
+        return {"mechanism": _readable(row["mechanism"]), "optimum": _readable(row["optimum"]), "verdict": "", "ratio": ratio}
     low, high = row["optimum"]["lower"], row["optimum"]["upper"]
     excess = row["excess"]
     verdict = (
@@ -603,10 +604,13 @@ def user_in_words(row: dict[str, Any]) -> dict[str, str]:
     )
     return {
         "mechanism": f"in [{_decimal(row['mechanism']['lower'], 'floor')}, {_decimal(row['mechanism']['upper'], 'ceiling')}]",
-        "optimum": f"in [{_decimal(low['value'], 'floor')}, {_decimal(high['value'], 'ceiling')}], a bracket: the exact "
-        f"bounds at α_lo = {_readable(low['alpha'])} and α_hi = {_readable(high['alpha'])} around α",
+        "optimum": f"in [{_decimal(low['value'], 'floor')}, {_decimal(high['value'], 'ceiling')}] — a bracket, not the "
+        f"exact optimum: the certified optimum at α_lo = {_readable(low['alpha'])} ≤ α below, T's loss at "
+        f"α_hi = {_readable(high['alpha'])} ≥ α above",
         "verdict": f"; {verdict}",
-    }
+        "ratio": "unbounded (the optimum's lower end is 0)" if row["ratio"] is None else
+        f"in [{_decimal(row['ratio']['lower'], 'floor')}, {_decimal(row['ratio']['upper'], 'ceiling')}]",
+    }  # fmt: skip
 
 
 def _decimal(exact: str, rounding: str) -> str:
