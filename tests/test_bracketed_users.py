@@ -22,7 +22,7 @@ from mechlib.audit.loading import LoadedMechanism
 from mechlib.audit.whitebox import audit, render_text
 from mechlib.checkers import bracketed_users as checker
 from mechlib.checkers.audit_certificate import check_certificate
-from mechlib.checkers.fields import IntRows
+from mechlib.checkers.fields import IntRows, Malformed, Q
 from mechlib.core.mechanism import Mechanism
 from mechlib.core.users import Prior
 from mechlib.optimality import standard_users
@@ -61,7 +61,9 @@ def _rows(report: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def test_the_bracket_holds_the_exact_optimum_and_the_mechanisms_loss(bracketed: tuple[dict[str, Any], Mechanism]) -> None:
+def test_the_bracket_holds_the_exact_optimum_and_the_mechanisms_loss(
+    bracketed: tuple[dict[str, Any], Mechanism],
+) -> None:
     """L*(α_lo) ≤ L*(α) ≤ L*(α_hi) with L*(α) computed exactly at α (no digit limit here), and M's
     exact loss with its optimal remap inside the recorded enclosure."""
     report, mech = bracketed
@@ -81,7 +83,9 @@ def test_the_bracket_holds_the_exact_optimum_and_the_mechanisms_loss(bracketed: 
     assert "a bracket" in render_text(report) and "is not optimal for this user" in render_text(report)
 
 
-def test_the_checker_accepts_the_bracketed_certificate(bracketed: tuple[dict[str, Any], Mechanism], limited: None) -> None:
+def test_the_checker_accepts_the_bracketed_certificate(
+    bracketed: tuple[dict[str, Any], Mechanism], limited: None
+) -> None:
     assert check_certificate(bracketed[0]) == []
 
 
@@ -164,8 +168,9 @@ def test_the_checker_names_a_malformed_row_itself(
     num, den = mech.scaled()
     rows = IntRows(list(den), [list(r) for r in num])
     row = {**_rows(report)[0], field: value}
-    with pytest.raises(checker.Malformed, match=message.replace(".", r"\.")):
-        checker.check_bracketed_user(row, "u", rows, list(range(N + 1)), Fraction(report["dp_level"]), N, (None, None))
+    with pytest.raises(Malformed, match=message.replace(".", r"\.")):
+        alpha = Q(*Fraction(report["dp_level"]).as_integer_ratio())
+        checker.check_bracketed_user(row, "u", rows, list(range(N + 1)), alpha, N, (None, None))
 
 
 def test_a_bracket_where_the_exact_optimum_fits_is_refused(bracketed: tuple[dict[str, Any], Mechanism]) -> None:
@@ -191,7 +196,9 @@ def test_extra_users_at_a_long_level_are_skipped_with_what_decides_them(limited:
     user = BayesUser(Prior.uniform(N), absolute_loss(N))
     report = audit(LoadedMechanism(exponential("1/2", N), "exp", "python", "0" * 64), [("uniform", "abs", user)])
     losses = report["user_losses"]
-    assert losses["status"] == "skipped" and "--prior/--loss" in losses["decide"] and report["unknown"] == ["user_losses"]
+    assert (
+        losses["status"] == "skipped" and "--prior/--loss" in losses["decide"] and report["unknown"] == ["user_losses"]
+    )
 
 
 @settings(max_examples=200, deadline=None, database=None)

@@ -37,7 +37,7 @@ from mechlib.optimality.dominance import (
     dominating_t,
     t_itself_bits,
 )
-from mechlib.optimality.optimal import CertificationError, optimal_bayes_mechanism, optimum_of_t
+from mechlib.optimality.optimal import CertificationError, OptimumOfT, optimal_bayes_mechanism, optimum_of_t
 from mechlib.optimality.standard_users import STANDARD_LOSSES, StandardUser
 from mechlib.provenance import package_versions
 
@@ -326,9 +326,9 @@ def theory_findings(
             f"{exact.MAX_DIGITS} digits"
             + ("; a user with a loss matrix (--prior/--loss) is not bracketed" if extra else ""),
             f"raise MECHLIB_MAX_DIGITS (to {standard_users.digits_needed(alpha, mech.n)} for this mechanism) for the "
-            "audit and for `mechlib check`" + (", or drop --prior/--loss (the standard users are then bracketed)"
-                                               if extra else ""),
-        )  # fmt: skip
+            "audit and for `mechlib check`"
+            + (", or drop --prior/--loss (the standard users are then bracketed)" if extra else ""),
+        )
         if not fits and not ends
         else None
     )
@@ -470,18 +470,22 @@ def bracketed_users(
             bases[end] = (TBasis(end, n), standard_users.GeometricColumns.of(end, n))
         return bases[end]
 
+    def certified(user: StandardUser, end: Fraction) -> OptimumOfT:
+        t_end, geometric = basis(end)
+        found = standard_users.optimum_of_t(user, end, t_end.t, t_end.inverse, None, geometric)
+        if found is None:
+            raise CertificationError(
+                f"the {user.kind} user's dual built from T at α = {format_fraction(end)} does not check"
+            )
+        return found
+
     rows = []
     for kind in STANDARD_LOSSES:
         say(f"the bracketed optimum of the user with a uniform prior and the {kind} loss")
         user = StandardUser(kind, Prior.uniform(n))
         mine = standard_users.enclosed_optimal_remap(mech, user, weights)
         for low_alpha, high_alpha in tries:
-            t_low, geometric_low = basis(low_alpha)
-            low = standard_users.optimum_of_t(user, low_alpha, t_low.t, t_low.inverse, None, geometric_low)
-            if low is None:
-                raise CertificationError(
-                    f"the {kind} user's dual built from T at α = {format_fraction(low_alpha)} does not check"
-                )
+            low = certified(user, low_alpha)
             high_remap, high = standard_users.t_with_optimal_remap(user, high_alpha, basis(high_alpha)[1])
             if mine.lower > high:  # M is shown not optimal: no finer bracket needed
                 break
@@ -575,9 +579,9 @@ def render_text(report: dict[str, Any]) -> str:
     losses = report["user_losses"]
     if losses["status"] == "certified":
         for row in losses["users"]:
-            shown = user_in_words(row)
-            lines.append(f"user       {row['prior_name']} prior, {row['loss_name']} loss: {shown['mechanism']} "
-                         f"(optimum over all ε-DP mechanisms {shown['optimum']}){shown['verdict']}")  # fmt: skip
+            words = user_in_words(row)
+            lines.append(f"user       {row['prior_name']} prior, {row['loss_name']} loss: {words['mechanism']} "
+                         f"(optimum over all ε-DP mechanisms {words['optimum']}){words['verdict']}")  # fmt: skip
     else:
         lines.append(f"users      {undecided_text(losses)}")
     if report["unknown"]:
@@ -594,7 +598,12 @@ def user_in_words(row: dict[str, Any]) -> dict[str, str]:
     between the exact optima at α_lo and α_hi, and M optimal or not by how much."""
     if not isinstance(row["optimum"], dict):
         ratio = "—" if row["ratio"] is None else _readable(row["ratio"])
-        return {"mechanism": _readable(row["mechanism"]), "optimum": _readable(row["optimum"]), "verdict": "", "ratio": ratio}
+        return {
+            "mechanism": _readable(row["mechanism"]),
+            "optimum": _readable(row["optimum"]),
+            "verdict": "",
+            "ratio": ratio,
+        }
     low, high = row["optimum"]["lower"], row["optimum"]["upper"]
     excess = row["excess"]
     verdict = (
@@ -602,8 +611,9 @@ def user_in_words(row: dict[str, Any]) -> dict[str, str]:
         if Fraction(excess["lower"]) > 0
         else f"M's loss is within {_decimal(excess['upper'], 'ceiling')} of the optimum (not shown optimal or not)"
     )
+    mine = row["mechanism"]
     return {
-        "mechanism": f"in [{_decimal(row['mechanism']['lower'], 'floor')}, {_decimal(row['mechanism']['upper'], 'ceiling')}]",
+        "mechanism": f"in [{_decimal(mine['lower'], 'floor')}, {_decimal(mine['upper'], 'ceiling')}]",
         "optimum": f"in [{_decimal(low['value'], 'floor')}, {_decimal(high['value'], 'ceiling')}] — a bracket, not the "
         f"exact optimum: the certified optimum at α_lo = {_readable(low['alpha'])} ≤ α below, T's loss at "
         f"α_hi = {_readable(high['alpha'])} ≥ α above",

@@ -57,9 +57,9 @@ import flint
 
 from mechlib.checkers import numbers
 from mechlib.checkers.approximate_dp import Profile, check_approximate
+from mechlib.checkers.bracketed_users import check_bracketed_user, weight_bounds
 from mechlib.checkers.fields import IntRows, Malformed, Q, _f, _int, _keys, _list, _same, check_epsilon
 from mechlib.checkers.numbers import MAX_DIGITS
-from mechlib.checkers.bracketed_users import check_bracketed_user, weight_bounds
 from mechlib.checkers.standard_users import Matrices, check_standard_user, numbers_fit, t_rows
 from mechlib.schemas import precheck
 

@@ -449,7 +449,7 @@ def bracket_alphas(alpha: Fraction, n: int, digits: int | None = None) -> tuple[
     while limit >= 2:
         lo, hi = farey_neighbours(alpha, limit)
         if _bound(lo, n) < 10**budget and _bound(hi, n) < 10**budget:
-            return (lo, hi) if 0 < lo and hi < 1 else None
+            return (lo, hi) if lo > 0 and hi < 1 else None
         limit = limit * 9 // 10
     return None
 
@@ -545,11 +545,9 @@ def weight_enclosure(mechanism: StochasticMatrix, prior: Prior) -> tuple[Any, An
     lo, hi = np.empty((len(num), len(num[0]))), np.empty((len(num), len(num[0])))
     for i, (row, d) in enumerate(zip(num, den, strict=True)):
         shift = max(d.bit_length() - 1000, 0)
-        if shift:
-            row, spare = [a >> shift for a in row], 1  # each bound of a and d one unit wider
-        else:
-            spare = 0
-        a = np.array(list(map(float, row)))  # CPython's int → float: correctly rounded
+        spare = 1 if shift else 0  # each bound of a and d one unit wider when cut
+        cut = [v >> shift for v in row] if shift else row
+        a = np.array(list(map(float, cut)))  # CPython's int → float: correctly rounded
         top, bottom = down(float(d >> shift)), up(float((d >> shift) + spare))
         lo[i] = down(down(a) / bottom) * bounds[0][i]
         hi[i] = up(up(up(a) + spare) / top) * bounds[1][i]
