@@ -24,6 +24,7 @@ the brackets exactly.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import Any
 
 from mechlib.checkers.fields import IntRows, Malformed, Q, _f, _keys, _list
@@ -41,9 +42,15 @@ LOWER = {"alpha", "value", "dual", "t_optimal_remap"}
 UPPER = {"alpha", "value", "t_optimal_remap"}
 
 
+@lru_cache(maxsize=4)
+def _t_columns(a: int, b: int, n: int) -> TColumns:
+    """T's columns at α = a/b, built once for the three users of a certificate."""
+    return TColumns.of(Q(a, b), n)
+
+
 def _t_losses(kind: str, alpha: Q, steps: list[int], n: int) -> list[Q]:
     """b_r = Σ_i (1/(n + 1))·T[i][r]·l(i, steps[r]) at α = a/b: T's integer columns over b^n·(a + b)."""
-    columns = TColumns.of(alpha, n)
+    columns = _t_columns(int(alpha.p), int(alpha.q), n)
     scale = (n + 1) * int(alpha.q) ** n * (int(alpha.p) + int(alpha.q))
     return [Q(columns.loss(kind, r, g), scale) for r, g in enumerate(steps)]
 
