@@ -272,3 +272,17 @@ def test_weight_bounds_enclose_the_weights(bits: int, parts: list[int]) -> None:
             exact = Fraction(v, den) / 2
             assert Fraction(float(lo[i][j])) <= exact <= Fraction(float(hi[i][j]))
             assert Fraction(float(c_lo[i][j])) <= exact <= Fraction(float(c_hi[i][j]))
+
+
+def test_an_older_audit_certificate_is_named_as_such(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    """A mechlib.audit/7 file (before the t_at remap and the bracketed users): exit 2, one line saying
+    it comes from an older mechlib and what to do; the checker's own precheck says the same."""
+    from mechlib.cli import main
+
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps({"schema": "mechlib.audit/7"}))
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "older mechlib" in err and "mechlib.audit/8" in err
+    assert "older mechlib" in check_certificate({"schema": "mechlib.audit/7"})[0]
+    assert "older" not in check_certificate({"schema": "mechlib.audit/9"})[0]

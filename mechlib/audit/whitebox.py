@@ -3,7 +3,9 @@
 At the mechanism's exact DP level α: its witness and the claimed level; derivability from T
 (GS Theorem 2, the exact remap or the violating entry); the dominance certificate (CLAIMS.md
 note 1); and, for standard users, its loss with the optimal remap beside the certified optimum
-(GRS LP (3)–(7)). A check that cannot be certified is UNKNOWN, never a pass.
+(GRS LP (3)–(7)) — or, where the optimum's numbers at α are too long to write, an exact bracket on
+it from short α_lo ≤ α ≤ α_hi (``bracketed_users``). A check that cannot be certified is UNKNOWN,
+never a pass.
 """
 
 from __future__ import annotations

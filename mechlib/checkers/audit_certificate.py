@@ -30,7 +30,9 @@ formula and multiplies, so that matrix is exactly what every check below reads.
    loss), the mechanism's loss under its optimal remap (posterior argmin, recomputed), the ratio,
    the optimum: a dual u with Σu = the optimum and every column c_j − u nonnegative on the α-DP
    cone (so no α-DP mechanism loses less), reached by T with its recorded remap (GRS Thm 3.1) and,
-   when given, by the optimum X* (α-DP, stochastic);
+   when given, by the optimum X* (α-DP, stochastic); where the numbers at α pass the digit limit
+   (and only there), the standard users' optima bracketed at short α_lo ≤ α ≤ α_hi
+   (``mechlib.checkers.bracketed_users``);
 6. the ``alpha`` of every finding is the DP level; ``derivable``, ``verdict`` and ``unknown``
    agree with the findings; a finding is "not applicable" exactly where it is not defined (not a
    count query on 0..n, n ≥ 1, or α ∉ (0, 1)); "skipped" only where a size or digit limit of the
