@@ -155,8 +155,9 @@ def _enclosed_loss(
         proved, disproved = _guess_signs(kind, lo, hi, g, columns, n)
     if disproved.any():
         return None
+    common = math.lcm(*m.den) if not proved.all() else 1  # the open columns over one denominator
     for r in (~proved).nonzero()[0]:
-        weights = _integer_column(m, int(r))
+        weights = [row[r] * (common // d) for row, d in zip(m.num, m.den)]
         least, at = _column_losses(kind, weights, (guess[r],), None)
         if at[0] != least:
             return None
@@ -168,12 +169,6 @@ def _enclosed_loss(
 def _exact_float(x: Any) -> Q:
     """A float's exact value."""
     return Q(*float(x).as_integer_ratio())
-
-
-def _integer_column(m: IntRows, r: int) -> list[int]:
-    """Column r's entries over one common denominator (the lcm of the rows'), as integers."""
-    common = math.lcm(*m.den)
-    return [row[r] * (common // d) for row, d in zip(m.num, m.den)]
 
 
 def _sum_bounds(lower: Any, upper: Any, axis: int | None = None) -> tuple[Any, Any]:
