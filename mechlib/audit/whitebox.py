@@ -594,18 +594,13 @@ def render_text(report: dict[str, Any]) -> str:
 
 
 def user_in_words(row: dict[str, Any]) -> dict[str, str]:
-    """A user row's ``mechanism`` (M's loss), ``optimum``, ``verdict`` and ``ratio`` as printed (the
-    verdict empty for an exact optimum, whose ratio says it all). A bracketed row (the optimum at α too long
-    to write): what is shown is a bracket, not the exact optimum — M's loss enclosed, the optimum
-    between the exact optima at α_lo and α_hi, and M optimal or not by how much."""
+    """A user row's ``mechanism`` (M's loss), ``optimum`` and ``verdict`` as printed (the verdict
+    empty for an exact optimum, whose ratio says it all). A bracketed row (the optimum at α too long
+    to write) also its ``ratio``: what is shown is a bracket, not the exact optimum — M's loss
+    enclosed, the optimum between the certified optimum at α_lo and T's loss at α_hi, and M optimal
+    or not by how much."""
     if not isinstance(row["optimum"], dict):
-        ratio = "—" if row["ratio"] is None else _readable(row["ratio"])
-        return {
-            "mechanism": _readable(row["mechanism"]),
-            "optimum": _readable(row["optimum"]),
-            "verdict": "",
-            "ratio": ratio,
-        }
+        return {"mechanism": _readable(row["mechanism"]), "optimum": _readable(row["optimum"]), "verdict": ""}
     low, high = row["optimum"]["lower"], row["optimum"]["upper"]
     excess = row["excess"]
     verdict = (
@@ -631,13 +626,12 @@ def _decimal(exact: str, rounding: str) -> str:
     value = Fraction(exact)
     if value == 0:
         return "0"
-    shift = 6 - math.floor(math.log10(abs(value)))
-    scaled = value * Fraction(10) ** shift
-    whole = math.floor(scaled) if rounding == "floor" else math.ceil(scaled)
-    if shift <= 0:
-        return str(whole * 10**-shift)
-    digits = str(abs(whole)).rjust(shift + 1, "0")
-    return f"{'-' if whole < 0 else ''}{digits[:-shift]}.{digits[-shift:]}"
+    rounded = standard_users.significant_digits(value, 7, up=rounding == "ceiling")
+    places = max(6 - math.floor(math.log10(abs(value))), 0)
+    whole = rounded * 10**places  # an integer: rounded is k/10^m with m ≤ places
+    digits = str(abs(whole.numerator)).rjust(places + 1, "0")
+    sign = "-" if whole < 0 else ""
+    return f"{sign}{digits[: len(digits) - places]}.{digits[len(digits) - places :]}" if places else f"{sign}{digits}"
 
 
 def undecided_text(finding: dict[str, Any]) -> str:

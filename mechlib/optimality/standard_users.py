@@ -503,18 +503,18 @@ def enclosed_optimal_remap(
     margin = 1e-7 * upper + 1e-300
     outputs = mechanism.outputs
     remap = Remap.deterministic(dict(zip(outputs, map(int, guess), strict=True)), outputs, list(range(n + 1)))
-    return EnclosedLoss(remap, _decimal_outward(lower - margin, -1), _decimal_outward(upper + margin, 1))
+    low = significant_digits(Fraction(lower - margin), 9, up=False) if lower > margin else Fraction(0)
+    return EnclosedLoss(remap, low, significant_digits(Fraction(upper + margin), 9, up=True))
 
 
-def _decimal_outward(value: float, side: int) -> Fraction:
-    """A decimal of 9 significant digits at or below (side −1) or above (side 1) ``value``; 0 for ≤ 0."""
-    if value <= 0:
-        return Fraction(0)
-    exact_value = Fraction(value)
-    shift = 8 - math.floor(math.log10(value))
-    scaled = exact_value * Fraction(10) ** shift
-    whole = math.floor(scaled) if side < 0 else math.ceil(scaled)
-    return Fraction(whole) / Fraction(10) ** shift
+def significant_digits(value: Fraction, digits: int, *, up: bool) -> Fraction:
+    """``value`` rounded to ``digits`` significant decimal digits, down (towards −∞) or up: k/10^m."""
+    if value == 0:
+        return value
+    shift = digits - 1 - math.floor(math.log10(abs(value)))
+    scale = Fraction(10) ** shift
+    scaled = value * scale
+    return Fraction(math.ceil(scaled) if up else math.floor(scaled)) / scale
 
 
 def sum_enclosure(lower_terms: Any, upper_terms: Any) -> tuple[float, float]:
