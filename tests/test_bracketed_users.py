@@ -217,6 +217,7 @@ def test_bracket_alphas_fit_the_limit_and_enclose_alpha() -> None:
     assert lo == Fraction(2, 5) < alpha < hi and standard_users._bound(hi, 500) < 10**1200
     assert hi - lo < Fraction(1, 200)
     assert standard_users.bracket_alphas(Fraction(1, 10**9), 500, 1200) is None  # α_lo would be 0
+    assert standard_users.bracket_alphas(Fraction(1, 10**1000), 5, 4000) is None  # a limit past floats: capped
 
 
 def _tied() -> Mechanism:

@@ -445,7 +445,7 @@ def bracket_alphas(alpha: Fraction, n: int, digits: int | None = None) -> tuple[
     budget = min(digits or exact.MAX_DIGITS, exact.MAX_DIGITS)
     # b^(n+5)·12(n+1)³n² bounds ``_bound`` at every a/b, a < b: a first guess of the limit, lowered until both fit
     spare = budget - 1 - math.log10(12 * (n + 1) ** 3 * max(n, 1) ** 2)
-    limit = int(10 ** (spare / (n + 5))) if spare > 0 else 1
+    limit = int(10 ** min(spare / (n + 5), 300.0)) if spare > 0 else 1  # 10^300: past any use, within a float
     while limit >= 2:
         lo, hi = farey_neighbours(alpha, limit)
         if _bound(lo, n) < 10**budget and _bound(hi, n) < 10**budget:
