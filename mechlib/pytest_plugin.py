@@ -53,7 +53,6 @@ def pytest_configure(config: pytest.Config) -> None:
         except InvalidArgument:
             raise pytest.UsageError(f"HYPOTHESIS_PROFILE={wanted!r} names no registered Hypothesis profile") from None
 
-
 HALF = Fraction(1, 2)
 
 

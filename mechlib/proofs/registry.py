@@ -271,6 +271,7 @@ class Result:
             "reason": self.outcome.reason,
         }
 
+
     def scopes_by_part(self) -> dict[str, Any]:
         """Each scope under its part's kind; a part's further scopes (one per half it checks) as
         "EXACT #2" and so on, so none is dropped."""
