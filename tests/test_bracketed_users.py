@@ -115,6 +115,7 @@ LOW, HIGH = [*USER, "optimum", "lower"], [*USER, "optimum", "upper"]
         ([*LOW, "dual", 3], _plus, "lower end's optimality certificate"),
         ([*LOW, "t_optimal_remap", "0"], 5, "does not reach the lower end"),
         ([*HIGH, "value"], _plus, "does not lose the upper end's value"),
+        ([*HIGH, "value"], "0", "does not lose the upper end's value"),
         ([*HIGH, "t_optimal_remap", "0"], 5, "does not lose the upper end's value"),
         ([*USER, "mechanism", "lower"], _plus, "not in the recorded bracket"),
         ([*USER, "mechanism", "upper"], lambda v: str(Fraction(v) - Fraction(1, 10**6)), "not in the recorded bracket"),

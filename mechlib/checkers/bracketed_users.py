@@ -130,7 +130,8 @@ def check_bracketed_user(
         _f(u["excess"][k], f"{where}.excess.{k}") != v for k, v in excess.items()
     ):
         out.append(f"{name}: the excess is not the mechanism's bracket minus the optimum's")
-    ratio = None if value_low == 0 else {"lower": mine[0] / value_high, "upper": mine[1] / value_low}
+    # value_high ≥ value_low > 0 in a certificate that holds; a forged 0 upper end is a failure above, not a crash
+    ratio = None if value_low == 0 or value_high == 0 else {"lower": mine[0] / value_high, "upper": mine[1] / value_low}
     recorded = u["ratio"]
     if (recorded is None) != (ratio is None) or (
         ratio is not None
