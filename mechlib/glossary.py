@@ -61,7 +61,10 @@ TERMS: tuple[Term, ...] = (
          "The least expected loss any ε-DP mechanism on counts 0..n achieves for the user (GRS LP (3)–(7)): "
          "T then the user's best remap (GRS Theorem 3.1), with an exact dual built from T's columns that "
          "proves no mechanism does better (HiGHS's LP only when that dual fails, up to n = 150). 'ratio' is "
-         "the mechanism's loss (with its best remap) over it."),
+         "the mechanism's loss (with its best remap) over it. Where the numbers at the mechanism's own α are "
+         "too long to write (the exponential mechanism), the optimum is bracketed between the certified "
+         "optimum at a short α_lo ≤ α and T's loss at a short α_hi ≥ α (α-DP with a larger α is a subset), "
+         "and the report says it shows a bracket."),
     Term("standard users", ("absolute loss", "squared loss", "binary loss", "weighted median", "posterior mode"),
          "The audit's three users: uniform prior and absolute |i − j|, squared (i − j)² or binary [i ≠ j] loss. "
          "Their best guess for an output is a weighted median, an integer nearest the posterior mean, or a "

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _committed() -> list[tuple[Path, str]]:
     reports = ROOT / "reports"
-    found = [(p, "mechlib.audit/7") for p in sorted((reports / "examples").glob("*.audit.json"))]
+    found = [(p, "mechlib.audit/8") for p in sorted((reports / "examples").glob("*.audit.json"))]
     found += [(p, "mechlib.blackbox/9") for p in sorted((reports / "examples" / "blackbox").glob("*.blackbox.json"))]
     found += [(p, "mechanism") for p in sorted((reports / "examples" / "sources").glob("*.json"))]
     found += [(p, "mechanism") for p in sorted((ROOT / "tests" / "fixtures").glob("*.json"))]
@@ -95,7 +95,7 @@ def test_produced_blackbox_results_and_sweep_reports_follow_their_schemas(tmp_pa
     validate(report, "mechlib.sweep/1")
     merged = json.loads((out / report["blackbox"][0]["certificate"]).read_text())
     validate(merged, "mechlib.blackbox/9")
-    validate(json.loads((out / report["audits"][0]["certificate"]).read_text()), "mechlib.audit/7")
+    validate(json.loads((out / report["audits"][0]["certificate"]).read_text()), "mechlib.audit/8")
 
 
 def _audit() -> dict[str, Any]:
@@ -136,9 +136,9 @@ def test_a_mechanism_file_with_a_wrong_structure_names_the_field(tmp_path: Path)
 def test_validate_raises_a_validation_error_naming_the_path() -> None:
     with pytest.raises(ValidationError) as info:
         validate({}, "audit")  # a family name: its current schema
-    assert info.value.schema == "mechlib.audit/7" and info.value.path == "$" and "required" in info.value.message
+    assert info.value.schema == "mechlib.audit/8" and info.value.path == "$" and "required" in info.value.message
     with pytest.raises(ValidationError, match=r"^\$\.matrix"):
         validate({"matrix": 5}, "mechanism")
     with pytest.raises(ValueError, match="no schema 'nope'; known: mechanism, audit"):
         validate({}, "nope")
-    assert structure_error({}, "mechlib.audit/7") == str(info.value)
+    assert structure_error({}, "mechlib.audit/8") == str(info.value)

@@ -86,7 +86,7 @@ def _certificate(mech: Mechanism) -> dict[str, Any]:
 def test_named_losses_certify_and_check(mech: Mechanism) -> None:
     cert = _certificate(mech)
     users = cert["user_losses"]["users"]
-    assert [u["loss"] for u in users] == list(STANDARD_LOSSES) and cert["schema"] == "mechlib.audit/7"
+    assert [u["loss"] for u in users] == list(STANDARD_LOSSES) and cert["schema"] == "mechlib.audit/8"
     assert check_certificate(cert) == []
 
     def other_loss(u: dict[str, Any]) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from mechlib.audit.approximate_dp import findings as approximate_lines
 from mechlib.audit.approximate_dp import plot_points
-from mechlib.audit.whitebox import undecided_text
+from mechlib.audit.whitebox import undecided_text, user_in_words
 from mechlib.core.exact import format_fraction
 from mechlib.core.families import truncated_geometric
 from mechlib.core.mechanism import Mechanism
@@ -94,6 +94,8 @@ def _today() -> str:
 def _context(report: dict[str, Any], certificate: str = "CERTIFICATE.json") -> dict[str, Any]:
     src = report["source"]
     users = report["user_losses"]["users"] if report["user_losses"]["status"] == "certified" else []
+    # a bracketed row (the optimum at α too long to write) is shown in words: brackets, not exact values
+    users = [{**u, "bracketed": isinstance(u["optimum"], dict), "shown": user_in_words(u)} for u in users]
     return {
         **report,
         "title": str(src.get("name") or src["path"]),
@@ -241,12 +243,14 @@ def render_html(report: dict[str, Any], certificate: str = "CERTIFICATE.json") -
     """One HTML file (``templates/audit.html``): inline CSS only, no script, no external resource.
     Above ``FULL_PAGE_MAX_N`` the matrix is summarised (``summary``), not drawn cell by cell."""
     context = _context(report, certificate)
-    worst = max((Fraction(u["mechanism"]) for u in context["users"]), default=Fraction(1)) or Fraction(1)
+    # bars: exact values, or a bracket's upper end
+    mine = [Fraction(u["mechanism"]["upper"] if u["bracketed"] else u["mechanism"]) for u in context["users"]]
+    best = [Fraction(u["optimum"]["upper"]["value"] if u["bracketed"] else u["optimum"]) for u in context["users"]]
+    worst = max(mine, default=Fraction(1)) or Fraction(1)
     context["users"] = [
-        {**u, "mechanism_width": 12 * float(Fraction(u["mechanism"]) / worst),
-         "optimum_width": 12 * float(Fraction(u["optimum"]) / worst)}
-        for u in context["users"]
-    ]  # fmt: skip
+        {**u, "mechanism_width": 12 * float(m / worst), "optimum_width": 12 * float(b / worst)}
+        for u, m, b in zip(context["users"], mine, best, strict=True)
+    ]
     section = report["approximate_dp"]
     plot = None if section is None else plot_points(section)
     if report["n"] > FULL_PAGE_MAX_N or len(report["outputs"]) > FULL_PAGE_MAX_N + 1:

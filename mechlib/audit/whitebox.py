@@ -3,12 +3,15 @@
 At the mechanism's exact DP level α: its witness and the claimed level; derivability from T
 (GS Theorem 2, the exact remap or the violating entry); the dominance certificate (CLAIMS.md
 note 1); and, for standard users, its loss with the optimal remap beside the certified optimum
-(GRS LP (3)–(7)). A check that cannot be certified is UNKNOWN, never a pass.
+(GRS LP (3)–(7)) — or, where the optimum's numbers at α are too long to write, an exact bracket on
+it from short α_lo ≤ α ≤ α_hi (``bracketed_users``). A check that cannot be certified is UNKNOWN,
+never a pass.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -36,14 +39,16 @@ from mechlib.optimality.dominance import (
     dominating_t,
     t_itself_bits,
 )
-from mechlib.optimality.optimal import CertificationError, optimal_bayes_mechanism, optimum_of_t
+from mechlib.optimality.optimal import CertificationError, OptimumOfT, optimal_bayes_mechanism, optimum_of_t
 from mechlib.optimality.standard_users import STANDARD_LOSSES, StandardUser
 from mechlib.provenance import package_versions
 
 #: /3: integer rows; /4: approximate_dp, claimed δ; /5: named losses; /6: M as T·Y; /7: a finding is
 #: "not applicable" or, when a limit stopped it, "skipped" with what would decide it — and every skipped
-#: or UNKNOWN finding is in ``unknown`` (an audit with one exits 3, undecided)
-SCHEMA = "mechlib.audit/7"
+#: or UNKNOWN finding is in ``unknown`` (an audit with one exits 3, undecided); /8: dominance by T at a
+#: short α′ ≥ α (``{"t_at": α′}``) and a user's optimum bracketed by the exact optima at short
+#: α_lo ≤ α ≤ α_hi where the one at α is too long to write (``bracketed_users``)
+SCHEMA = "mechlib.audit/8"
 
 #: The LP-based findings (dominance of a mechanism that is not derivable, a user whose dual from T does
 #: not check) run up to this n by default (``MECHLIB_LP_MAX_N`` raises it); larger is "skipped".
@@ -309,6 +314,9 @@ def theory_findings(
     )
     if too_big is not None and mech.n > LP_MAX_N_CAP:
         too_big["decide"] = f"none yet: the LP findings run up to n = {LP_MAX_N_CAP}"
+    fits = unfit is None and mech.n <= USERS_MAX_N and standard_users.numbers_fit(alpha, mech.n)
+    # the exact optimum at α too long to write: bracketed by the exact optima at short α_lo ≤ α ≤ α_hi
+    ends = [] if unfit or fits or extra or mech.n > USERS_MAX_N else bracket_ends(alpha, mech.n)
     users_skip = (
         not_applicable(unfit)
         if unfit
@@ -319,11 +327,13 @@ def theory_findings(
         if mech.n > USERS_MAX_N
         else skipped(
             f"at α = {_readable(format_fraction(alpha))} and n = {mech.n} the optima's numbers can pass "
-            f"{exact.MAX_DIGITS} digits",
+            f"{exact.MAX_DIGITS} digits"
+            + ("; a user with a loss matrix (--prior/--loss) is not bracketed" if extra else ""),
             f"raise MECHLIB_MAX_DIGITS (to {standard_users.digits_needed(alpha, mech.n)} for this mechanism) for the "
-            "audit and for `mechlib check`",
+            "audit and for `mechlib check`"
+            + (", or drop --prior/--loss (the standard users are then bracketed)" if extra else ""),
         )
-        if not standard_users.numbers_fit(alpha, mech.n)
+        if not fits and not ends
         else None
     )
 
@@ -366,6 +376,8 @@ def theory_findings(
 
     def user_losses() -> dict[str, Any]:
         n = mech.n
+        if ends:
+            return {"status": "certified", "alpha": format_fraction(alpha), "users": bracketed_users(mech, ends, say)}
         assert basis is not None
         t = basis.t
         rows = []
@@ -429,6 +441,82 @@ def theory_findings(
         "dominance": _attempt(dominance, skip=not_applicable(unfit) if unfit else None),  # a derivable M: at any n
         "user_losses": _attempt(user_losses, skip=users_skip),
     }
+
+
+#: The bracketed users' optima are first tried at α's Farey neighbours whose numbers have at most
+#: this many digits (n = 1000: denominators up to 31, ~0.2 s a user); a user whose bracket leaves M's
+#: optimality open is redone at the ``MAX_DIGITS`` limit (n = 1000: up to ~9000, ~1 s a user).
+BRACKET_FIRST_DIGITS = 1500
+
+
+def bracket_ends(alpha: Fraction, n: int) -> list[tuple[Fraction, Fraction]]:
+    """The pairs α_lo ≤ α ≤ α_hi to bracket the users' optima with, coarse then fine (none: the
+    optimum is skipped)."""
+    found = [standard_users.bracket_alphas(alpha, n, digits) for digits in (BRACKET_FIRST_DIGITS, None)]
+    return [ends for k, ends in enumerate(found) if ends is not None and ends not in found[:k]]
+
+
+def bracketed_users(
+    mech: Mechanism, tries: Sequence[tuple[Fraction, Fraction]], say: Callable[[str], None] = _silent
+) -> list[dict[str, Any]]:
+    """The standard users' rows when the exact optimum at M's level α is too long to write: the
+    optimum L*(α) bracketed by short α_lo ≤ α ≤ α_hi (α′-DP ⊆ α-DP for α ≤ α′, so L*(α_lo) ≤ L*(α) ≤
+    L*(α_hi)): below by the certified optimum at α_lo (T's dual, GRS Thm 3.1), above by the loss of
+    T at α_hi with its optimal remap (an α_hi-DP, so α-DP, mechanism). M's loss with its optimal
+    remap is enclosed on rigorous intervals (``enclosed_optimal_remap``). ``tries``: the pairs of
+    ``bracket_ends``, each next one used for a user whose bracket leaves M's optimality open."""
+    n = mech.n
+    weights = standard_users.weight_enclosure(mech, Prior.uniform(n))
+    bases: dict[Fraction, tuple[TBasis, standard_users.GeometricColumns]] = {}
+
+    def basis(end: Fraction) -> tuple[TBasis, standard_users.GeometricColumns]:
+        if end not in bases:
+            bases[end] = (TBasis(end, n), standard_users.GeometricColumns.of(end, n))
+        return bases[end]
+
+    def certified(user: StandardUser, end: Fraction) -> OptimumOfT:
+        t_end, geometric = basis(end)
+        found = standard_users.optimum_of_t(user, end, t_end.t, t_end.inverse, None, geometric)
+        if found is None:
+            raise CertificationError(
+                f"the {user.kind} user's dual built from T at α = {format_fraction(end)} does not check"
+            )
+        return found
+
+    rows = []
+    for kind in STANDARD_LOSSES:
+        say(f"the bracketed optimum of the user with a uniform prior and the {kind} loss")
+        user = StandardUser(kind, Prior.uniform(n))
+        mine = standard_users.enclosed_optimal_remap(mech, user, weights)
+        for low_alpha, high_alpha in tries:
+            low = certified(user, low_alpha)
+            high_remap, high = standard_users.t_with_optimal_remap(user, high_alpha, basis(high_alpha)[1])
+            if mine.lower > high:  # M is shown not optimal: no finer bracket needed
+                break
+        rows.append({
+            "prior_name": "uniform",
+            "loss_name": kind,
+            "prior": [format_fraction(p) for p in user.prior.probabilities],
+            "loss": kind,
+            "mechanism": {"lower": format_fraction(mine.lower), "upper": format_fraction(mine.upper)},
+            "optimal_remap": _remap_text(mine.remap),
+            "optimum": {
+                "lower": {"alpha": format_fraction(low_alpha), "value": format_fraction(low.value),
+                          "dual": [format_fraction(u) for u in low.dual], "t_optimal_remap": _remap_text(low.remap)},
+                "upper": {"alpha": format_fraction(high_alpha), "value": format_fraction(high),
+                          "t_optimal_remap": _remap_text(high_remap)},
+            },
+            # M's loss minus the optimum (≥ 0: M is α-DP) and M's loss over the optimum, bracketed
+            "excess": {"lower": format_fraction(max(mine.lower - high, Fraction(0))),
+                       "upper": format_fraction(mine.upper - low.value)},
+            "ratio": None if low.value == 0 else {"lower": format_fraction(mine.lower / high),
+                                                  "upper": format_fraction(mine.upper / low.value)},
+        })  # fmt: skip
+    return rows
+
+
+def _remap_text(remap: Any) -> dict[str, Any]:
+    return {str(r): g for r, g in remap.as_mapping().items()}
 
 
 def _row(
@@ -495,10 +583,9 @@ def render_text(report: dict[str, Any]) -> str:
     losses = report["user_losses"]
     if losses["status"] == "certified":
         for row in losses["users"]:
-            lines.append(
-                f"user       {row['prior_name']} prior, {row['loss_name']} loss: {_readable(row['mechanism'])} "
-                f"(optimum over all ε-DP mechanisms {_readable(row['optimum'])})"
-            )
+            words = user_in_words(row)
+            lines.append(f"user       {row['prior_name']} prior, {row['loss_name']} loss: {words['mechanism']} "
+                         f"(optimum over all ε-DP mechanisms {words['optimum']}){words['verdict']}")  # fmt: skip
     else:
         lines.append(f"users      {undecided_text(losses)}")
     if report["unknown"]:
@@ -506,6 +593,47 @@ def render_text(report: dict[str, Any]) -> str:
         lines.append(f"undecided  {', '.join(report['unknown'])}: the audit is incomplete{code}")
     lines.append("terms      mechlib explain [T | derivable | dominance | legal user | …]")
     return "\n".join(lines)
+
+
+def user_in_words(row: dict[str, Any]) -> dict[str, str]:
+    """A user row's ``mechanism`` (M's loss), ``optimum`` and ``verdict`` as printed (the verdict
+    empty for an exact optimum, whose ratio says it all). A bracketed row (the optimum at α too long
+    to write) also its ``ratio``: what is shown is a bracket, not the exact optimum — M's loss
+    enclosed, the optimum between the certified optimum at α_lo and T's loss at α_hi, and M optimal
+    or not by how much."""
+    if not isinstance(row["optimum"], dict):
+        return {"mechanism": _readable(row["mechanism"]), "optimum": _readable(row["optimum"]), "verdict": ""}
+    low, high = row["optimum"]["lower"], row["optimum"]["upper"]
+    excess = row["excess"]
+    verdict = (
+        f"M is not optimal for this user: its loss is at least {_decimal(excess['lower'], 'floor')} above the optimum"
+        if Fraction(excess["lower"]) > 0
+        else f"M's loss is within {_decimal(excess['upper'], 'ceiling')} of the optimum (not shown optimal or not)"
+    )
+    mine = row["mechanism"]
+    return {
+        "mechanism": f"in [{_decimal(mine['lower'], 'floor')}, {_decimal(mine['upper'], 'ceiling')}]",
+        "optimum": f"in [{_decimal(low['value'], 'floor')}, {_decimal(high['value'], 'ceiling')}] — a bracket, not the "
+        f"exact optimum: the certified optimum at α_lo = {_readable(low['alpha'])} ≤ α below, T's loss at "
+        f"α_hi = {_readable(high['alpha'])} ≥ α above",
+        "verdict": f"; {verdict}",
+        "ratio": "unbounded (the optimum's lower end is 0)" if row["ratio"] is None else
+        f"in [{_decimal(row['ratio']['lower'], 'floor')}, {_decimal(row['ratio']['upper'], 'ceiling')}]",
+    }  # fmt: skip
+
+
+def _decimal(exact: str, rounding: str) -> str:
+    """An exact value as 7 significant digits rounded the given way ("floor" or "ceiling"), so a
+    printed bracket still contains what the certificate's exact bracket does."""
+    value = Fraction(exact)
+    if value == 0:
+        return "0"
+    rounded = standard_users.significant_digits(value, 7, up=rounding == "ceiling")
+    places = max(6 - math.floor(math.log10(abs(value))), 0)
+    whole = rounded * 10**places  # an integer: rounded is k/10^m with m ≤ places
+    digits = str(abs(whole.numerator)).rjust(places + 1, "0")
+    sign = "-" if whole < 0 else ""
+    return f"{sign}{digits[: len(digits) - places]}.{digits[len(digits) - places :]}" if places else f"{sign}{digits}"
 
 
 def undecided_text(finding: dict[str, Any]) -> str:

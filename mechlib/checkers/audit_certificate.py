@@ -1,4 +1,4 @@
-"""Independent re-check of a white-box audit certificate (schema ``mechlib.audit/7``).
+"""Independent re-check of a white-box audit certificate (schema ``mechlib.audit/8``).
 
 Shares nothing with the producer but the JSON data model: it parses the exact strings itself,
 builds T and its closed-form inverse from their formulas, and recomputes **every field** — or lists
@@ -30,7 +30,9 @@ formula and multiplies, so that matrix is exactly what every check below reads.
    loss), the mechanism's loss under its optimal remap (posterior argmin, recomputed), the ratio,
    the optimum: a dual u with Σu = the optimum and every column c_j − u nonnegative on the α-DP
    cone (so no α-DP mechanism loses less), reached by T with its recorded remap (GRS Thm 3.1) and,
-   when given, by the optimum X* (α-DP, stochastic);
+   when given, by the optimum X* (α-DP, stochastic); where the numbers at α pass the digit limit
+   (and only there), the standard users' optima bracketed at short α_lo ≤ α ≤ α_hi
+   (``mechlib.checkers.bracketed_users``);
 6. the ``alpha`` of every finding is the DP level; ``derivable``, ``verdict`` and ``unknown``
    agree with the findings; a finding is "not applicable" exactly where it is not defined (not a
    count query on 0..n, n ≥ 1, or α ∉ (0, 1)); "skipped" only where a size or digit limit of the
@@ -57,12 +59,13 @@ import flint
 
 from mechlib.checkers import numbers
 from mechlib.checkers.approximate_dp import Profile, check_approximate
+from mechlib.checkers.bracketed_users import check_bracketed_user, weight_bounds
 from mechlib.checkers.fields import IntRows, Malformed, Q, _f, _int, _keys, _list, _same, check_epsilon
 from mechlib.checkers.numbers import MAX_DIGITS
-from mechlib.checkers.standard_users import Matrices, check_standard_user, t_rows
+from mechlib.checkers.standard_users import Matrices, check_standard_user, numbers_fit, t_rows
 from mechlib.schemas import precheck
 
-SCHEMA = "mechlib.audit/7"
+SCHEMA = "mechlib.audit/8"
 
 #: The LP findings (dominance of a mechanism that is not derivable; a user whose dual from T fails) are
 #: always decided up to this n (the audit's default; ``MECHLIB_LP_MAX_N`` lets it run further, its
@@ -181,15 +184,6 @@ def _cross_equal(ra: list[int], d: int, rb: list[int], e: int) -> bool:
     g = math.gcd(d, e)
     left, right = e // g, d // g  # one of them is often 1: that side is compared as it is
     return (ra if left == 1 else list(map(left.__mul__, ra))) == (rb if right == 1 else list(map(right.__mul__, rb)))
-
-
-def _numbers_fit(alpha: Q, n: int) -> bool:
-    """The users are decided only where their numbers are readable: every integer below
-    B = 3·(a² + b²)·(b − a)²·(n + 1)³·n²·b^n·(a + b) < 10^MAX_DIGITS at α = a/b (b_r has denominator
-    (n + 1)·b^n·(a + b) and numerator ≤ (n + 1)·n² times it; u = (T⁻¹)ᵀb adds (b − a)²)."""
-    a, b = int(alpha.p), int(alpha.q)
-    bound = 3 * (a * a + b * b) * (b - a) ** 2 * (n + 1) ** 3 * max(n, 1) ** 2 * b**n * (a + b)
-    return bool(bound < 10**numbers.MAX_DIGITS)
 
 
 def _t_fits(alpha: Q, n: int) -> None:
@@ -461,8 +455,9 @@ def _check(cert: dict[str, Any], source: bytes | str | None, parsed: dict[str, A
         else:
             failures += _check_dominance(dom["remap"], m, inputs, outputs, alpha, n)
     users = cert["user_losses"]
-    fit = decidable and n <= USERS_MAX_N and _numbers_fit(alpha, n)
-    if _status(users, "user_losses", decidable, fit and n <= LP_MAX_N, failures, certifiable=fit) == "certified":
+    fit = decidable and n <= USERS_MAX_N and numbers_fit(alpha, n)  # else the standard users are bracketed
+    certifiable = decidable and n <= USERS_MAX_N
+    if _status(users, "user_losses", decidable, fit and n <= LP_MAX_N, failures, certifiable) == "certified":
         _keys(users, "user_losses", {"status", "alpha", "users"})
         if not _same(users["alpha"], alpha, "user_losses.alpha"):
             failures.append("user_losses.alpha is not the DP level")
@@ -473,8 +468,18 @@ def _check(cert: dict[str, Any], source: bytes | str | None, parsed: dict[str, A
             failures.append("user_losses.users does not start with the three standard users")
         general: tuple[list[list[Q]], list[list[Q]]] | None = None  # M and T as rationals, for loss matrices
         integers: Matrices | None = None  # M and T in integers, by columns, for named losses
+        bounds: tuple[Any, Any] | None = None
         for k, u in enumerate(rows):
             where = f"user_losses.users[{k}]"
+            if isinstance(u, dict) and isinstance(u.get("optimum"), dict):  # bracketed at short α_lo ≤ α ≤ α_hi
+                if fit:
+                    failures.append(f"{where}: the optimum is bracketed although its exact value is decided here")
+                bounds = bounds or weight_bounds(m)  # M's weights on floats, once for every user
+                failures += check_bracketed_user(u, where, m, outputs, alpha, n, bounds)
+                continue
+            if not fit:
+                raise Malformed(f"{where}: an exact optimum at α = {alpha} on 0..{n} has numbers past the digit "
+                                "limit (the audit brackets it)")  # fmt: skip
             if isinstance(u, dict) and isinstance(u.get("loss"), str) and "optimum_mechanism" not in u:
                 at_level = t if t is not None and t_alpha == alpha else t_rows(alpha, n)
                 integers = integers or Matrices.of(m, at_level, alpha)

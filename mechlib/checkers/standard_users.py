@@ -1,5 +1,5 @@
 """Re-check of a certificate's user row whose loss is named (``"loss": "absolute" | "squared" |
-"binary"``, ``mechlib.audit/7``), in integers and O(n²), written apart from the producer.
+"binary"``, ``mechlib.audit/8``), in integers and O(n²), written apart from the producer.
 
 With the prior p and the matrix x[i][r] = num[i][r]/den[i], the weights w_i = p_i·x[i][r] are
 integers after one common scaling L. For each output r the least expected loss min_j Σ_i w_i·l(i, j)
@@ -23,6 +23,7 @@ from itertools import accumulate
 from operator import mul, sub
 from typing import Any
 
+from mechlib.checkers import numbers
 from mechlib.checkers.fields import IntRows, Malformed, Q, _f, _int, _keys, _list, _same
 
 FIELDS = {"prior_name", "loss_name", "prior", "loss", "mechanism", "optimal_remap", "optimum", "ratio", "dual"}
@@ -90,6 +91,17 @@ class TColumns:
         left = self._span(0, min(r, d), 0, -1, d) + self._span(max(0, d + 1), r, 0, 1, -d)  # |d − k|
         right = self._span(max(1, -d), n - r, 0, 1, d) + self._span(1, min(n - r, -d - 1), 0, -1, -d)  # |d + k|
         return self.c[r] * (left + right)
+
+
+def numbers_fit(alpha: Q, n: int) -> bool:
+    """The users are decided only where their numbers are readable: every integer below
+    B = 3·(a² + b²)·(b − a)²·(n + 1)³·n²·b^n·(a + b) < 10^MAX_DIGITS at α = a/b (b_r has denominator
+    (n + 1)·b^n·(a + b) and numerator ≤ (n + 1)·n² times it; u = (T⁻¹)ᵀb adds (b − a)²)."""
+    a, b = int(alpha.p), int(alpha.q)
+    if n * (b.bit_length() - 1) > 4 * numbers.MAX_DIGITS:  # b^n ≥ 2^(n·(bits − 1)) > 10^MAX_DIGITS: no power taken
+        return False
+    bound = 3 * (a * a + b * b) * (b - a) ** 2 * (n + 1) ** 3 * max(n, 1) ** 2 * b**n * (a + b)
+    return bool(bound < 10**numbers.MAX_DIGITS)
 
 
 def _scaled_prior(prior: list[Q], den: list[int]) -> tuple[list[int], int]:

@@ -13,7 +13,7 @@ def add_parser(sub: Any, name: str) -> None:
     check = sub.add_parser(
         name,
         help="re-verify a certificate with the independent checker",
-        description="Re-verify every witness of a certificate (schemas mechlib.audit/7, "
+        description="Re-verify every witness of a certificate (schemas mechlib.audit/8, "
         "mechlib.blackbox/9 (and /8, /7, /6), mechlib.bracket/1 and mechlib.universal/2) without trusting the "
         "code that produced it; a gzip-compressed certificate is read as is. "
         "Exit 0 if it holds, 1 if any check fails, 2 if the file is not a certificate.",
@@ -34,6 +34,7 @@ def add_parser(sub: Any, name: str) -> None:
 def run(args: argparse.Namespace) -> int:
     from mechlib.audit.loading import read_json, read_limited, uncompressed
     from mechlib.checkers import audit_certificate, blackbox_result, bracket_certificate, universal_certificate
+    from mechlib.schemas import older_note
 
     try:  # read_limited: the size limit checked before reading (a 1 GiB file is refused in one line)
         cert = read_json(uncompressed(read_limited(args.certificate), args.certificate))
@@ -43,11 +44,12 @@ def run(args: argparse.Namespace) -> int:
     known = (audit_certificate.SCHEMA, bracket_certificate.SCHEMA, universal_certificate.SCHEMA, blackbox_result.SCHEMA,
              *blackbox_result.EARLIER)  # fmt: skip
     if found not in known:
+        older = older_note(found, audit_certificate.SCHEMA)  # a mechlib.audit/7 file: say so, and what to do
         raise InputError(
             f"schema {found!r}",
             source=args.certificate,
             field="schema",
-            hint=f"expected {' or '.join(map(repr, known))}",
+            hint=older or f"expected {' or '.join(map(repr, known))}",
         )
     provenance: tuple[str, ...] = ()
     try:

@@ -237,7 +237,7 @@ class StochasticMatrix:
         return [[_ratio_text(a, d) for a in row] for row, d in zip(self._num, self._den)]
 
     def to_integer_rows(self) -> dict[str, Any]:
-        """The certificates' form of a matrix (``mechlib.audit/7``): per row, integer numerators
+        """The certificates' form of a matrix (``mechlib.audit/8``): per row, integer numerators
         over one denominator (divided by their common gcd), each as lowercase hexadecimal digits —
         the form the matrix is held in, and hexadecimal text is linear-time to write and read
         (decimal is quadratic in the digits; T at n = 1000 has 300-digit numerators). When at most

@@ -404,3 +404,195 @@ def dual_columns_nonnegative(user: StandardUser, alpha: Fraction, u: Sequence[Fr
         cone_nonnegative_integers(list(map(sub, map(mul, scaled_prior, column(j)), scaled_dual)), alpha)
         for j in undecided
     )
+
+
+# --- The optimum bracketed at short α (a DP level whose exact optimum's numbers are too long) ---
+
+
+def farey_neighbours(alpha: Fraction, limit: int) -> tuple[Fraction, Fraction]:
+    """The fractions lo ≤ α ≤ hi nearest α with denominators at most ``limit`` (α's neighbours in the
+    Farey sequence of that order; lo = hi = α when α's own denominator is at most ``limit``), for
+    0 ≤ α ≤ 1. A walk down the Stern–Brocot tree from 0/1 and 1/0, a run of steps to one side at a
+    time (each run is one partial quotient of α's continued fraction): O(log) steps, exact. hi − lo
+    = 1/(q_lo·q_hi) ≤ 1/limit — never wider than k/2^m rounding with 2^m ≤ limit, usually far
+    narrower."""
+    p, q = alpha.numerator, alpha.denominator
+    if p == 0:
+        return alpha, alpha
+    lo_p, lo_q, hi_p, hi_q = 0, 1, 1, 0  # lo < α < hi from here on: a mediant equal to α returns
+    while lo_q + hi_q <= limit:
+        mid_p, mid_q = lo_p + hi_p, lo_q + hi_q
+        if p * mid_q == mid_p * q:
+            return Fraction(mid_p, mid_q), Fraction(mid_p, mid_q)
+        if p * mid_q < mid_p * q:  # α below the mediant: hi moves towards lo, k steps at once
+            # the largest k with α < (hi_p + k·lo_p)/(hi_q + k·lo_q) (k = 1 holds), within the limit
+            k = min((q * hi_p - p * hi_q - 1) // (p * lo_q - q * lo_p), (limit - hi_q) // lo_q)
+            hi_p, hi_q = hi_p + k * lo_p, hi_q + k * lo_q
+        else:  # α above: lo moves towards hi; hi_q ≥ 1 here (hi = 1/0 has α below every mediant step)
+            k = min((p * lo_q - q * lo_p - 1) // (q * hi_p - p * hi_q), (limit - lo_q) // hi_q)
+            lo_p, lo_q = lo_p + k * hi_p, lo_q + k * hi_q
+    return Fraction(lo_p, lo_q), Fraction(hi_p, hi_q)
+
+
+def bracket_alphas(alpha: Fraction, n: int, digits: int | None = None) -> tuple[Fraction, Fraction] | None:
+    """Short α_lo ≤ α ≤ α_hi, 0 < α_lo, α_hi < 1, whose certified optima's numbers have at most
+    ``digits`` digits (default and at most ``MAX_DIGITS``; ``numbers_fit``): α's Farey neighbours for
+    the largest denominator limit that fits. α-DP with a larger α is a subset (α ≤ α′ ⇒ α′-DP ⊆
+    α-DP: x[i][r] ≥ α′·x[i′][r] ≥ α·x[i′][r]), so a user's optimum L*(α) is nondecreasing in α and
+    L*(α_lo) ≤ L*(α) ≤ L*(α_hi). None when no limit fits or a neighbour is 0 or 1."""
+    from mechlib.core import exact
+
+    budget = min(digits or exact.MAX_DIGITS, exact.MAX_DIGITS)
+    # b^(n+5)·12(n+1)³n² bounds ``_bound`` at every a/b, a < b: a first guess of the limit, lowered until both fit
+    spare = budget - 1 - math.log10(12 * (n + 1) ** 3 * max(n, 1) ** 2)
+    limit = int(10 ** min(spare / (n + 5), 300.0)) if spare > 0 else 1  # 10^300: past any use, within a float
+    while limit >= 2:
+        lo, hi = farey_neighbours(alpha, limit)
+        if _bound(lo, n) < 10**budget and _bound(hi, n) < 10**budget:
+            return (lo, hi) if lo > 0 and hi < 1 else None
+        limit = limit * 9 // 10
+    return None
+
+
+def t_with_optimal_remap(user: StandardUser, alpha: Fraction, geometric: GeometricColumns) -> tuple[Remap, Fraction]:
+    """T at α (outputs 0..n) with the optimal remap of a user with a uniform prior, and its loss:
+    T's closed-form columns (``GeometricColumns``), numerators over q^n·(q + p) at α = p/q."""
+    n = user.n
+    if user.prior.probabilities != (Fraction(1, n + 1),) * (n + 1):
+        raise ValueError("t_with_optimal_remap reads T's columns as the weights: a uniform prior only")
+    remap = optimal_remap_of_t(geometric, user, range(n + 1))
+    mapping = remap.as_mapping()
+    total = sum(geometric.loss(user.kind, r, mapping[r]) for r in range(n + 1))
+    p, q = alpha.numerator, alpha.denominator
+    return remap, Fraction(total, (n + 1) * q**n * (q + p))
+
+
+@dataclass(frozen=True)
+class EnclosedLoss:
+    """A mechanism's optimal deterministic remap for a user and its expected loss with it, enclosed:
+    lower ≤ loss ≤ upper (short binary fractions), proved on rigorous float intervals
+    (``core.intervals``)."""
+
+    remap: Remap
+    lower: Fraction
+    upper: Fraction
+
+
+def enclosed_optimal_remap(
+    mechanism: StochasticMatrix, user: StandardUser, weights: tuple[Any, Any] | None = None
+) -> EnclosedLoss:
+    """``optimal_remap`` and its loss for a mechanism whose exact loss is too long to write (rows over
+    many different long denominators: their lcm has ~10⁵ digits at n = 1000 for the exponential
+    mechanism). Each column's guess is chosen on float intervals of the weights p_i·x[i][r] and
+    proved a minimiser there (absolute: a weighted median, 2·A_g ≤ W ≤ 2·A_{g+1} with A_j = Σ_{i<j} w_i;
+    squared: a nearest integer to the mean, (2g − 1)·W ≤ 2·S₁ ≤ (2g + 1)·W; binary: a mode); a column
+    the intervals leave open is decided exactly. The loss with these guesses is then enclosed by
+    sums of interval products (``sum_enclosure``). ``weights``:
+    ``weight_enclosure(mechanism, user.prior)`` when already computed (shared by users of one prior)."""
+    import numpy as np
+
+    n, kind = user.n, user.kind
+    lo, hi = weights or weight_enclosure(mechanism, user.prior)
+    guess, proved = interval_minimisers(kind, lo, hi)
+    for r in (~proved).nonzero()[0]:
+        guess[r] = _exact_column_minimiser(mechanism, user, int(r))
+    losses = loss_array(kind, np.arange(n + 1)[:, None] - guess[None, :])
+    lower, upper = sum_enclosure(down(lo * losses), up(hi * losses))
+    # written with 9 significant digits, outward past a margin of 10⁻⁷ of the value: a checker's own
+    # enclosure (another summation bound, relative width ~10⁻⁹ at n = 5000) lands inside
+    margin = 1e-7 * upper + 1e-300
+    outputs = mechanism.outputs
+    remap = Remap.deterministic(dict(zip(outputs, map(int, guess), strict=True)), outputs, list(range(n + 1)))
+    low = significant_digits(Fraction(lower - margin), 9, up=False) if lower > margin else Fraction(0)
+    return EnclosedLoss(remap, low, significant_digits(Fraction(upper + margin), 9, up=True))
+
+
+def significant_digits(value: Fraction, digits: int, *, up: bool) -> Fraction:
+    """``value`` rounded to ``digits`` significant decimal digits, down (towards −∞) or up: k/10^m."""
+    if value == 0:
+        return value
+    shift = digits - 1 - math.floor(math.log10(abs(value)))
+    scale = Fraction(10) ** shift
+    scaled = value * scale
+    return Fraction(math.ceil(scaled) if up else math.floor(scaled)) / scale
+
+
+def sum_enclosure(lower_terms: Any, upper_terms: Any) -> tuple[float, float]:
+    """Floats lower ≤ Σ t ≤ upper for reals t ≥ 0 with lower_terms ≤ t ≤ upper_terms entry by entry.
+    A float sum of N ≥ 0 terms in any order (numpy's pairwise) is within γ·Σ of the exact sum, γ =
+    (N − 1)·2⁻⁵³/(1 − (N − 1)·2⁻⁵³) ≤ g = N·2⁻⁵² (N ≤ 2⁵⁰; an addition whose result is subnormal is
+    exact, so underflow adds nothing): the sum ŝ of the lower terms (clipped at 0, as t is) has Σ ≥
+    ŝ/(1 + g) ≥ ŝ·(1 − g), and that of the upper terms Σ ≤ ŝ/(1 − g) ≤ ŝ·(1 + 2g); 1 ± g and 1 + 2g
+    are exact floats, each product stepped one ulp outward."""
+    import numpy as np
+
+    g = lower_terms.size * 2.0**-52
+    low = float(np.sum(np.maximum(lower_terms, 0.0)))
+    high = float(np.sum(upper_terms))
+    return float(down(low * (1 - g))), float(up(high * (1 + 2 * g)))
+
+
+def weight_enclosure(mechanism: StochasticMatrix, prior: Prior) -> tuple[Any, Any]:
+    """Float arrays lo ≤ p_i·x[i][r] ≤ hi ((n + 1) × outputs). A row over a denominator of more than
+    1000 bits is cut to its top bits first (a >> k for every entry and the denominator, a ∈ [a′, a′ + 1]·2^k;
+    2^k cancels in a/d), so every integer converts to a float (correctly rounded) and each bound is one
+    ulp outward after each operation: no long division per entry."""
+    import numpy as np
+
+    num, den = mechanism.scaled()
+    bounds = enclose(prior.probabilities)
+    assert bounds is not None  # probabilities are in [0, 1]
+    lo, hi = np.empty((len(num), len(num[0]))), np.empty((len(num), len(num[0])))
+    for i, (row, d) in enumerate(zip(num, den, strict=True)):
+        shift = max(d.bit_length() - 1000, 0)
+        spare = 1 if shift else 0  # each bound of a and d one unit wider when cut
+        cut = [v >> shift for v in row] if shift else row
+        a = np.array(list(map(float, cut)))  # CPython's int → float: correctly rounded
+        top, bottom = down(float(d >> shift)), up(float((d >> shift) + spare))
+        lo[i] = down(down(a) / bottom) * bounds[0][i]
+        hi[i] = up(up(up(a) + spare) / top) * bounds[1][i]
+    return down(lo), up(hi)
+
+
+def interval_minimisers(kind: str, lo: Any, hi: Any) -> tuple[Any, Any]:
+    """Per column, a guess chosen from the intervals' midpoints and whether the intervals prove it a
+    least-loss guess (the conditions in ``enclosed_optimal_remap``; each loss is convex in the guess,
+    so a guess no worse than its neighbours is a minimiser)."""
+    import numpy as np
+
+    n = lo.shape[0] - 1
+    columns = np.arange(lo.shape[1])
+    if kind == "binary":
+        guess = np.argmax(lo + hi, axis=0)
+        others = hi.copy()
+        others[guess, columns] = -np.inf
+        return guess, lo[guess, columns] >= others.max(axis=0)
+    below_lo, below_hi = np.zeros((n + 2, lo.shape[1])), np.zeros((n + 2, lo.shape[1]))  # A_j, j = 0..n + 1
+    for i in range(n + 1):
+        below_lo[i + 1], below_hi[i + 1] = down(below_lo[i] + lo[i]), up(below_hi[i] + hi[i])
+    total_lo, total_hi = below_lo[n + 1], below_hi[n + 1]
+    if kind == "absolute":
+        middle = below_lo + below_hi
+        guess = np.argmax(2 * middle[1:] >= middle[n + 1], axis=0)  # the first j with 2·A_{j+1} ≥ W
+        left = (guess == 0) | (2 * below_hi[guess, columns] <= total_lo)
+        right = (guess == n) | (2 * below_lo[guess + 1, columns] >= total_hi)
+        return guess, left & right
+    steps = np.arange(n + 1, dtype=float)[:, None]
+    first_lo, first_hi = np.zeros(lo.shape[1]), np.zeros(lo.shape[1])
+    for i in range(1, n + 1):
+        first_lo, first_hi = down(first_lo + down(steps[i] * lo[i])), up(first_hi + up(steps[i] * hi[i]))
+    with np.errstate(all="ignore"):
+        mean = (first_lo + first_hi) / (total_lo + total_hi)
+    guess = np.clip(np.nan_to_num(np.rint(mean)), 0, n).astype(int)
+    left = (guess == 0) | (up((2 * guess - 1) * total_hi) <= 2 * first_lo)
+    right = (guess == n) | (2 * first_hi <= down((2 * guess + 1) * total_lo))
+    return guess, left & right
+
+
+def _exact_column_minimiser(mechanism: StochasticMatrix, user: StandardUser, r: int) -> int:
+    """A least-loss guess for output r in exact rationals (a column the intervals left open: a tie)."""
+    num, den = mechanism.scaled()
+    weights = [p * Fraction(row[r], d) for p, row, d in zip(user.prior.probabilities, num, den, strict=True)]
+    common = math.lcm(*(w.denominator for w in weights))
+    scaled = [w.numerator * (common // w.denominator) for w in weights]
+    return _chosen(_minimisers(user.kind, scaled, sum(scaled)), mechanism.outputs[r])

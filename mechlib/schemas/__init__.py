@@ -1,12 +1,12 @@
 """JSON Schemas (draft 2020-12) of every file format mechlib reads or writes, shipped with the
-package: ``mechanism`` (mechanism files), ``mechlib.audit/7``, ``mechlib.blackbox/9`` (and /8, /7, /6, read only),
+package: ``mechanism`` (mechanism files), ``mechlib.audit/8``, ``mechlib.blackbox/9`` (and /8, /7, /6, read only),
 ``mechlib.bracket/1``, ``mechlib.verify/1``, ``mechlib.mutants/1``, ``mechlib.sweep/1``,
 ``mechlib.universal/1`` (``mechlib prove-universal --json``), ``mechlib.universal/2`` (its certificate).
 
 :func:`validate` checks a document against its schema and raises :class:`ValidationError`, which
 names the JSON path of the first structural error (:func:`structure_error` gives that line
 instead); the producers and checkers then decide its content. A schema is named by its id
-(``mechlib.audit/7``) or by its family, for the current version (``audit``).
+(``mechlib.audit/8``) or by its family, for the current version (``audit``).
 """
 
 from __future__ import annotations
@@ -19,7 +19,9 @@ from typing import Any
 #: Schema id → file in this package.
 FILES = {
     "mechanism": "mechanism.schema.json",
-    "mechlib.audit/7": "audit.schema.json",
+    # /8: dominance by T at a short α′ ≥ α and bracketed users' optima; /7 certificates are not read (an
+    # older mechlib wrote them: ``precheck`` says so and how to get an /8 one)
+    "mechlib.audit/8": "audit.schema.json",
     "mechlib.blackbox/9": "blackbox.schema.json",
     # results handed out earlier, still checked against their own families: /8 (α_FA a JSON number, one
     # nonconformant cell), /7 (neighbours pooled, five one-tailed sums, one level) and /6 (before the sums)
@@ -35,7 +37,7 @@ FILES = {
 }
 
 
-#: A family's current schema: ``validate(doc, "audit")`` is ``validate(doc, "mechlib.audit/7")``.
+#: A family's current schema: ``validate(doc, "audit")`` is ``validate(doc, "mechlib.audit/8")``.
 CURRENT = {"mechanism": "mechanism"} | {
     name.removeprefix("mechlib.").split("/")[0]: name
     for name in FILES
@@ -112,6 +114,20 @@ def precheck(document: Any, schema_id: str, kind: str) -> list[str]:
     else the one failure that says which (``kind``: "certificate" or "result")."""
     if not isinstance(document, dict) or document.get("schema") != schema_id:
         found = document.get("schema") if isinstance(document, dict) else type(document).__name__
-        return [f"schema {found!r} is not {schema_id!r}"]
+        note = older_note(found, schema_id)
+        return [f"schema {found!r} is not {schema_id!r}" + (f": {note}" if note else "")]
     structure = structure_error(document, schema_id)
     return [] if structure is None else [f"malformed {kind}: {structure}"]
+
+
+def older_note(found: Any, schema_id: str) -> str:
+    """For a document of an earlier version of the same family (``mechlib.audit/7`` against /8): that
+    it comes from an older mechlib and how to get one this version reads; else ""."""
+    family, _, version = schema_id.rpartition("/")
+    theirs = found.rpartition("/") if isinstance(found, str) else ("", "", "")
+    if theirs[0] != family or not (theirs[2].isdigit() and version.isdigit()) or int(theirs[2]) >= int(version):
+        return ""
+    return (
+        f"it was written by an older mechlib, and this version reads {schema_id} only — re-run the command "
+        "that made it (e.g. `mechlib audit`) with this version, or check it with the mechlib version that wrote it"
+    )
