@@ -1,0 +1,148 @@
+"""A JSON mechanism file's matrix cut from its bytes (:mod:`mechlib.audit.json_rows`) reads exactly
+what the standard reading reads: the same mechanism and claims from every layout a writer may use,
+and on any fault (a broken document, an escape, a bad cell) the standard reading's one-line error."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mechlib import Mechanism
+from mechlib.audit import json_rows
+from mechlib.audit.loading import LoadedMechanism, json_decoder, load_mechanism
+from mechlib.core.families import truncated_geometric
+from mechlib.errors import InputError
+from mechlib.strategies import mechanisms
+
+#: How writers lay JSON out: json.dumps's default, compact, indented (cells one a line), tabs and CRLF.
+LAYOUTS: list[dict[str, Any]] = [{}, {"separators": (",", ":")}, {"indent": 2}, {"indent": "\t"}]
+
+
+def _text(doc: dict[str, Any], layout: dict[str, Any], crlf: bool = False) -> bytes:
+    text = json.dumps(doc, **layout)
+    return (text.replace("\n", "\r\n") if crlf else text).encode()
+
+
+def _outcome(path: Path, standard: bool, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """What loading ``path`` gives: (mechanism, claims) or the error's line; the standard reading alone
+    when ``standard``."""
+    with monkeypatch.context() as patch:
+        if standard:
+            patch.setattr(json_rows, "scan", lambda data, decoder: None)
+        try:
+            loaded: LoadedMechanism = load_mechanism(path)
+        except InputError as err:
+            return str(err)
+    return loaded.mechanism, loaded.claimed_alpha, loaded.claimed_epsilon, loaded.claimed_delta, loaded.name
+
+
+@given(mechanisms(max_n=4), st.sampled_from(LAYOUTS), st.booleans(), st.sampled_from(["strings", "rows"]), st.data())
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_every_layout_is_cut_from_the_bytes_and_read_exactly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, x: Mechanism, layout: dict[str, Any], crlf: bool, form: str,
+    data: st.DataObject,
+) -> None:  # fmt: skip
+    """The mechanism itself, its fields in any order: cut from the bytes (the scan answers) and read as
+    the standard reading reads it."""
+    fields: dict[str, Any] = {
+        "matrix": x.to_strings() if form == "strings" else x.to_integer_rows(),
+        "outputs": list(x.outputs),
+        "claimed_alpha": "1/3",
+        "name": 'a "name" [["1"]] \\ é',
+    }
+    order = data.draw(st.permutations(list(fields)))
+    path = tmp_path / "m.json"
+    path.write_bytes(_text({key: fields[key] for key in order}, layout, crlf))
+    assert json_rows.scan(path.read_bytes(), json_decoder()) is not None
+    fast = _outcome(path, False, monkeypatch)
+    assert fast == _outcome(path, True, monkeypatch)
+    assert fast[0] == x and fast[0].outputs == x.outputs
+
+
+def test_decimal_strings_and_a_bare_matrix(tmp_path: Path) -> None:
+    path = tmp_path / "m.json"
+    path.write_text(' \n[["0.25", "0.75"],\n ["1e-1", "9e-1"]]\n')
+    assert json_rows.scan(path.read_bytes(), json_decoder()) is not None
+    assert load_mechanism(path).mechanism == Mechanism([["1/4", "3/4"], ["1/10", "9/10"]])
+
+
+#: Bytes a mutation inserts: JSON's structure, quotes and escapes, digits, whitespace, a control character.
+NOISE = st.sampled_from([b"[", b"]", b'"', b",", b":", b"{", b"}", b"\\", b"1", b"/", b"0", b" ", b"\n", b"\x0b", b"e"])
+
+
+@given(
+    st.sampled_from(LAYOUTS),
+    st.lists(st.tuples(st.floats(0, 1), st.integers(0, 2), NOISE), min_size=1, max_size=3),
+)
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_a_damaged_file_reads_as_the_standard_reading_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: dict[str, Any], edits: list[tuple[float, int, bytes]]
+) -> None:
+    """Bytes inserted, deleted or replaced anywhere (inside the cells, between them, in the other fields):
+    the same mechanism or the same one-line error as the standard reading — never a file the standard
+    reading refuses, never another matrix."""
+    t = truncated_geometric("1/3", 3)
+    doc = {"outputs": list(t.outputs), "matrix": t.to_strings(), "claimed_epsilon": "1"}
+    text = bytearray(_text(doc, layout))
+    for where, kind, noise in edits:
+        at = int(where * (len(text) - 1))
+        if kind == 0:
+            text[at:at] = noise
+        elif kind == 1:
+            del text[at]
+        else:
+            text[at : at + 1] = noise
+    path = tmp_path / "m.json"
+    path.write_bytes(bytes(text))
+    assert _outcome(path, False, monkeypatch) == _outcome(path, True, monkeypatch)
+
+
+@pytest.mark.parametrize(
+    ("cells", "message"),
+    [
+        ([["1/2", "1/2"], ["1/0", "1"]], "row 1, column 0"),  # denominator 0
+        ([["1/2", "1/2"], ["1/3", "abc"]], "row 1, column 1"),
+        ([["1/2", "1/2"], ["1/3", "1/3"]], "row 1"),  # the row does not sum to 1
+        ([["1/2", "1/2"], ["1/2"]], "row 1"),  # ragged
+    ],
+)
+def test_bad_cells_are_named_as_before(tmp_path: Path, cells: list[list[str]], message: str) -> None:
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps({"matrix": cells}))
+    with pytest.raises(InputError, match=message) as caught:
+        load_mechanism(path)
+    assert "\n" not in str(caught.value) and str(path) in str(caught.value)
+
+
+def test_an_escaped_cell_is_read_by_the_standard_reading(tmp_path: Path) -> None:
+    """JSON's escapes are the standard reading's: ``"\\u0031/2"`` is the cell 1/2."""
+    path = tmp_path / "m.json"
+    path.write_bytes(b'{"matrix": [["\\u0031/2", "1/2"], ["1/2", "1/2"]]}')
+    assert load_mechanism(path).mechanism == Mechanism([["1/2", "1/2"], ["1/2", "1/2"]])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b'{"name": "[[\\"1\\"]]", "matrix": [["1"]]}',  # cells inside a string, before the matrix
+        b'{"outputs": [0], "matrix": [["1"]], "matrix": [["1"]]}',  # a repeated key
+        b'{"description": [["1"]], "matrix": [["1"]]}',  # cells at a place no matrix stands
+        b'{"neighbours": [["0", "1"]], "matrix": [["1"], ["1"]]}',
+        b'{"name": {"inner": [["1"]]}, "matrix": [["1"]]}',  # inside another value
+        b'{"matrix": {"denominators": ["1"], "numerators": [["1"]], "columns": [["1"]]}}',
+        b'{"matrix": [["1"], [0, "1"]]}',  # a cell not quoted, before or after the quoted ones
+        b'{"matrix": [["1"], ["1", 0]]}',
+        b'{"matrix": [["1/2", "1/2"], ["1", "0"]]} []',  # more after the document
+        b'{"matrix": [["1/2", "1/2"], ["1", "0"]]}, "x"',
+        b'{"matrix": [["1/2",\t"1/2"], ["1",  "0"]]}',  # separators that differ from row to row
+    ],
+)
+def test_cells_are_taken_only_where_the_matrix_stands(text: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "m.json"
+    path.write_bytes(text)
+    assert _outcome(path, False, monkeypatch) == _outcome(path, True, monkeypatch)
