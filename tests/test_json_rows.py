@@ -5,6 +5,7 @@ and on any fault (a broken document, an escape, a bad cell) the standard reading
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -140,9 +141,50 @@ def test_an_escaped_cell_is_read_by_the_standard_reading(tmp_path: Path) -> None
         b'{"matrix": [["1/2", "1/2"], ["1", "0"]]} []',  # more after the document
         b'{"matrix": [["1/2", "1/2"], ["1", "0"]]}, "x"',
         b'{"matrix": [["1/2",\t"1/2"], ["1",  "0"]]}',  # separators that differ from row to row
+        b'{"matrix": [["1"] x ["1"]]}',  # no comma between the rows
+        b'{"matrix": [[1, 0], [01, 0]]}',  # numbers JSON does not write so
+        b'{"matrix": [[1, 0], [1/2, 1/2]]}',
+        b'{"matrix": [[1, 0], [.5, 0.5]]}',
+        b'{"matrix": [[1, 0], [+1, 0]]}',
+        b'{"matrix": [[1, 0], [1, "0"]]}',
+        b'{"matrix": {"denominators": ["1"], "numerators": [[1]]}}',  # integer rows are text
+        b'{"matrix": [[1, 0], [1e99999, 0]]}',  # past the limits
+        b'{"matrix": [[1, 0], [' + b"1" * 5000 + b', 0]]}',
     ],
 )
 def test_cells_are_taken_only_where_the_matrix_stands(text: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "m.json"
     path.write_bytes(text)
     assert _outcome(path, False, monkeypatch) == _outcome(path, True, monkeypatch)
+
+
+@st.composite
+def decimal_rows(draw: st.DrawFn) -> tuple[list[list[str]], list[list[Fraction]]]:
+    """Rows of decimal texts (``"0.25"``, ``"25e-2"``, ``"0.250"``) and the exact values they spell."""
+    places = draw(st.integers(0, 4))
+    width = draw(st.integers(1, 4))
+    texts, values = [], []
+    for _ in range(draw(st.integers(1, 4))):
+        cuts = sorted(draw(st.lists(st.integers(0, 10**places), min_size=width - 1, max_size=width - 1)))
+        parts = [b - a for a, b in zip([0, *cuts], [*cuts, 10**places])]
+        spelt = [(f"{p}e-{places}", f"{p // 10**places}.{p % 10**places:0{places}d}0") for p in parts]
+        forms = [draw(st.sampled_from(pair)) for pair in spelt]
+        texts.append(forms)
+        values.append([Fraction(p, 10**places) for p in parts])
+    return texts, values
+
+
+@given(decimal_rows(), st.sampled_from(LAYOUTS), st.sampled_from([".json", ".csv"]))
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_decimal_strings_round_trip_exactly(
+    tmp_path: Path, rows: tuple[list[list[str]], list[list[Fraction]]], layout: dict[str, Any], suffix: str
+) -> None:
+    """Decimal cells, each distinct text read once by the general number reader: exactly the values they
+    spell, in JSON (any layout) and in CSV."""
+    texts, values = rows
+    path = tmp_path / f"m{suffix}"
+    if suffix == ".json":
+        path.write_bytes(_text({"matrix": texts}, layout))
+    else:
+        path.write_text("\n".join(",".join(row) for row in texts) + "\n")
+    assert load_mechanism(path).mechanism.rows == tuple(map(tuple, values))

@@ -15,6 +15,7 @@ import math
 import re
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import replace
+from decimal import Decimal
 from fractions import Fraction
 from itertools import chain, compress, pairwise, repeat
 from operator import lshift
@@ -458,13 +459,15 @@ _PLAIN_CELL_BYTES = re.compile(rb"([0-9]+)(?:/([0-9]+))?")
 _EXACT_CELL_BYTES = re.compile(rb"[0-9+\-.eE/ ]+")
 
 
-def parse_text_rows(matrix: Any) -> tuple[IntRows, tuple[int, ...]] | None:
-    """The integer rows of a rectangular matrix whose every cell is text — all ``str``, or all ``bytes``
-    as they stand in a file (ASCII) — in linear time: each distinct text is read once, "p/q" and "p"
-    by ``int`` alone (no ``Fraction``), any other exact number (``"0.25"``, ``"1e-3"``, ``"-1/3"``) by
-    :func:`~mechlib.core.exact.to_fraction`, and every cell is then a dictionary look-up (T's million
-    cells have ≈ 2n distinct texts). None when any cell is not text or not an exact number (the general
-    parser then reads it and names the bad cell). The shape and cell count are checked first."""
+def parse_exact_rows(matrix: Any) -> tuple[IntRows, tuple[int, ...]] | None:
+    """The integer rows of a rectangular matrix of exact cells in linear time: each distinct cell is
+    read once and every cell is then a dictionary look-up (T's million cells have ≈ 2n distinct
+    texts). The cells are all text — ``str``, or ``bytes`` as they stand in a file (ASCII) — "p/q" and
+    "p" read by ``int`` alone (no ``Fraction``), any other exact number (``"0.25"``, ``"1e-3"``,
+    ``"-1/3"``) by :func:`~mechlib.core.exact.to_fraction`; or all exact numbers (``int``, ``Decimal``
+    as JSON's number literals are read, ``Fraction``). None when a cell is of another kind (a float, a
+    boolean) or not an exact number: the general parser then reads it and names the bad cell. The
+    shape and cell count are checked first."""
     if not isinstance(matrix, list) or not all(isinstance(row, list) for row in matrix):
         return None
     _check_shape(matrix)
@@ -472,28 +475,38 @@ def parse_text_rows(matrix: Any) -> tuple[IntRows, tuple[int, ...]] | None:
         distinct = set(chain.from_iterable(matrix))
     except TypeError:  # an unhashable cell
         return None
-    kinds = {type(text) for text in distinct}  # a cell equal to a text is that text: any other cell stays here
-    if kinds != {str} and kinds != {bytes}:
+    kinds = {type(cell) for cell in distinct}  # a cell equal to a text is that text, but True == 1 and 0.5 ==
+    if kinds == {str} or kinds == {bytes}:  # Decimal("0.5"): a boolean or float cell is found by its own kind
+        read: Any = _text_value if kinds == {str} else _bytes_value
+    elif kinds <= _NUMBERS and set(map(type, chain.from_iterable(matrix))) <= _NUMBERS:
+        read = _number_value
+    else:
         return None
     value: dict[Hashable, tuple[int, int]] = {}
-    read = _text_value if kinds == {str} else _bytes_value
-    for text in distinct:
-        found = read(text)
+    for cell in distinct:
+        found = read(cell)
         if found is None:
             return None
-        value[text] = found
+        value[cell] = found
     return _over_denominators(matrix, value)
+
+
+#: The kinds of exact number a matrix may hold (JSON's literals are read as int and Decimal).
+_NUMBERS = {int, Decimal, Fraction}
+
+
+def _number_value(number: object) -> tuple[int, int] | None:
+    """An exact number or its text, read by the general reader (which checks the limits first)."""
+    try:
+        exact_value = to_fraction(number)
+    except InputError:
+        return None
+    return exact_value.numerator, exact_value.denominator
 
 
 def _text_value(text: str) -> tuple[int, int] | None:
     found = _PLAIN_CELL.fullmatch(text)
-    if found is not None:
-        return _plain_value(*found.groups())
-    try:
-        number = to_fraction(text)
-    except InputError:
-        return None
-    return number.numerator, number.denominator
+    return _number_value(text) if found is None else _plain_value(*found.groups())
 
 
 def _bytes_value(text: bytes) -> tuple[int, int] | None:
