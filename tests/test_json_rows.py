@@ -149,10 +149,12 @@ def test_an_escaped_cell_is_read_by_the_standard_reading(tmp_path: Path) -> None
         b'{"matrix": [[1, 0], [1, "0"]]}',
         b'{"matrix": {"denominators": ["1"], "numerators": [[1]]}}',  # integer rows are text
         b'{"matrix": [[1, 0], [1e99999, 0]]}',  # past the limits
-        b'{"matrix": [[1, 0], [' + b"1" * 5000 + b', 0]]}',
+        b'{"matrix": [[1, 0], [' + b"1" * 5000 + b", 0]]}",
     ],
 )
-def test_cells_are_taken_only_where_the_matrix_stands(text: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cells_are_taken_only_where_the_matrix_stands(
+    text: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "m.json"
     path.write_bytes(text)
     assert _outcome(path, False, monkeypatch) == _outcome(path, True, monkeypatch)

@@ -143,7 +143,7 @@ def test_plain_ratio_rows_read_as_the_general_parser_reads_them(x: Mechanism, sc
 
 
 @given(
-    st.lists(st.lists(st.text("0123/,-+. e\t\\\"é", max_size=6), min_size=2, max_size=2), min_size=1, max_size=3),
+    st.lists(st.lists(st.text('0123/,-+. e\t\\"é', max_size=6), min_size=2, max_size=2), min_size=1, max_size=3),
     st.booleans(),
 )
 def test_the_text_fast_path_reads_only_what_the_general_parser_reads_alike(cells: list[list[str]], raw: bool) -> None:
@@ -218,4 +218,7 @@ def test_numbers_are_read_once_but_never_a_boolean_or_a_float(other: object) -> 
 
     read = parse_exact_rows([[Decimal("0.5"), Decimal("0.5")], [1, 0]])
     assert read is not None and [[Fraction(a, d) for a in row] for row, d in zip(*read)] == [[0.5, 0.5], [1, 0]]
-    assert parse_exact_rows([[Decimal("0.5"), Decimal("0.5")], [1, 0], [other, Decimal("0.5") if other == 0.5 else 0]]) is None
+    assert (
+        parse_exact_rows([[Decimal("0.5"), Decimal("0.5")], [1, 0], [other, Decimal("0.5") if other == 0.5 else 0]])
+        is None
+    )

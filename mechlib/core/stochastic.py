@@ -19,7 +19,7 @@ from decimal import Decimal
 from fractions import Fraction
 from itertools import chain, compress, pairwise, repeat
 from operator import lshift
-from typing import TYPE_CHECKING, Any, AnyStr, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from mechlib.core import exact
 from mechlib.core.exact import _int_text, format_fraction, to_fraction
@@ -450,12 +450,9 @@ def _lcm(values: set[int]) -> int:
     return result
 
 
-#: A plain nonnegative cell "p/q" or "p" (ASCII digits), as text or as the bytes of a file.
-_PLAIN_CELL = re.compile(r"([0-9]+)(?:/([0-9]+))?")
-_PLAIN_CELL_BYTES = re.compile(rb"([0-9]+)(?:/([0-9]+))?")
-#: The only bytes a cell read straight from a file's bytes may hold to go to the general parser (ASCII, no
-#: escapes, no control characters: what JSON reads as exactly these characters); anything else: the caller's
-#: general reading of the whole file names it.
+#: The only bytes a cell read straight from a file's bytes may hold to be read (ASCII, no escapes, no
+#: control characters: what JSON reads as exactly these characters); anything else is declined, for the
+#: caller's general reading of the whole file to name.
 _EXACT_CELL_BYTES = re.compile(rb"[0-9+\-.eE/ ]+")
 
 
@@ -505,24 +502,13 @@ def _number_value(number: object) -> tuple[int, int] | None:
 
 
 def _text_value(text: str) -> tuple[int, int] | None:
-    found = _PLAIN_CELL.fullmatch(text)
-    return _number_value(text) if found is None else _plain_value(*found.groups())
+    """ "p/q" and "p" by ``int`` alone (no ``Fraction``: a random dense matrix has a million distinct
+    cells), any other exact number by the general reader."""
+    return exact.plain_ratio(text) or _number_value(text)
 
 
 def _bytes_value(text: bytes) -> tuple[int, int] | None:
-    found = _PLAIN_CELL_BYTES.fullmatch(text)
-    if found is not None:
-        return _plain_value(*found.groups())
     return _text_value(text.decode("ascii")) if _EXACT_CELL_BYTES.fullmatch(text) else None
-
-
-def _plain_value(num: AnyStr, den: AnyStr | None) -> tuple[int, int] | None:
-    """p/q from their digits: None past the digit limit (checked first) or for q = 0 (the general parser
-    says which)."""
-    if max(len(num), len(den or num[:0])) > exact.MAX_DIGITS:
-        return None
-    q = 1 if den is None else exact.decimal_int(den)
-    return None if q == 0 else (exact.decimal_int(num), q)
 
 
 _HEX = re.compile(r"[0-9a-f]+")
@@ -577,23 +563,21 @@ def parse_integer_rows(form: dict[str, Any], width: int | None) -> tuple[IntRows
                 dense[c] = v
             values = tuple(dense)
         num.append(values)
-    return tuple(num), den if own else (common,) * len(den)
+    return tuple(num), (den if own else (common,) * len(den))
 
 
 class _Scaling:
     """Rows of texts as their integers times a row's factor: each distinct text read once, scaled once
     per factor (a shift where the factor is a power of 2, as between T's rows), equal results one int
     (T's rows, each over its own denominator, hold 375,750 distinct (text, factor) pairs but ≈ 2n
-    values over the common one: a million fresh ints would cost 0.3 s and 150 MB)."""
+    values over the common one: an int per cell would hold 150 MB)."""
 
     def __init__(self, value: dict[Any, int]) -> None:
         self.by_factor: dict[int, dict[Any, int]] = {1: value}
         self.shared: dict[int, int] = {}
 
     def row(self, texts: Sequence[Any], factor: int) -> tuple[int, ...]:
-        scaled = self.by_factor.get(factor)
-        if scaled is None:
-            scaled = self.by_factor[factor] = {}
+        scaled = self.by_factor.setdefault(factor, {})
         if factor != 1:
             new = list(set(texts).difference(scaled))
             shift = (factor & -factor).bit_length() - 1
