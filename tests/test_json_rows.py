@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from mechlib import Mechanism
 from mechlib.audit import json_rows
-from mechlib.audit.loading import LoadedMechanism, json_decoder, load_mechanism
+from mechlib.audit.loading import LoadedMechanism, load_mechanism
 from mechlib.core.families import truncated_geometric
 from mechlib.errors import InputError
 from mechlib.strategies import mechanisms
@@ -59,17 +59,29 @@ def test_every_layout_is_cut_from_the_bytes_and_read_exactly(
     order = data.draw(st.permutations(list(fields)))
     path = tmp_path / "m.json"
     path.write_bytes(_text({key: fields[key] for key in order}, layout, crlf))
-    assert json_rows.scan(path.read_bytes(), json_decoder()) is not None
     fast = _outcome(path, False, monkeypatch)
     assert fast == _outcome(path, True, monkeypatch)
     assert fast[0] == x and fast[0].outputs == x.outputs
+    _assert_cut_from_the_bytes(path, monkeypatch)
 
 
-def test_decimal_strings_and_a_bare_matrix(tmp_path: Path) -> None:
+def _assert_cut_from_the_bytes(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``path`` loads with the standard reading out of reach: its matrix was cut from the bytes."""
+    from mechlib.audit import loading
+
+    def unreachable(*args: Any) -> None:
+        raise AssertionError("the standard reading was needed")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(loading, "_fields", unreachable)
+        load_mechanism(path)
+
+
+def test_decimal_strings_and_a_bare_matrix(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "m.json"
     path.write_text(' \n[["0.25", "0.75"],\n ["1e-1", "9e-1"]]\n')
-    assert json_rows.scan(path.read_bytes(), json_decoder()) is not None
     assert load_mechanism(path).mechanism == Mechanism([["1/4", "3/4"], ["1/10", "9/10"]])
+    _assert_cut_from_the_bytes(path, monkeypatch)
 
 
 #: Bytes a mutation inserts: JSON's structure, quotes and escapes, digits, whitespace, a control character.
@@ -78,18 +90,21 @@ NOISE = st.sampled_from([b"[", b"]", b'"', b",", b":", b"{", b"}", b"\\", b"1", 
 
 @given(
     st.sampled_from(LAYOUTS),
+    st.sampled_from(["strings", "numbers", "rows"]),
     st.lists(st.tuples(st.floats(0, 1), st.integers(0, 2), NOISE), min_size=1, max_size=3),
 )
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_a_damaged_file_reads_as_the_standard_reading_reads_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: dict[str, Any], edits: list[tuple[float, int, bytes]]
-) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: dict[str, Any], form: str,
+    edits: list[tuple[float, int, bytes]],
+) -> None:  # fmt: skip
     """Bytes inserted, deleted or replaced anywhere (inside the cells, between them, in the other fields):
     the same mechanism or the same one-line error as the standard reading — never a file the standard
     reading refuses, never another matrix."""
-    t = truncated_geometric("1/3", 3)
-    doc = {"outputs": list(t.outputs), "matrix": t.to_strings(), "claimed_epsilon": "1"}
-    text = bytearray(_text(doc, layout))
+    cells = [["0.25", "0.75", "0"], ["10e-1", "0", "0"], ["0.5", "0.25", "0.25"]]
+    matrix = {"strings": cells, "numbers": cells, "rows": truncated_geometric("1/3", 2).to_integer_rows()}[form]
+    written = _text({"outputs": [0, 1, 2], "matrix": matrix, "claimed_epsilon": "1"}, layout)
+    text = bytearray(_numbers(written, cells) if form == "numbers" else written)
     for where, kind, noise in edits:
         at = int(where * (len(text) - 1))
         if kind == 0:
@@ -176,17 +191,38 @@ def decimal_rows(draw: st.DrawFn) -> tuple[list[list[str]], list[list[Fraction]]
     return texts, values
 
 
-@given(decimal_rows(), st.sampled_from(LAYOUTS), st.sampled_from([".json", ".csv"]))
+def _numbers(text: bytes, cells: list[list[str]]) -> bytes:
+    """``text`` with its quoted ``cells`` written as JSON number literals."""
+    for cell in {cell for row in cells for cell in row}:
+        text = text.replace(f'"{cell}"'.encode(), cell.encode())
+    return text
+
+
+@given(decimal_rows(), st.sampled_from(LAYOUTS), st.sampled_from(["strings", "numbers", "csv"]))
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
-def test_decimal_strings_round_trip_exactly(
-    tmp_path: Path, rows: tuple[list[list[str]], list[list[Fraction]]], layout: dict[str, Any], suffix: str
-) -> None:
-    """Decimal cells, each distinct text read once by the general number reader: exactly the values they
-    spell, in JSON (any layout) and in CSV."""
+def test_decimals_round_trip_exactly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rows: tuple[list[list[str]], list[list[Fraction]]],
+    layout: dict[str, Any], form: str,
+) -> None:  # fmt: skip
+    """Decimal cells, each distinct one read once by the general number reader: exactly the values they
+    spell, as JSON strings or JSON number literals (any layout, cut from the bytes) and in CSV."""
     texts, values = rows
-    path = tmp_path / f"m{suffix}"
-    if suffix == ".json":
-        path.write_bytes(_text({"matrix": texts}, layout))
-    else:
+    path = tmp_path / ("m.csv" if form == "csv" else "m.json")
+    if form == "csv":
         path.write_text("\n".join(",".join(row) for row in texts) + "\n")
+    else:
+        text = _text({"matrix": texts}, layout)
+        path.write_bytes(_numbers(text, texts) if form == "numbers" else text)
+        assert _outcome(path, False, monkeypatch) == _outcome(path, True, monkeypatch)
+        _assert_cut_from_the_bytes(path, monkeypatch)
     assert load_mechanism(path).mechanism.rows == tuple(map(tuple, values))
+
+
+def test_the_separator_is_found_in_the_first_row_that_has_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sparse integer rows, compact: the first row has one cell, the second shows the separator."""
+    path = tmp_path / "m.json"
+    path.write_bytes(
+        b'{"matrix":{"denominators":["1","2"],"numerators":[["1"],["1","1"]],"columns":[[1],[0,1]]},"outputs":[0,1]}'
+    )
+    assert load_mechanism(path).mechanism == Mechanism([["0", "1"], ["1/2", "1/2"]])
+    _assert_cut_from_the_bytes(path, monkeypatch)

@@ -79,10 +79,10 @@ def _rows(data: bytes, start: int, quoted: bool) -> tuple[CellRows, int] | None:
             cells = data[first + 1 : last]
         else:
             cells = data[position + 1 : close].strip(_WHITE)
-        if separator is None:  # the first row's: ", " as json.dumps writes it, "," compact, or indented
+        if separator is None:  # the first found: ", " as json.dumps writes it, "," compact, or indented
             between = (_QUOTED_SEPARATOR if quoted else _SEPARATOR).search(cells)
-            separator = (b'", "' if quoted else b", ") if between is None else between.group()
-        split = cells.split(separator)
+            separator = None if between is None else between.group()
+        split = [cells] if separator is None else cells.split(separator)
         rows.append(list(map(seen.setdefault, split, split)))
         position = _space(data, close + 1)
         if data.startswith(b"]", position):
