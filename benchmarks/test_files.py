@@ -1,7 +1,8 @@
 """Issue 34 item 3: a mechanism handed in as an exact JSON file audits nearly as fast as from its
 module source (T at n = 1000, fractions in lowest terms as a user writes them, 108 MB: the audit
 within 1.5× of the module's, ``check CERT FILE`` within ½ of that audit). Before: 4.4 s CPU and
-595 MB against 1.21 s, check 5.0 s."""
+595 MB against 1.21 s, check 5.0 s; then (a9ff50b: the stdlib JSON parser, one ``int`` per distinct
+cell) 2.28 s against 1.52 s wall, 424 MB, check 1.75 s, integer rows 2.86 s and 457 MB."""
 
 from __future__ import annotations
 

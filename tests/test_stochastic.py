@@ -130,39 +130,63 @@ def test_deterministic_remap_errors() -> None:
 
 @given(mechanisms(max_n=4), st.integers(1, 4))
 def test_plain_ratio_rows_read_as_the_general_parser_reads_them(x: Mechanism, scale: int) -> None:
-    """``parse_plain_rows`` (a file's "p/q" cells read with int alone, one denominator for all rows
-    when cheap) gives the same matrix as the Fraction parser, lowest terms or not."""
-    from mechlib.core.stochastic import parse_plain_rows
+    """``parse_exact_rows`` (a file's "p/q" cells read with int alone, one denominator for all rows
+    when cheap) gives the same matrix as the Fraction parser, lowest terms or not, from text or from
+    the bytes of a file."""
+    from mechlib.core.stochastic import parse_exact_rows
 
     cells = [[f"{v.numerator * scale}/{v.denominator * scale}" if v else "0" for v in row] for row in x.rows]
-    plain = parse_plain_rows(cells)
-    assert plain is not None
-    assert Mechanism.from_scaled(*plain, outputs=x.outputs) == Mechanism(cells, outputs=x.outputs) == x
+    for form in (cells, [[cell.encode() for cell in row] for row in cells]):
+        plain = parse_exact_rows(form)
+        assert plain is not None
+        assert Mechanism.from_scaled(*plain, outputs=x.outputs) == Mechanism(cells, outputs=x.outputs) == x
 
 
-@given(st.lists(st.lists(st.text("0123/,-+. e", max_size=6), min_size=2, max_size=2), min_size=1, max_size=3))
-def test_the_plain_fast_path_reads_only_what_the_general_parser_reads_alike(cells: list[list[str]]) -> None:
-    """Any text (commas, slashes, signs, spaces in cells): the fast path declines, or it reads
-    exactly the cells the general parser reads (without their row-sum check, which comes after)."""
-    from mechlib.core.stochastic import parse_cells, parse_plain_rows
+@given(
+    st.lists(st.lists(st.text('0123/,-+. e\t\\"é', max_size=6), min_size=2, max_size=2), min_size=1, max_size=3),
+    st.booleans(),
+)
+def test_the_text_fast_path_reads_only_what_the_general_parser_reads_alike(cells: list[list[str]], raw: bool) -> None:
+    """Any text (commas, slashes, signs, spaces, escapes in cells; as text or as a file's bytes): the
+    fast path declines, or it reads exactly the cells the general parser reads (without their row-sum
+    check, which comes after)."""
+    from mechlib.core.stochastic import parse_cells, parse_exact_rows
 
     try:
-        plain = parse_plain_rows(cells)
+        read = parse_exact_rows([[cell.encode() for cell in row] for row in cells] if raw else cells)
     except InputError:  # the shape: checked alike by both
         return
-    if plain is None:
+    if read is None:
         return
-    num, den = plain
+    num, den = read
     assert [[Fraction(a, d) for a in row] for row, d in zip(num, den)] == parse_cells(cells)
 
 
 @pytest.mark.parametrize(
-    "cell", ["1/0", "-1/3", " 1/3", "1 / 3", "0.5", "1e-2", 0.5, 1, "١/3", "1" * 5000 + "/3", "1,2", "1/", "/3", ""]
+    "cell", ["1/0", "١/3", "1" * 5000 + "/3", "1,2", "1/", "/3", "", 0.5, 1, b"1/2", b"1\t/3", b"\\u0031", b"1/2\xc3"]
 )
 def test_other_cells_are_left_to_the_general_parser(cell: object) -> None:
-    from mechlib.core.stochastic import parse_plain_rows
+    """What is not an exact number, a number past the limits, a cell of another type than its
+    neighbours, and in a file's bytes a control character, an escape or a non-ASCII byte: declined (the
+    general parser names it, or reads the escape)."""
+    from mechlib.core.stochastic import parse_exact_rows
 
-    assert parse_plain_rows([[cell, "1/2"], ["1/2", "1/2"]]) is None
+    assert parse_exact_rows([[cell, "1/2"], ["1/2", "1/2"]]) is None
+    if isinstance(cell, bytes) and cell != b"1/2":
+        assert parse_exact_rows([[cell, b"1/2"], [b"1/2", b"1/2"]]) is None
+
+
+@pytest.mark.parametrize("cell", ["-1/3", " 1/3", "0.5", "1e-2", "+2/6", "0.25e1"])
+def test_any_exact_text_is_read_once_per_distinct_text(cell: str) -> None:
+    """Decimals, signs and spaced fractions are read by the general parser, once per distinct text."""
+    from mechlib.core.exact import to_fraction
+    from mechlib.core.stochastic import parse_exact_rows
+
+    for form in (cell, cell.encode()):
+        read = parse_exact_rows([[form, form], [form, form]])
+        assert read is not None
+        num, den = read
+        assert Fraction(num[1][0], den[1]) == to_fraction(cell)
 
 
 def test_t_read_from_a_file_of_fractions_is_t(tmp_path: object) -> None:
@@ -181,3 +205,20 @@ def test_t_read_from_a_file_of_fractions_is_t(tmp_path: object) -> None:
     with pytest.raises(InputError, match="denominator 0") as err:
         load_source(str(path))
     assert err.value.row == 0 and err.value.column == 0
+
+
+@pytest.mark.parametrize("other", [True, 0.5, 1.0])
+def test_numbers_are_read_once_but_never_a_boolean_or_a_float(other: object) -> None:
+    """JSON's number literals (int, Decimal) are read once per distinct value; a boolean or a float
+    equal to one of them (True == 1, 0.5 == Decimal("0.5")) is still declined, for the general parser
+    to name."""
+    from decimal import Decimal
+
+    from mechlib.core.stochastic import parse_exact_rows
+
+    read = parse_exact_rows([[Decimal("0.5"), Decimal("0.5")], [1, 0]])
+    assert read is not None and [[Fraction(a, d) for a in row] for row, d in zip(*read)] == [[0.5, 0.5], [1, 0]]
+    assert (
+        parse_exact_rows([[Decimal("0.5"), Decimal("0.5")], [1, 0], [other, Decimal("0.5") if other == 0.5 else 0]])
+        is None
+    )

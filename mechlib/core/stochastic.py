@@ -15,8 +15,10 @@ import math
 import re
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import replace
+from decimal import Decimal
 from fractions import Fraction
 from itertools import chain, compress, pairwise, repeat
+from operator import lshift
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from mechlib.core import exact
@@ -448,16 +450,20 @@ def _lcm(values: set[int]) -> int:
     return result
 
 
-#: A plain nonnegative cell "p/q" or "p" (ASCII digits).
-_PLAIN_CELL = re.compile(r"([0-9]+)(?:/([0-9]+))?")
+#: The only bytes a cell read straight from a file's bytes may hold to be read (ASCII, no escapes, no
+#: control characters: what JSON reads as exactly these characters); anything else is declined, for the
+#: caller's general reading of the whole file to name.
+_EXACT_CELL_BYTES = re.compile(rb"[0-9+\-.eE/ ]+")
 
 
-def parse_plain_rows(matrix: Any) -> tuple[IntRows, tuple[int, ...]] | None:
-    """The integer rows of a rectangular matrix whose every cell is a string "p/q" or "p" with p ≥ 0
-    in ASCII digits, q > 0, at most ``exact.MAX_DIGITS`` digits each — the common form of large
-    exact files — in linear time: each distinct text is read once (``int`` alone, no ``Fraction``)
-    and every cell is then a dictionary look-up (T's million cells have ≈ 2n distinct texts). None
-    when any cell is of another form (the general parser then reads it and names a bad cell). The
+def parse_exact_rows(matrix: Any) -> tuple[IntRows, tuple[int, ...]] | None:
+    """The integer rows of a rectangular matrix of exact cells in linear time: each distinct cell is
+    read once and every cell is then a dictionary look-up (T's million cells have ≈ 2n distinct
+    texts). The cells are all text — ``str``, or ``bytes`` as they stand in a file (ASCII) — "p/q" and
+    "p" read by ``int`` alone (no ``Fraction``), any other exact number (``"0.25"``, ``"1e-3"``,
+    ``"-1/3"``) by :func:`~mechlib.core.exact.to_fraction`; or all exact numbers (``int``, ``Decimal``
+    as JSON's number literals are read, ``Fraction``). None when a cell is of another kind (a float, a
+    boolean) or not an exact number: the general parser then reads it and names the bad cell. The
     shape and cell count are checked first."""
     if not isinstance(matrix, list) or not all(isinstance(row, list) for row in matrix):
         return None
@@ -466,27 +472,56 @@ def parse_plain_rows(matrix: Any) -> tuple[IntRows, tuple[int, ...]] | None:
         distinct = set(chain.from_iterable(matrix))
     except TypeError:  # an unhashable cell
         return None
+    kinds = {type(cell) for cell in distinct}  # a cell equal to a text is that text, but True == 1 and 0.5 ==
+    if kinds == {str} or kinds == {bytes}:  # Decimal("0.5"): a boolean or float cell is found by its own kind
+        read: Any = _text_value if kinds == {str} else _bytes_value
+    elif kinds <= _NUMBERS and set(map(type, chain.from_iterable(matrix))) <= _NUMBERS:
+        read = _number_value
+    else:
+        return None
     value: dict[Hashable, tuple[int, int]] = {}
-    for text in distinct:  # a cell equal to a string is a string: any other cell leaves one here
-        found = _PLAIN_CELL.fullmatch(text) if type(text) is str else None
+    for cell in distinct:
+        found = read(cell)
         if found is None:
             return None
-        num, den = found.groups()
-        if max(len(num), len(den or "")) > exact.MAX_DIGITS or not (den or "1").strip("0"):
-            return None  # past the digit limit, or q = 0: the general parser says which
-        value[text] = (int(num), int(den) if den else 1)
+        value[cell] = found
     return _over_denominators(matrix, value)
 
 
+#: The kinds of exact number a matrix may hold (JSON's literals are read as int and Decimal).
+_NUMBERS = {int, Decimal, Fraction}
+
+
+def _number_value(number: object) -> tuple[int, int] | None:
+    """An exact number or its text, read by the general reader (which checks the limits first)."""
+    try:
+        exact_value = to_fraction(number)
+    except InputError:
+        return None
+    return exact_value.numerator, exact_value.denominator
+
+
+def _text_value(text: str) -> tuple[int, int] | None:
+    """ "p/q" and "p" by ``int`` alone (no ``Fraction``: a random dense matrix has a million distinct
+    cells), any other exact number by the general reader."""
+    return exact.plain_ratio(text) or _number_value(text)
+
+
+def _bytes_value(text: bytes) -> tuple[int, int] | None:
+    return _text_value(text.decode("ascii")) if _EXACT_CELL_BYTES.fullmatch(text) else None
+
+
 _HEX = re.compile(r"[0-9a-f]+")
+_HEX_BYTES = re.compile(rb"[0-9a-f]+")
 
 
 def parse_integer_rows(form: dict[str, Any], width: int | None) -> tuple[IntRows, tuple[int, ...]]:
     """The certificates' integer rows (:meth:`StochasticMatrix.to_integer_rows`) read as input:
-    ``denominators`` and ``numerators`` in lowercase hexadecimal, at most ``exact.MAX_DIGITS``
-    digits each, and for sparse rows their ``columns`` (then ``width``, the number of outputs, is
-    needed). Each distinct text is read once (equal entries share one int); the cell count is
-    checked first; an error names the row. Row sums are checked where the matrix is built."""
+    ``denominators`` and ``numerators`` in lowercase hexadecimal (text, or the numerators as the
+    bytes they are in a file), at most ``exact.MAX_DIGITS`` digits each, and for sparse rows their
+    ``columns`` (then ``width``, the number of outputs, is needed). Each distinct text is read once
+    (equal entries share one int); the cell count is checked first; an error names the row. Row sums
+    are checked where the matrix is built."""
     dens, rows = form["denominators"], form["numerators"]
     columns = form.get("columns")
     if columns is not None and width is None:
@@ -497,19 +532,27 @@ def parse_integer_rows(form: dict[str, Any], width: int | None) -> tuple[IntRows
                          hint="one denominator (and one list of columns) per row")  # fmt: skip
     size = (width or 0) if columns is not None else len(rows[0]) if rows else 0
     _check_shape([range(size)] * len(rows) if columns is not None else rows)
-    value: dict[str, int] = {}
-    for text in set(chain(dens, chain.from_iterable(rows))):
-        if _HEX.fullmatch(text) is None or len(text) > exact.MAX_DIGITS:
+    value: dict[str | bytes, int] = {}
+    for text in chain(set(dens), set(chain.from_iterable(rows))):
+        hexadecimal = _HEX if isinstance(text, str) else _HEX_BYTES
+        if hexadecimal.fullmatch(text) is None or len(text) > exact.MAX_DIGITS:
             where = next(i for i, row in enumerate(rows) if text == dens[i] or text in row)
+            shown = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
             raise InputError(
-                f"the entry {text[:40]!r} is not at most {exact.MAX_DIGITS} lowercase hexadecimal digits",
+                f"the entry {shown[:40]!r} is not at most {exact.MAX_DIGITS} lowercase hexadecimal digits",
                 row=where,
                 hint="integer rows hold hexadecimal integers (as the audit certificates write them)",
             )
         value[text] = int(text, 16)
+    den = tuple(map(value.__getitem__, dens))
+    if 0 in den:
+        raise InputError("a row denominator is 0", row=den.index(0), hint="denominators are positive")
+    common = _lcm(set(den))  # one denominator for all rows when cheap, as _over_denominators does
+    own = common.bit_length() > 2 * max(den).bit_length() + 64
+    scale = _Scaling(value)
     num: list[tuple[int, ...]] = []
     for i, row in enumerate(rows):
-        values = tuple(map(value.__getitem__, row))
+        values = scale.row(row, 1 if own else common // den[i])
         if columns is not None:
             cols = columns[i]
             ordered = all(a < b for a, b in pairwise(cols)) and (not cols or 0 <= cols[0] <= cols[-1] < size)
@@ -520,15 +563,28 @@ def parse_integer_rows(form: dict[str, Any], width: int | None) -> tuple[IntRows
                 dense[c] = v
             values = tuple(dense)
         num.append(values)
-    den = tuple(map(value.__getitem__, dens))
-    if 0 in den:
-        raise InputError("a row denominator is 0", row=den.index(0), hint="denominators are positive")
-    common = _lcm(set(den))  # one denominator for all rows when cheap, as _over_denominators does
-    if common.bit_length() > 2 * max(den).bit_length() + 64:
-        return tuple(num), den
-    return tuple(row if d == common else tuple(map((common // d).__mul__, row)) for row, d in zip(num, den)), (
-        common,
-    ) * len(den)
+    return tuple(num), (den if own else (common,) * len(den))
+
+
+class _Scaling:
+    """Rows of texts as their integers times a row's factor: each distinct text read once, scaled once
+    per factor (a shift where the factor is a power of 2, as between T's rows), equal results one int
+    (T's rows, each over its own denominator, hold 375,750 distinct (text, factor) pairs but ≈ 2n
+    values over the common one: an int per cell would hold 150 MB)."""
+
+    def __init__(self, value: dict[Any, int]) -> None:
+        self.by_factor: dict[int, dict[Any, int]] = {1: value}
+        self.shared: dict[int, int] = {}
+
+    def row(self, texts: Sequence[Any], factor: int) -> tuple[int, ...]:
+        scaled = self.by_factor.setdefault(factor, {})
+        if factor != 1:
+            new = list(set(texts).difference(scaled))
+            shift = (factor & -factor).bit_length() - 1
+            odd, values = factor >> shift, map(self.by_factor[1].__getitem__, new)
+            products = list(map(lshift, values if odd == 1 else map(odd.__mul__, values), repeat(shift)))
+            scaled.update(zip(new, map(self.shared.setdefault, products, products)))
+        return tuple(map(scaled.__getitem__, texts))
 
 
 def _is_sequence(obj: object) -> bool:
