@@ -17,6 +17,8 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mechlib import randomized_response, truncated_geometric
 from mechlib.audit.loading import LoadedMechanism
@@ -24,6 +26,7 @@ from mechlib.audit.whitebox import audit
 from mechlib.checkers.audit_certificate import check_certificate
 from mechlib.checkers.blackbox_result import check_result
 from mechlib.checkers.bracket_certificate import check_certificate as check_bracket
+from mechlib.checkers.fields import IntRows, Q
 from mechlib.core.families import exponential
 from mechlib.core.mechanism import Mechanism
 from mechlib.core.users import BayesUser, Loss, Prior
@@ -694,3 +697,100 @@ def test_loss_matrix_users_at_the_edges_check() -> None:
     doc = _audit(randomized_response("1/3", 4), users=users)
     free_user = doc["user_losses"]["users"][4]
     assert free_user["optimum"] == "0" and free_user["ratio"] is None
+
+
+# The two float enclosures of the trusted base, attacked at their margins. Each answer is compared with
+# one computed here in Fractions (the checkers' own integer paths are not the oracle).
+
+
+def _hockey_stick(m: IntRows, i: int, j: int, t: Fraction) -> Fraction:
+    excess = (Fraction(a, m.den[i]) - t * Fraction(b, m.den[j]) for a, b in zip(m.num[i], m.num[j]))
+    return sum((x for x in excess if x > 0), Fraction(0))
+
+
+def _first_above(m: IntRows, ordered: list[tuple[int, int]], ts: list[Fraction], deltas: list[Fraction]) -> Any:
+    return next(((k, p) for k, (t, d) in enumerate(zip(ts, deltas)) for p in ordered if _hockey_stick(m, *p, t) > d),
+                None)  # fmt: skip
+
+
+def _dense_recheck(m: IntRows, ordered: list[tuple[int, int]], ts: list[Fraction], deltas: list[Fraction]) -> Any:
+    from mechlib.checkers.approximate_dp import _first_pair_above
+
+    return _first_pair_above(m, ordered, *([Q(x.numerator, x.denominator) for x in xs] for xs in (ts, deltas)))
+
+
+#: t·d/e moved off an output's exact ratio by less than the floats see, and by far less (10⁻⁴⁰⁰).
+_SHIFTS = [Fraction(s, 2**e) for s in (1, -1, 3, -3) for e in (52, 54, 56, 60)] + [Fraction(1, 10**400)]
+
+
+def _profile_at(m: IntRows, ordered: list[tuple[int, int]], t: Fraction) -> tuple[list[Fraction], list[Fraction]]:
+    """Vertices 1 and t with δ the true profile there (the margins are tested by lowering δ)."""
+    return [Fraction(1), t], [max(_hockey_stick(m, *p, s) for p in ordered) for s in (Fraction(1), t)]
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(st.integers(2**30, 2**31 - 1), st.integers(2**30, 2**31 - 1), st.integers(1, 2**29), st.integers(1, 2**29))
+def test_the_dense_profile_recheck_is_exact_where_an_outputs_ratio_is_within_ulps_of_t(
+    d: int, e: int, a: int, b: int
+) -> None:
+    """Rows over denominators near 2³¹ (the int64 path's limit), t placed within a few ulps — or 10⁻⁴⁰⁰ —
+    of an output's exact a·e/(b·d), on either side: the float ratio may land on the wrong side of t·d/e.
+    δ at the true profile checks; δ lowered by 10⁻⁴⁰ (far inside MARGIN·(1 + t)) is refused at that
+    vertex, as in Fractions — so neither MARGIN nor the exact NEAR window can be dropped."""
+    m = IntRows([d, e], [[a, d - a], [b, e - b]])
+    ordered = [(0, 1), (1, 0)]
+    for shift in _SHIFTS:
+        t = Fraction(a * e, b * d) * (1 + shift)
+        if t <= 1:
+            continue
+        ts, deltas = _profile_at(m, ordered, t)
+        assert _dense_recheck(m, ordered, ts, deltas) is None
+        lowered = [deltas[0], deltas[1] - Fraction(1, 10**40)]
+        assert _dense_recheck(m, ordered, ts, lowered) == _first_above(m, ordered, ts, lowered) is not None
+
+
+def test_two_ratios_equal_in_floats_are_split_exactly_by_t() -> None:
+    """Outputs 0 and 1 have ratios 1 + 2⁻²⁹ and 1 + 1/(2²⁹ − 1), one float apart from nothing (the same
+    double); t halfway between them puts output 1 alone in the pair's threshold set, H_t ≈ 4·10⁻¹⁹. δ = 0
+    there (where the floats see no output above t) and δ lowered by 10⁻⁴⁰ are refused, the true δ checks."""
+    d = 2**31 - 1
+    x, y = [2**29 + 1, 2**29], [2**29, 2**29 - 1]
+    m = IntRows([d, d], [[*x, d - sum(x)], [*y, d - sum(y)]])
+    low, high = Fraction(x[0], y[0]), Fraction(x[1], y[1])
+    assert float(low) == float(high) and low < high
+    ordered = [(0, 1), (1, 0)]
+    ts, deltas = _profile_at(m, ordered, (low + high) / 2)
+    assert 0 < deltas[1] < Fraction(1, 10**18)
+    assert _dense_recheck(m, ordered, ts, deltas) is None
+    for wrong in (Fraction(0), deltas[1] - Fraction(1, 10**40)):
+        lowered = [deltas[0], wrong]
+        assert _dense_recheck(m, ordered, ts, lowered) == _first_above(m, ordered, ts, lowered) is not None
+
+
+@pytest.mark.parametrize(("t", "delta"), [(Fraction(10**308), Fraction(0)), (Fraction(3, 2), -Fraction(1, 10**400))])
+def test_a_tiny_or_negative_delta_and_a_huge_finite_t_are_decided_exactly(t: Fraction, delta: Fraction) -> None:
+    """Identical rows (H_t = 0 at every t) with an output of probability 0: δ = 0 checks, δ = −10⁻⁴⁰⁰
+    (−0.0 in floats) is refused. x_0 = (1/2, 1/2) beside x_1 = (1, 0): H_t = 1/2 at every t, from an
+    output x_1 never gives; at t = 10³⁰⁸ (a float, but t·d/e = ∞: the float threshold set is empty and
+    the float H_t is 0) δ = 1/2 checks and δ = 1/4 is refused — only the margin's factor (1 + t) sends
+    that vertex to the integers."""
+    same = IntRows([2**31 - 1] * 2, [[2**31 - 2, 1, 0]] * 2)
+    ts, ordered = [Fraction(1), t], [(0, 1), (1, 0)]
+    assert _dense_recheck(same, ordered, ts, [Fraction(0), max(delta, Fraction(0))]) is None
+    assert _dense_recheck(same, ordered, ts, [Fraction(0), delta]) == (None if delta >= 0 else (1, (0, 1)))
+    apart = IntRows([2, 1], [[1, 1], [1, 0]])
+    ts, deltas = _profile_at(apart, ordered, t)
+    assert _dense_recheck(apart, ordered, ts, deltas) is None
+    for lowered in (deltas[1] - Fraction(1, 10**40), deltas[1] / 2):
+        assert _dense_recheck(apart, ordered, ts, [deltas[0], lowered]) == (1, (0, 1))
+
+
+@pytest.mark.parametrize("entry", [2**62, 2**63, 2**64 + 5])
+def test_a_non_stochastic_matrix_with_an_approximate_section_is_a_failure_not_a_crash(entry: int) -> None:
+    """The dense --delta re-check reads rows as int64 only when they are stochastic over denominators
+    below 2³¹ (each entry and prefix sum ≤ den): a remap entry of 2⁶³ (not int64) or 2⁶² (sums past
+    int64) is the listed failure 'not row-stochastic', not an OverflowError."""
+    doc = _audit(truncated_geometric("1/2", 3), delta=Fraction(1, 20))
+    forged = copy.deepcopy(doc)
+    forged["mechanism"]["matrix"]["remap"]["numerators"][0][0] = format(entry, "x")
+    assert "the matrix's remap Y is not row-stochastic" in check_certificate(forged)
