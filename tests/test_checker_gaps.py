@@ -26,7 +26,7 @@ from mechlib.audit.whitebox import audit
 from mechlib.checkers.audit_certificate import check_certificate
 from mechlib.checkers.blackbox_result import check_result
 from mechlib.checkers.bracket_certificate import check_certificate as check_bracket
-from mechlib.checkers.fields import IntRows, Q
+from mechlib.checkers.fields import IntRows, Malformed, Q
 from mechlib.core.families import exponential
 from mechlib.core.mechanism import Mechanism
 from mechlib.core.users import BayesUser, Loss, Prior
@@ -794,3 +794,113 @@ def test_a_non_stochastic_matrix_with_an_approximate_section_is_a_failure_not_a_
     forged = copy.deepcopy(doc)
     forged["mechanism"]["matrix"]["remap"]["numerators"][0][0] = format(entry, "x")
     assert "the matrix's remap Y is not row-stochastic" in check_certificate(forged)
+
+
+def _enclosure_holds(kind: str, m: IntRows) -> None:
+    """Every remap of a two-output matrix: ``_enclosed_loss`` is None iff a guess is not a least-loss
+    guess of its column (in Fractions), and otherwise encloses the exact loss."""
+    from itertools import product
+
+    from mechlib.checkers.bracketed_users import _enclosed_loss, weight_bounds
+
+    n = len(m.num) - 1
+    bounds = weight_bounds(m)
+    loss = {
+        "absolute": lambda i, g: abs(i - g),
+        "squared": lambda i, g: (i - g) ** 2,
+        "binary": lambda i, g: int(i != g),
+    }
+    weights = [[Fraction(a, d * (n + 1)) for a in row] for row, d in zip(m.num, m.den)]
+    columns = [[sum(weights[i][r] * loss[kind](i, g) for i in range(n + 1)) for g in range(n + 1)] for r in range(2)]
+    for guess in product(range(n + 1), repeat=len(columns)):
+        found = _enclosed_loss(kind, m, bounds, list(guess), n)
+        least = all(c[g] == min(c) for c, g in zip(columns, guess))
+        assert (found is not None) == least, (kind, guess)
+        if found is not None:
+            exact = sum(c[g] for c, g in zip(columns, guess))
+            assert Fraction(float(found[0])) <= exact <= Fraction(float(found[1])), (kind, guess)
+
+
+#: Rows 1 and 2 over ≈ 1100- and ≈ 1000-bit denominators, row 0 over their product (cut to its top
+#: 1000 bits by ``weight_bounds``), so that row 0's column-0 weight can sit one unit of 1/D₀ ≈ 2⁻²¹⁰⁰
+#: either side of a median, mean or mode boundary — far inside the floats' reach.
+_D1, _D2 = 3**700, 5**430
+
+
+@pytest.mark.parametrize("unit", [-1, 0, 1])
+@pytest.mark.parametrize(
+    ("kind", "share"),
+    [("absolute", (1, 1)), ("squared", (1, 3)), ("binary", (1, 0))],  # x_0 = c₁·x_1 + c₂·x_2 at the boundary
+)
+def test_bracketed_least_loss_guesses_at_a_boundary_are_decided_exactly(
+    kind: str, share: tuple[int, int], unit: int
+) -> None:
+    """Absolute: guess 1 is a weighted median iff x_0 ≤ x_1 + x_2 (2·A_1 ≤ W), guesses 0 and 1 tie at
+    equality; squared: guess 1 is nearest the mean iff x_0 ≤ x_1 + 3·x_2 ((2g − 1)·W ≤ 2·S₁); binary:
+    row 0 is a mode iff x_0 ≥ x_1. Row 0's weight is put exactly there and one unit either side: the
+    floats cannot tell these apart, the checker must decide them exactly, and enclose the loss."""
+    a1, a2 = _D1 // 8, _D2 // 8
+    x0 = share[0] * a1 * _D2 + share[1] * a2 * _D1 + unit
+    m = IntRows([_D1 * _D2, _D1, _D2], [[x0, _D1 * _D2 - x0], [a1, _D1 - a1], [a2, _D2 - a2]])
+    _enclosure_holds(kind, m)
+
+
+@pytest.mark.parametrize("bits", [999, 1000, 1001, 1053, 1100, 2100])
+def test_weight_bounds_enclose_entries_at_the_cut(bits: int) -> None:
+    """Denominators 2^b − 1, 2^b, 2^b + 1 around the 1000-bit cut (k = b − 999 or b − 1000 bits dropped),
+    entries 0, 1, 2^k − 1 (cut to 0), 2^k, ⌊d/3⌋, d − 1 and d: each weight x/(n + 1) is enclosed."""
+    from mechlib.checkers.bracketed_users import weight_bounds
+
+    dens = [(1 << bits) - 1, 1 << bits, (1 << bits) + 1]
+    rows = []
+    for d in dens:
+        k = max(d.bit_length() - 1000, 0)
+        entries = [0, 1, (1 << k) - 1, 1 << k, d // 3, d - 1, d]
+        rows.append([e for e in entries if e <= d])
+    width = min(map(len, rows))
+    m = IntRows(dens, [row[:width] for row in rows])
+    lo, hi = weight_bounds(m)
+    for i, (row, d) in enumerate(zip(m.num, m.den)):
+        for r, a in enumerate(row):
+            assert Fraction(float(lo[i][r])) <= Fraction(a, 3 * d) <= Fraction(float(hi[i][r])), (i, r)
+
+
+@pytest.mark.parametrize(
+    ("den", "entry"),
+    [
+        ((1 << 1000) + 1, (2**1024 - 2**970 - 1) << 1),  # cut to a float whose next integer overflows
+        (1, 2**1024 - 2**971),  # the largest float: an upper bound of ∞, a loss bound ∞·0 = NaN
+        (1, 2),
+    ],
+)
+def test_a_weight_above_its_denominator_is_refused_before_any_float(den: int, entry: int) -> None:
+    """The enclosures hold for entries up to their row's denominator (x ≤ 1); an entry above it (a
+    matrix that is not stochastic) is refused, naming the matrix — not an OverflowError, nor NaN."""
+    from mechlib.checkers.bracketed_users import weight_bounds
+
+    with pytest.raises(Malformed, match=r"^mechanism\.matrix: row 0 has an entry above its denominator$"):
+        weight_bounds(IntRows([den, 1], [[entry, 0], [0, 1]]))
+
+
+@pytest.mark.parametrize(
+    "terms",
+    [[1.0] + [2.0**-54] * 1000, [1.0] + [2.0**-53 * (1 + 2.0**-52)] * 6],
+    ids=["each-addition-rounds-down", "each-addition-rounds-up"],
+)
+def test_bracketed_sum_bounds_hold_where_the_float_sum_is_ulps_off(terms: list[float]) -> None:
+    """1 plus a thousand 2⁻⁵⁴ (each lost in the addition: the float sum 3 ulps below the exact one), and
+    1 plus six terms just above half an ulp (each rounding up: 3 ulps above): one ulp outward would not
+    enclose either; the bound g·Σ, g = N·2⁻⁵², does."""
+    import numpy as np
+
+    from mechlib.checkers.bracketed_users import _sum_bounds
+
+    values = np.array(terms)
+    exact = sum(map(Fraction, terms), Fraction(0))
+    low, high = _sum_bounds(values, values)
+    assert Fraction(float(low)) <= exact <= Fraction(float(high))
+    assert (
+        not Fraction(float(np.nextafter(np.sum(values), -np.inf)))
+        <= exact
+        <= Fraction(float(np.nextafter(np.sum(values), np.inf)))
+    )
