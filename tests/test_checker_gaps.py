@@ -845,6 +845,15 @@ def test_bracketed_least_loss_guesses_at_a_boundary_are_decided_exactly(
     _enclosure_holds(kind, m)
 
 
+@pytest.mark.parametrize("kind", ["absolute", "squared", "binary"])
+def test_bracketed_columns_of_zero_weights_are_decided_exactly(kind: str) -> None:
+    """A column no row gives (every guess ties: each float weight is enclosed in ±5·10⁻³²⁴, which proves
+    no guess) and a column of ties across 1000-bit denominators: every remap decided as in Fractions."""
+    big = 3**630
+    _enclosure_holds(kind, IntRows([big, 2 * big, 1], [[big, 0], [2 * big, 0], [1, 0]]))
+    _enclosure_holds(kind, IntRows([big, 2 * big, 2], [[big - 1, 1], [2 * big - 2, 2], [1, 1]]))
+
+
 @pytest.mark.parametrize("bits", [999, 1000, 1001, 1053, 1100, 2100])
 def test_weight_bounds_enclose_entries_at_the_cut(bits: int) -> None:
     """Denominators 2^b − 1, 2^b, 2^b + 1 around the 1000-bit cut (k = b − 999 or b − 1000 bits dropped),
