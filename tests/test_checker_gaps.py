@@ -805,13 +805,12 @@ def _enclosure_holds(kind: str, m: IntRows) -> None:
 
     n = len(m.num) - 1
     bounds = weight_bounds(m)
-    loss = {
-        "absolute": lambda i, g: abs(i - g),
-        "squared": lambda i, g: (i - g) ** 2,
-        "binary": lambda i, g: int(i != g),
-    }
+
+    def loss(i: int, g: int) -> int:
+        return abs(i - g) if kind == "absolute" else (i - g) ** 2 if kind == "squared" else int(i != g)
+
     weights = [[Fraction(a, d * (n + 1)) for a in row] for row, d in zip(m.num, m.den)]
-    columns = [[sum(weights[i][r] * loss[kind](i, g) for i in range(n + 1)) for g in range(n + 1)] for r in range(2)]
+    columns = [[sum(weights[i][r] * loss(i, g) for i in range(n + 1)) for g in range(n + 1)] for r in range(2)]
     for guess in product(range(n + 1), repeat=len(columns)):
         found = _enclosed_loss(kind, m, bounds, list(guess), n)
         least = all(c[g] == min(c) for c, g in zip(columns, guess))
