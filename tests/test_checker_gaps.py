@@ -17,6 +17,8 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mechlib import randomized_response, truncated_geometric
 from mechlib.audit.loading import LoadedMechanism
@@ -24,6 +26,7 @@ from mechlib.audit.whitebox import audit
 from mechlib.checkers.audit_certificate import check_certificate
 from mechlib.checkers.blackbox_result import check_result
 from mechlib.checkers.bracket_certificate import check_certificate as check_bracket
+from mechlib.checkers.fields import IntRows, Malformed, Q
 from mechlib.core.families import exponential
 from mechlib.core.mechanism import Mechanism
 from mechlib.core.users import BayesUser, Loss, Prior
@@ -694,3 +697,218 @@ def test_loss_matrix_users_at_the_edges_check() -> None:
     doc = _audit(randomized_response("1/3", 4), users=users)
     free_user = doc["user_losses"]["users"][4]
     assert free_user["optimum"] == "0" and free_user["ratio"] is None
+
+
+# The two float enclosures of the trusted base, attacked at their margins. Each answer is compared with
+# one computed here in Fractions (the checkers' own integer paths are not the oracle).
+
+
+def _hockey_stick(m: IntRows, i: int, j: int, t: Fraction) -> Fraction:
+    excess = (Fraction(a, m.den[i]) - t * Fraction(b, m.den[j]) for a, b in zip(m.num[i], m.num[j]))
+    return sum((x for x in excess if x > 0), Fraction(0))
+
+
+def _first_above(m: IntRows, ordered: list[tuple[int, int]], ts: list[Fraction], deltas: list[Fraction]) -> Any:
+    return next(((k, p) for k, (t, d) in enumerate(zip(ts, deltas)) for p in ordered if _hockey_stick(m, *p, t) > d),
+                None)  # fmt: skip
+
+
+def _dense_recheck(m: IntRows, ordered: list[tuple[int, int]], ts: list[Fraction], deltas: list[Fraction]) -> Any:
+    from mechlib.checkers.approximate_dp import _first_pair_above
+
+    return _first_pair_above(m, ordered, *([Q(x.numerator, x.denominator) for x in xs] for xs in (ts, deltas)))
+
+
+#: t·d/e moved off an output's exact ratio by less than the floats see, and by far less (10⁻⁴⁰⁰).
+_SHIFTS = [Fraction(s, 2**e) for s in (1, -1, 3, -3) for e in (52, 54, 56, 60)] + [Fraction(1, 10**400)]
+
+
+def _profile_at(m: IntRows, ordered: list[tuple[int, int]], t: Fraction) -> tuple[list[Fraction], list[Fraction]]:
+    """Vertices 1 and t with δ the true profile there (the margins are tested by lowering δ)."""
+    return [Fraction(1), t], [max(_hockey_stick(m, *p, s) for p in ordered) for s in (Fraction(1), t)]
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(st.integers(2**30, 2**31 - 1), st.integers(2**30, 2**31 - 1), st.integers(1, 2**29), st.integers(1, 2**29))
+def test_the_dense_profile_recheck_is_exact_where_an_outputs_ratio_is_within_ulps_of_t(
+    d: int, e: int, a: int, b: int
+) -> None:
+    """Rows over denominators near 2³¹ (the int64 path's limit), t placed within a few ulps — or 10⁻⁴⁰⁰ —
+    of an output's exact a·e/(b·d), on either side: the float ratio may land on the wrong side of t·d/e.
+    δ at the true profile checks; δ lowered by 10⁻⁴⁰ (far inside MARGIN·(1 + t)) is refused at that
+    vertex, as in Fractions — so neither MARGIN nor the exact NEAR window can be dropped."""
+    m = IntRows([d, e], [[a, d - a], [b, e - b]])
+    ordered = [(0, 1), (1, 0)]
+    for shift in _SHIFTS:
+        t = Fraction(a * e, b * d) * (1 + shift)
+        if t <= 1:
+            continue
+        ts, deltas = _profile_at(m, ordered, t)
+        assert _dense_recheck(m, ordered, ts, deltas) is None
+        lowered = [deltas[0], deltas[1] - Fraction(1, 10**40)]
+        assert _dense_recheck(m, ordered, ts, lowered) == _first_above(m, ordered, ts, lowered) is not None
+
+
+def test_two_ratios_equal_in_floats_are_split_exactly_by_t() -> None:
+    """Outputs 0 and 1 have ratios 1 + 2⁻²⁹ and 1 + 1/(2²⁹ − 1), one float apart from nothing (the same
+    double); t halfway between them puts output 1 alone in the pair's threshold set, H_t ≈ 4·10⁻¹⁹. δ = 0
+    there (where the floats see no output above t) and δ lowered by 10⁻⁴⁰ are refused, the true δ checks."""
+    d = 2**31 - 1
+    x, y = [2**29 + 1, 2**29], [2**29, 2**29 - 1]
+    m = IntRows([d, d], [[*x, d - sum(x)], [*y, d - sum(y)]])
+    low, high = Fraction(x[0], y[0]), Fraction(x[1], y[1])
+    assert float(low) == float(high) and low < high
+    ordered = [(0, 1), (1, 0)]
+    ts, deltas = _profile_at(m, ordered, (low + high) / 2)
+    assert 0 < deltas[1] < Fraction(1, 10**18)
+    assert _dense_recheck(m, ordered, ts, deltas) is None
+    for wrong in (Fraction(0), deltas[1] - Fraction(1, 10**40)):
+        lowered = [deltas[0], wrong]
+        assert _dense_recheck(m, ordered, ts, lowered) == _first_above(m, ordered, ts, lowered) is not None
+
+
+@pytest.mark.parametrize(("t", "delta"), [(Fraction(10**308), Fraction(0)), (Fraction(3, 2), -Fraction(1, 10**400))])
+def test_a_tiny_or_negative_delta_and_a_huge_finite_t_are_decided_exactly(t: Fraction, delta: Fraction) -> None:
+    """Identical rows (H_t = 0 at every t) with an output of probability 0: δ = 0 checks, δ = −10⁻⁴⁰⁰
+    (−0.0 in floats) is refused. x_0 = (1/2, 1/2) beside x_1 = (1, 0): H_t = 1/2 at every t, from an
+    output x_1 never gives; at t = 10³⁰⁸ (a float, but t·d/e = ∞: the float threshold set is empty and
+    the float H_t is 0) δ = 1/2 checks and δ = 1/4 is refused — only the margin's factor (1 + t) sends
+    that vertex to the integers."""
+    same = IntRows([2**31 - 1] * 2, [[2**31 - 2, 1, 0]] * 2)
+    ts, ordered = [Fraction(1), t], [(0, 1), (1, 0)]
+    assert _dense_recheck(same, ordered, ts, [Fraction(0), max(delta, Fraction(0))]) is None
+    assert _dense_recheck(same, ordered, ts, [Fraction(0), delta]) == (None if delta >= 0 else (1, (0, 1)))
+    apart = IntRows([2, 1], [[1, 1], [1, 0]])
+    ts, deltas = _profile_at(apart, ordered, t)
+    assert _dense_recheck(apart, ordered, ts, deltas) is None
+    for lowered in (deltas[1] - Fraction(1, 10**40), deltas[1] / 2):
+        assert _dense_recheck(apart, ordered, ts, [deltas[0], lowered]) == (1, (0, 1))
+
+
+@pytest.mark.parametrize("entry", [2**62, 2**63, 2**64 + 5])
+def test_a_non_stochastic_matrix_with_an_approximate_section_is_a_failure_not_a_crash(entry: int) -> None:
+    """The dense --delta re-check reads rows as int64 only when they are stochastic over denominators
+    below 2³¹ (each entry and prefix sum ≤ den): a remap entry of 2⁶³ (not int64) or 2⁶² (sums past
+    int64) is the listed failure 'not row-stochastic', not an OverflowError."""
+    doc = _audit(truncated_geometric("1/2", 3), delta=Fraction(1, 20))
+    forged = copy.deepcopy(doc)
+    forged["mechanism"]["matrix"]["remap"]["numerators"][0][0] = format(entry, "x")
+    assert "the matrix's remap Y is not row-stochastic" in check_certificate(forged)
+
+
+def _enclosure_holds(kind: str, m: IntRows) -> None:
+    """Every remap of a two-output matrix: ``_enclosed_loss`` is None iff a guess is not a least-loss
+    guess of its column (in Fractions), and otherwise encloses the exact loss."""
+    from itertools import product
+
+    from mechlib.checkers.bracketed_users import _enclosed_loss, weight_bounds
+
+    n = len(m.num) - 1
+    bounds = weight_bounds(m)
+
+    def loss(i: int, g: int) -> int:
+        return abs(i - g) if kind == "absolute" else (i - g) ** 2 if kind == "squared" else int(i != g)
+
+    weights = [[Fraction(a, d * (n + 1)) for a in row] for row, d in zip(m.num, m.den)]
+    columns = [[sum(weights[i][r] * loss(i, g) for i in range(n + 1)) for g in range(n + 1)] for r in range(2)]
+    for guess in product(range(n + 1), repeat=len(columns)):
+        found = _enclosed_loss(kind, m, bounds, list(guess), n)
+        least = all(c[g] == min(c) for c, g in zip(columns, guess))
+        assert (found is not None) == least, (kind, guess)
+        if found is not None:
+            exact = sum(c[g] for c, g in zip(columns, guess))
+            assert Fraction(float(found[0])) <= exact <= Fraction(float(found[1])), (kind, guess)
+
+
+#: Rows 1 and 2 over ≈ 1100- and ≈ 1000-bit denominators, row 0 over their product (cut to its top
+#: 1000 bits by ``weight_bounds``), so that row 0's column-0 weight can sit one unit of 1/D₀ ≈ 2⁻²¹⁰⁰
+#: either side of a median, mean or mode boundary — far inside the floats' reach.
+_D1, _D2 = 3**700, 5**430
+
+
+@pytest.mark.parametrize("unit", [-1, 0, 1])
+@pytest.mark.parametrize(
+    ("kind", "share"),
+    [("absolute", (1, 1)), ("squared", (1, 3)), ("binary", (1, 0))],  # x_0 = c₁·x_1 + c₂·x_2 at the boundary
+)
+def test_bracketed_least_loss_guesses_at_a_boundary_are_decided_exactly(
+    kind: str, share: tuple[int, int], unit: int
+) -> None:
+    """Absolute: guess 1 is a weighted median iff x_0 ≤ x_1 + x_2 (2·A_1 ≤ W), guesses 0 and 1 tie at
+    equality; squared: guess 1 is nearest the mean iff x_0 ≤ x_1 + 3·x_2 ((2g − 1)·W ≤ 2·S₁); binary:
+    row 0 is a mode iff x_0 ≥ x_1. Row 0's weight is put exactly there and one unit either side: the
+    floats cannot tell these apart, the checker must decide them exactly, and enclose the loss."""
+    a1, a2 = _D1 // 8, _D2 // 8
+    x0 = share[0] * a1 * _D2 + share[1] * a2 * _D1 + unit
+    m = IntRows([_D1 * _D2, _D1, _D2], [[x0, _D1 * _D2 - x0], [a1, _D1 - a1], [a2, _D2 - a2]])
+    _enclosure_holds(kind, m)
+
+
+@pytest.mark.parametrize("kind", ["absolute", "squared", "binary"])
+def test_bracketed_columns_of_zero_weights_are_decided_exactly(kind: str) -> None:
+    """A column no row gives (every guess ties: each float weight is enclosed in ±5·10⁻³²⁴, which proves
+    no guess) and a column of ties across 1000-bit denominators: every remap decided as in Fractions."""
+    big = 3**630
+    _enclosure_holds(kind, IntRows([big, 2 * big, 1], [[big, 0], [2 * big, 0], [1, 0]]))
+    _enclosure_holds(kind, IntRows([big, 2 * big, 2], [[big - 1, 1], [2 * big - 2, 2], [1, 1]]))
+
+
+@pytest.mark.parametrize("bits", [999, 1000, 1001, 1053, 1100, 2100])
+def test_weight_bounds_enclose_entries_at_the_cut(bits: int) -> None:
+    """Denominators 2^b − 1, 2^b, 2^b + 1 around the 1000-bit cut (k = b − 999 or b − 1000 bits dropped),
+    entries 0, 1, 2^k − 1 (cut to 0), 2^k, ⌊d/3⌋, d − 1 and d: each weight x/(n + 1) is enclosed."""
+    from mechlib.checkers.bracketed_users import weight_bounds
+
+    dens = [(1 << bits) - 1, 1 << bits, (1 << bits) + 1]
+    rows = []
+    for d in dens:
+        k = max(d.bit_length() - 1000, 0)
+        entries = [0, 1, (1 << k) - 1, 1 << k, d // 3, d - 1, d]
+        rows.append([e for e in entries if e <= d])
+    width = min(map(len, rows))
+    m = IntRows(dens, [row[:width] for row in rows])
+    lo, hi = weight_bounds(m)
+    for i, (row, d) in enumerate(zip(m.num, m.den)):
+        for r, a in enumerate(row):
+            assert Fraction(float(lo[i][r])) <= Fraction(a, 3 * d) <= Fraction(float(hi[i][r])), (i, r)
+
+
+@pytest.mark.parametrize(
+    ("den", "entry"),
+    [
+        ((1 << 1000) + 1, (2**1024 - 2**970 - 1) << 1),  # cut to a float whose next integer overflows
+        (1, 2**1024 - 2**971),  # the largest float: an upper bound of ∞, a loss bound ∞·0 = NaN
+        (1, 2),
+    ],
+)
+def test_a_weight_above_its_denominator_is_refused_before_any_float(den: int, entry: int) -> None:
+    """The enclosures hold for entries up to their row's denominator (x ≤ 1); an entry above it (a
+    matrix that is not stochastic) is refused, naming the matrix — not an OverflowError, nor NaN."""
+    from mechlib.checkers.bracketed_users import weight_bounds
+
+    with pytest.raises(Malformed, match=r"^mechanism\.matrix: row 0 has an entry above its denominator$"):
+        weight_bounds(IntRows([den, 1], [[entry, 0], [0, 1]]))
+
+
+@pytest.mark.parametrize(
+    "terms",
+    [[1.0] + [2.0**-54] * 1000, [1.0] + [2.0**-53 * (1 + 2.0**-52)] * 6],
+    ids=["each-addition-rounds-down", "each-addition-rounds-up"],
+)
+def test_bracketed_sum_bounds_hold_where_the_float_sum_is_ulps_off(terms: list[float]) -> None:
+    """1 plus a thousand 2⁻⁵⁴ (each lost in the addition: the float sum 3 ulps below the exact one), and
+    1 plus six terms just above half an ulp (each rounding up: 3 ulps above): one ulp outward would not
+    enclose either; the bound g·Σ, g = N·2⁻⁵², does."""
+    import numpy as np
+
+    from mechlib.checkers.bracketed_users import _sum_bounds
+
+    values = np.array(terms)
+    exact = sum(map(Fraction, terms), Fraction(0))
+    low, high = _sum_bounds(values, values)
+    assert Fraction(float(low)) <= exact <= Fraction(float(high))
+    assert (
+        not Fraction(float(np.nextafter(np.sum(values), -np.inf)))
+        <= exact
+        <= Fraction(float(np.nextafter(np.sum(values), np.inf)))
+    )

@@ -7,9 +7,9 @@ H_t(x_i ‖ x_i′) = Σ_r max(0, x_i[r] − t·x_i′[r]) is what the section c
    B = 0), so δ ≤ the true profile everywhere; and
 2. every ordered pair's H_t is at most the recorded δ at every vertex — H_t is convex in t and the
    recorded δ linear between vertices, and both are non-increasing after t_K, so the recorded δ ≥ the
-   true profile everywhere. In integers; for rows over denominators below 2³¹ (int64), each pair's
-   outputs sorted once by ratio and H_t read off its prefix sums at every vertex in floats with a
-   margin, in integers wherever that margin does not settle it (``_first_pair_above``).
+   true profile everywhere. In integers; for stochastic rows over denominators below 2³¹ (int64),
+   each pair's outputs sorted once by ratio and H_t read off its prefix sums at every vertex in floats
+   with a margin, in integers wherever that margin does not settle it (``_first_pair_above``).
 The tightest α at δ (``at_delta``) and a claimed (ε, δ) are then recomputed from that profile.
 The zCDP bracket is re-evaluated with arb: every ordered pair's D_b/a ≤ ρ_hi on every grid cell
 [a, b] (D_λ non-decreasing in λ) and the recorded (λ, pair) reaches ρ_lo.
@@ -165,7 +165,10 @@ def _check_profile(
 
 
 def _int64(m: IntRows) -> bool:
-    return bool(m.den) and max(m.den) < INT64_DENOMINATOR
+    """Rows the dense re-check covers: stochastic over denominators below 2³¹, so every entry and prefix
+    sum is at most its row's denominator (int64, and exact in floats). A matrix that is not stochastic
+    (a listed failure of its own) is re-checked in integers, within the general limits."""
+    return bool(m.den) and max(m.den) < INT64_DENOMINATOR and m.stochastic()
 
 
 def _first_pair_above(
@@ -208,7 +211,9 @@ def _first_dense_pair_above(
     order; at t the threshold set S = {r : a_r/b_r > t·d/e} is a prefix, found by binary search in the
     floats, and H_t = P_i(S) − t·P_i′(S). An output whose float ratio sits on the wrong side of t·d/e has
     its exact ratio within a few ulps of it, so a_r/d − t·b_r/e is within 10⁻¹⁵·t·b_r/e of 0: the float H_t
-    is within 10⁻¹⁵·(1 + t) of the exact one, and H_t ≤ δ is settled where it is below δ − MARGIN·(1 + t).
+    is within 10⁻¹⁵·(1 + t) of the exact one (where t·d/e is ∞ in floats, t > 10²⁹⁸, the outputs x_i′
+    never gives drop out of the float set: an error ≤ 1, far below MARGIN·t), and H_t ≤ δ is settled
+    where it is below δ − MARGIN·(1 + t).
     Elsewhere in integers: the prefix of float ratios above t·d/e·(1 + NEAR) (so, exactly, above t·d/e)
     from the prefix sums, and each output whose float ratio is within NEAR of t·d/e compared exactly."""
     import numpy as np
