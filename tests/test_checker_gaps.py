@@ -426,11 +426,18 @@ def test_a_bracket_row_may_leave_out_an_output_of_probability_zero() -> None:
 
 
 def test_a_bracket_box_must_fit_its_households() -> None:
-    """The box (2, 1) holds the cell (2, 1), no histogram of N = 2 households: refused. (So every
+    """The box (2, 1) holds the cell (2, 1), no histogram of N = 2 households: refused in one line naming
+    the box. (So every
     pair of box rows that an edge from a cell with n₁ + n₂ = N joins is also joined by an edge from a
     cell inside: (A, n₂ − 1) → (A, n₂) when n₁ ≥ A, else (n₁, B) → (n₁ + 1, B).)"""
     doc, _ = _bracket()
-    assert check_bracket({**doc, "households": 2}) == ["malformed certificate: KeyError: (2, 1)"]
+    assert check_bracket({**doc, "households": 2}) == [
+        "malformed certificate: box: (2, 1) holds a cell of 3 households, households is 2 "
+        "(expected a box [a, b] with a + b ≤ households)"
+    ]
+    # a box that fits exactly, or is one row of cells, is well formed (its other checks then decide)
+    for households, box in ((3, [2, 1]), (4, [0, 1]), (4, [2, 0])):
+        assert not check_bracket({**doc, "households": households, "box": box})[0].startswith("malformed"), box
 
 
 def test_a_bracket_grid_may_end_off_its_step() -> None:
