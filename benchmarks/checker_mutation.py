@@ -2,7 +2,8 @@
 reports/checker_mutation.json and .md.
 
     python -m benchmarks.checker_mutation [MODULE[.FUNCTION] ...] [--max-children N] [--deselect NODEID]
-                                          [--survivors] [--report-only] [--baseline JSON]
+                                          [--survivors] [--new] [--carry-over COMMIT] [--report-only]
+                                          [--baseline JSON]
     python3 dev.py mutate [...]        # the same
 
 mutmut's settings are in pyproject.toml (``[tool.mutmut]``): only ``mechlib/checkers/*`` is mutated
@@ -23,6 +24,16 @@ error, or listed as unexplained (exit 1). ``--baseline`` (a report of a first ru
 that kill its survivors) puts that run's scores beside these and counts its survivors killed since;
 with ``--find-killers`` the report names, for each, the first test of tests/test_checker_gaps.py that
 kills it now. ``--survivors`` reruns the survivors not argued equivalent, all in one mutmut run.
+
+Results carried over: mutmut keeps a mutant's result in mutants/ until the source of its function
+changes (then the function's mutants have no result again; ``--new`` runs only those). A fresh
+mutants/ can take over the results of the report committed at COMMIT with ``--carry-over COMMIT``
+(after a first run has generated the mutants): for each function whose source text is the same now
+as at COMMIT, in a module that report ran completely (every mutant killed or survived), a mutant is
+survived if the report lists it as a survivor, else killed. The report counts these per module
+(*carried*) until they are run again. A carried kill assumes the tests that killed it still do: the
+tests of the selection have only been added to since, and a changed helper the function calls is not
+seen by the comparison (as with mutmut's own per-function hashes).
 
 Long: mutmut 3.8 makes 7,838 mutants of the checkers (audit_certificate 2599, standard_users 1360,
 blackbox_result 1310, approximate_dp 700, universal_certificate 579, blackbox_delta 387,
@@ -56,6 +67,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CHECKERS = ROOT / "mechlib" / "checkers"
 NOTES = Path(__file__).with_name("checker_mutation_equivalent.json")
 MUTMUT = Path(sys.executable).with_name("mutmut")
+CARRIED = ROOT / "mutants" / "carried.json"
 #: the statuses a mutant can have in the report; mutmut's others (segfault, suspicious, interrupted, …) are
 #: counted as "other", outside the score, and named in the report
 COLUMNS = ("killed", "timeout", "survived", "no tests", "not checked")
@@ -76,6 +88,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--survivors", action="store_true", help="rerun only the last run's survivors not argued equivalent"
     )
+    parser.add_argument(
+        "--new", action="store_true", help="run only the mutants with no result yet (new or changed functions)"
+    )
+    parser.add_argument("--carry-over", metavar="COMMIT",
+                        help="first take over the results of the report committed at COMMIT for the functions "
+                        "unchanged since (see the module's documentation)")  # fmt: skip
     parser.add_argument(
         "--baseline", type=Path, help="an earlier report: its scores beside these, its survivors killed since"
     )
@@ -98,6 +116,8 @@ def main(argv: list[str] | None = None) -> int:
     # which functions each test reaches, read before mutmut runs: with --deselect, mutmut's listing of
     # the tests leaves the test out and drops it from this map (mutants/mutmut-stats.json)
     reach = _stats()["tests_by_mangled_function_name"]
+    if args.carry_over:
+        print(f"checker_mutation: carried over from {args.carry_over}: {carry_over(args.carry_over)}")
     if not args.report_only:
         addopts = " ".join(shlex.quote(f"--deselect={test}") for test in args.deselect)
         env = {**os.environ, "HYPOTHESIS_PROFILE": "mechlib-ci", "PYTEST_ADDOPTS": addopts}
@@ -105,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         # its first mutant), its time shared out among the modules by their number of mutants
         selections = args.modules or modules()
         for run in [selections] if args.survivors else [[selection] for selection in selections]:
-            names = {selection: _names(selection, args.survivors) for selection in run}
+            names = {selection: _names(selection, args.survivors, args.new) for selection in run}
             if not any(names.values()):
                 continue
             start = time.monotonic()
@@ -123,8 +143,8 @@ def main(argv: list[str] | None = None) -> int:
             elapsed, total = time.monotonic() - start, sum(len(v) for v in names.values())
             for selection, found in names.items():
                 module, _, function = selection.partition(".")
-                # a whole module's run replaces its time; a function's or the survivors' adds to it
-                whole = not function and not args.survivors
+                # a whole module's run replaces its time; a function's, the new mutants' or the survivors' adds to it
+                whole = not function and not args.survivors and not args.new
                 share = elapsed * len(found) / total
                 seconds[module] = round(share + (0 if whole else seconds.get(module, 0)))
                 # a left-out test counts for a module only if it reaches one of the module's functions
@@ -133,6 +153,8 @@ def main(argv: list[str] | None = None) -> int:
     left_out = {module: tests for module, tests in deselected.items() if tests}
     doc = summarise(seconds, _load(NOTES), set(left_out))
     doc["deselected"] = left_out
+    if any(row.get("carried") for row in doc["modules"].values()):
+        doc["carried_from"] = _load(CARRIED)["commit"]
     if not any(row["run"] for row in doc["modules"].values()):
         print("checker_mutation: no mutant has been run yet (mutants/ holds no result); no report written")
         return 2
@@ -154,15 +176,75 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if any(s["equivalent"] is None for s in doc["survivors"]) else 0
 
 
-def _names(selection: str, survivors: bool) -> list[str]:
-    """The mutants of MODULE[.FUNCTION] to run: all (as mutmut's pattern), or the last run's survivors
-    not argued equivalent (they would only survive again)."""
+def _names(selection: str, survivors: bool, new: bool = False) -> list[str]:
+    """The mutants of MODULE[.FUNCTION] to run: all (as mutmut's pattern), those with no result yet,
+    or the last run's survivors not argued equivalent (they would only survive again)."""
     module, _, function = selection.partition(".")
+    if new:
+        return [n for n, code in _codes(module).items() if code is None and (not function or _function(n) == function)]
     if not survivors:
         return [f"mechlib.checkers.{module}." + (f"x_{function}__mutmut_*" if function else "*")]
     notes = _load(NOTES)
     return [n for n in _survivors(module) if (not function or _function(n) == function)
             and not (notes.get(note_key(n, _diff(n))) or _wording_only(_diff(n)))]  # fmt: skip
+
+
+def carry_over(commit: str) -> dict[str, int]:
+    """Take over the results of the report committed at ``commit`` into mutmut's record (mutants/…/M.py.meta)
+    for the functions whose source is unchanged since, in the modules that report ran completely; the
+    mutants carried, by module (their names go to mutants/carried.json)."""
+    old = json.loads(_git("show", f"{commit}:reports/checker_mutation.json"))
+    if old["tool"] != f"mutmut {_version()}":
+        raise SystemExit(
+            f"checker_mutation: --carry-over {commit}: its report is by {old['tool']}, not mutmut {_version()} "
+            "(another version numbers the mutants otherwise); run the modules instead"
+        )
+    lived = {s["mutant"] for s in old["survivors"]}
+    carried: dict[str, list[str]] = {}
+    for module, row in old["modules"].items():
+        path = ROOT / "mutants" / "mechlib" / "checkers" / f"{module}.py.meta"
+        if not row["run"] or row["killed"] + row["survived"] != row["mutants"] or not path.exists():
+            continue
+        before = _sources(_git("show", f"{commit}:mechlib/checkers/{module}.py"))
+        now = _sources((CHECKERS / f"{module}.py").read_text())
+        meta = _load(path)
+        same = {name for name in meta["exit_code_by_key"] if before.get(_mangled(name), "") == now.get(_mangled(name))}
+        missing = sorted({n for n in lived if n.split(".")[2] == module and _mangled(n) in {_mangled(m) for m in same}}
+                         - same)  # fmt: skip
+        if missing:  # the same source must give the same mutants
+            raise SystemExit(f"checker_mutation: --carry-over {commit}: its survivors {missing} are not mutants now")
+        meta["exit_code_by_key"].update({name: 0 if name in lived else 1 for name in same})
+        write_atomic(path, json.dumps(meta, indent=4))
+        carried[module] = sorted(same)
+    write_atomic(CARRIED, json.dumps({"commit": commit, "mutants": carried}, indent=1) + "\n")
+    return {module: len(names) for module, names in carried.items()}
+
+
+def _git(*argv: str) -> str:
+    return subprocess.run(["git", *argv], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+
+
+def _sources(text: str) -> dict[str, str | None]:
+    """The source of each function and method, by mutmut's mangled name (x_f, xǁClassǁmethod)."""
+    tree = ast.parse(text)
+    found: dict[str, str | None] = {}
+    for node in tree.body:
+        methods = [(f"xǁ{node.name}ǁ", f) for f in node.body] if isinstance(node, ast.ClassDef) else [("x_", node)]
+        for prefix, f in methods:
+            if isinstance(f, ast.FunctionDef):
+                found[prefix + f.name] = ast.get_source_segment(text, f)
+    return found
+
+
+def _mangled(name: str) -> str:
+    return name.rpartition(".")[2].partition("__mutmut_")[0]
+
+
+def _carried(module: str, meta: dict[str, Any]) -> set[str]:
+    """The module's mutants whose result was carried over and not run since."""
+    codes, ran = meta.get("exit_code_by_key", {}), meta.get("durations_by_key", {})
+    names = _load(CARRIED).get("mutants", {}).get(module, [])
+    return {n for n in names if codes.get(n) is not None and n not in ran}
 
 
 def _load(path: Path) -> dict[str, Any]:
@@ -204,8 +286,10 @@ def summarise(seconds: dict[str, float], notes: dict[str, str], partial: set[str
         codes: dict[str, int | None] = meta.get("exit_code_by_key", {})
         statuses = {name: status(code) for name, code in codes.items()}
         counts = Counter(s if s in COLUMNS else "other" for s in statuses.values())
+        carried = _carried(module, meta)
         for name, s in statuses.items():
-            (worst_left if s == "not checked" else worst_run)[module] += _worst_case(name)
+            if name not in carried:  # a carried result took no time here
+                (worst_left if s == "not checked" else worst_run)[module] += _worst_case(name)
         spent[module] = sum(meta.get("durations_by_key", {}).values())
         if counts["not checked"] == len(codes):
             per_module[module] = {"mutants": len(codes), "run": False}
@@ -219,7 +303,7 @@ def summarise(seconds: dict[str, float], notes: dict[str, str], partial: set[str
         counts["equivalent"] = sum(1 for s in survivors if s["mutant"] in lived and s["equivalent"] is not None)
         counts["mutants"] = len(codes)
         other = sorted({s for s in statuses.values() if s not in COLUMNS})
-        per_module[module] = {"run": True, **_scores(counts), "other_statuses": other,
+        per_module[module] = {"run": True, **_scores(counts), "carried": len(carried), "other_statuses": other,
                               "seconds": seconds.get(module), "mutant_seconds": round(spent[module])}  # fmt: skip
     # mutants not run: the tests that reach each one's function (its time if it survives), scaled by
     # the measured ratio of the mutants run (most are killed by their first failing test, -x)
@@ -236,7 +320,8 @@ def summarise(seconds: dict[str, float], notes: dict[str, str], partial: set[str
                                                "other", "equivalent")})  # fmt: skip
     return {"tool": f"mutmut {_version()}", "modules": per_module, "seconds": seconds,
             "estimate_ratio": None if ratio is None else round(ratio, 4),
-            "total": _scores(totals), "survivors": survivors}  # fmt: skip
+            "total": {**_scores(totals), "carried": sum(row.get("carried", 0) for row in per_module.values())},
+            "survivors": survivors}  # fmt: skip
 
 
 def _worst_case(name: str) -> float:
@@ -446,16 +531,18 @@ def markdown(doc: dict[str, Any]) -> str:
         "other statuses (segfault, suspicious, interrupted), outside the score. *Before*: the score of the "
         "first run (`--baseline`), before the tests written against its survivors; *seconds*: wall time of "
         "the module's runs (mutant generation and mutmut's stats run included), *mutant s*: the mutants' own "
-        "test runs (the last run of each).",
+        "test runs (the last run of each); *carried*: results taken over from the report at "
+        f"{doc.get('carried_from', '(none)')} for functions unchanged since (`--carry-over`), not run again here.",
         "",
-        "| module | mutants | not run | killed | timeout | survived | no tests | other | equivalent | score "
+        "| module | mutants | carried | not run | killed | timeout | survived | no tests | other | equivalent | score "
         "| without equivalent | before | seconds | mutant s |",
-        "| --- | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: |",
+        "| --- | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: |",
     ]
     for module, row in [*run.items(), ("**all run**", doc["total"])]:
         before = base.get(module, doc.get("baseline", {}).get("total") if module.startswith("**") else None)
         lines.append(
-            f"| {module} | {row['mutants']} | {row['not checked']} | {row['killed']} | {row['timeout']} | "
+            f"| {module} | {row['mutants']} | {row.get('carried', 0)} | {row['not checked']} | {row['killed']} | "
+            f"{row['timeout']} | "
             f"{row['survived']} | {row['no tests']} | {row['other']} | {row['equivalent']} | {_pct(row['score'])} | "
             f"{_pct(row['score_without_equivalent'])} "
             f"| {_pct(before['score']) if before else '—'}{_secs(before)} | {row.get('seconds') or '—'} "
