@@ -545,7 +545,7 @@ def markdown(doc: dict[str, Any]) -> str:
             f"{row['timeout']} | "
             f"{row['survived']} | {row['no tests']} | {row['other']} | {row['equivalent']} | {_pct(row['score'])} | "
             f"{_pct(row['score_without_equivalent'])} "
-            f"| {_pct(before['score']) if before else '—'}{_secs(before)} | {row.get('seconds') or '—'} "
+            f"| {_pct(before.get('score')) if before else '—'}{_secs(before)} | {row.get('seconds') or '—'} "
             f"| {row.get('mutant_seconds', '—')} |"
         )
     left = {module: row for module, row in doc["modules"].items() if not row["run"] or row["not checked"]}

@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import re
 from fractions import Fraction
 from typing import Any
 
@@ -697,3 +698,46 @@ def test_loss_matrix_users_at_the_edges_check() -> None:
     doc = _audit(randomized_response("1/3", 4), users=users)
     free_user = doc["user_losses"]["users"][4]
     assert free_user["optimum"] == "0" and free_user["ratio"] is None
+
+
+def test_the_shared_field_readers_name_the_field_and_take_ints_and_strings() -> None:
+    """mechlib/checkers/fields.py, which every certificate reaches only with well-formed values."""
+    from mechlib.checkers.fields import Malformed, Q, _f, _list
+
+    assert _f(3, "w") == Q(3) and _f("-3/4", "w") == Q(-3, 4)
+    with pytest.raises(Malformed, match=r"^w: expected an exact number as a string, got \[1\]$"):
+        _f([1], "w")  # not a string: read by the number reader (never looked up in the cache of strings)
+    with pytest.raises(Malformed, match=r"^w: expected a list$"):
+        _list(5, "w")
+    with pytest.raises(Malformed, match=r"^w: expected a list of 2$"):
+        _list([1, 2, 3], "w", 2)
+
+
+def test_an_epsilon_interval_is_fifteen_decimals_around_ln_one_over_alpha_at_most_two_units_wide() -> None:
+    """ε = ln 2 = 0.693147180559945 3…: the interval must contain it, have 15 decimals at each end,
+    start at 0 or above and be at most 2·10⁻¹⁵ wide; null exactly when α = 0."""
+    from mechlib.checkers.fields import Malformed, Q, check_epsilon
+
+    half = Q(1, 2)
+
+    def ends(lo: int, hi: int) -> list[str]:
+        return [f"0.693147180559{lo}", f"0.693147180559{hi}"]
+
+    assert check_epsilon(ends(945, 946), half, "w") == [] and check_epsilon(ends(945, 947), half, "w") == []
+    assert check_epsilon(None, Q(0), "w") == []
+    assert check_epsilon(ends(945, 946), Q(0), "w") == ["w must be null when α = 0 (ε = ∞)"]
+    for lo, hi in ((945, 948), (944, 947), (946, 947), (943, 944), (946, 945)):  # 3 units wide (twice), above, below
+        assert check_epsilon(ends(lo, hi), half, "w") == [f"w [{ends(lo, hi)[0]}, {ends(lo, hi)[1]}] does not bracket "
+                                                          "ln(1/α) tightly"], (lo, hi)  # fmt: skip
+    wide = ["0.693147180559945", "1.000000000000000"]
+    assert check_epsilon(wide, half, "w"), "a bracket 0.3 wide"
+    # ε = ln(1/(1 − 10⁻²⁰)) ≈ 10⁻²⁰: the bracket [0, 10⁻¹⁵] holds, one starting below 0 does not
+    near_one = 1 - Q(1, 10**20)
+    assert check_epsilon(["0.000000000000000", "0.000000000000001"], near_one, "w") == []
+    assert check_epsilon(["-0.000000000000001", "0.000000000000001"], near_one, "w")
+    for interval in (ends(945, 946)[:1], [*ends(945, 946), "0.693147180559947"]):
+        with pytest.raises(Malformed, match=r"^w: expected a list of 2$"):
+            check_epsilon(interval, half, "w")
+    for bad in (0.693, "0.69314718055994", "0.6931471805599450", "1"):
+        with pytest.raises(Malformed, match=f"^w: expected a decimal with 15 digits, got {re.escape(repr(bad))}$"):
+            check_epsilon([bad, "0.693147180559946"], half, "w")
