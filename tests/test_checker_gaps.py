@@ -741,3 +741,23 @@ def test_an_epsilon_interval_is_fifteen_decimals_around_ln_one_over_alpha_at_mos
     for bad in (0.693, "0.69314718055994", "0.6931471805599450", "1"):
         with pytest.raises(Malformed, match=f"^w: expected a decimal with 15 digits, got {re.escape(repr(bad))}$"):
             check_epsilon([bad, "0.693147180559946"], half, "w")
+
+
+def test_a_two_vertex_profile_past_the_cell_limit_is_rechecked_up_to_its_scans(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the profile's cell limit (lowered here) a profile of two vertices (T's) is re-checked while
+    cells × vertices ≤ PROFILE_MAX_SCANS, to the cell, and refused one scan beyond."""
+    import mechlib.audit.approximate_dp as producer
+    import mechlib.checkers.approximate_dp as checker
+
+    n = 6
+    monkeypatch.setattr(producer, "PROFILE_MAX_CELLS", 10)
+    monkeypatch.setattr(checker, "PROFILE_MAX_CELLS", 10)
+    monkeypatch.setattr(checker, "PROFILE_MAX_SCANS", 10**9)
+    doc = _audit(truncated_geometric("1/3", n), delta=Fraction(1, 100))
+    assert len(doc["approximate_dp"]["profile"]["vertices"]) == 2
+    scans = 2 * (2 * n) * (n + 1)  # two vertices × (ordered neighbouring pairs × outputs)
+    monkeypatch.setattr(checker, "PROFILE_MAX_SCANS", scans)
+    assert check_certificate(doc) == []
+    monkeypatch.setattr(checker, "PROFILE_MAX_SCANS", scans - 1)
+    refused = f"approximate_dp.profile: {scans // 2:,} (pair, output) cells, above 10, the audit's limit"
+    assert check_certificate(doc) == [f"malformed certificate: {refused}"]
