@@ -91,7 +91,9 @@ def main(argv: list[str] | None = None) -> int:
         "--survivors", action="store_true", help="rerun only the last run's survivors not argued equivalent"
     )
     parser.add_argument(
-        "--new", action="store_true", help="run only the mutants with no result yet (new or changed functions)"
+        "--new",
+        action="store_true",
+        help="run only the mutants with no result yet (new or changed functions), of all selections in one run",
     )
     parser.add_argument("--carry-over", metavar="COMMIT",
                         help="first take over the results of the report committed at COMMIT for the functions "
@@ -123,10 +125,10 @@ def main(argv: list[str] | None = None) -> int:
     if not args.report_only:
         addopts = " ".join(shlex.quote(f"--deselect={test}") for test in args.deselect)
         env = {**os.environ, "HYPOTHESIS_PROFILE": "mechlib-ci", "PYTEST_ADDOPTS": addopts}
-        # one mutmut run per selection; the survivors of all selections in one (a run costs minutes before
-        # its first mutant), its time shared out among the modules by their number of mutants
+        # one mutmut run per selection; the survivors (or the new mutants) of all selections in one (a run
+        # costs minutes before its first mutant), its time shared out among the modules by their number of mutants
         selections = args.modules or modules()
-        for run in [selections] if args.survivors else [[selection] for selection in selections]:
+        for run in [selections] if args.survivors or args.new else [[selection] for selection in selections]:
             names = {selection: _names(selection, args.survivors, args.new) for selection in run}
             if not any(names.values()):
                 continue
