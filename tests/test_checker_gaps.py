@@ -761,3 +761,28 @@ def test_a_two_vertex_profile_past_the_cell_limit_is_rechecked_up_to_its_scans(m
     monkeypatch.setattr(checker, "PROFILE_MAX_SCANS", scans - 1)
     refused = f"approximate_dp.profile: {scans // 2:,} (pair, output) cells, above 10, the audit's limit"
     assert check_certificate(doc) == [f"malformed certificate: {refused}"]
+
+
+def test_dp_is_decided_exactly_when_floats_prune_rows_over_long_denominators() -> None:
+    """Rows over 3⁵⁰ and 5⁴⁵ (multipliers past 64 bits, where floats settle the clear cells first):
+    a violation by a relative 10⁻¹⁴ is found at its column (after a column of zeros), 4·10⁻¹³ below it
+    is none, an output that
+    the other row never gives is a violation, and exact equality is none."""
+    from math import ceil
+
+    from mechlib.checkers.audit_certificate import _dp_violation
+    from mechlib.checkers.fields import IntRows, Q
+
+    d, e = 3**50, 5**45
+    alpha = Q(1, 2)
+    b = e // 4
+    a = ceil(Fraction(2 * b, e) * (1 + Fraction(1, 10**14)) * d)  # α·a/d = (b/e)·(1 + 10⁻¹⁴), just above
+    rows = IntRows(den=[d, e], num=[[0, a, d // 3], [0, b, e // 4]])
+    assert _dp_violation(rows, [(0, 1)], alpha) == (0, 1, 1)
+    below = IntRows(den=[d, e], num=[[0, a - 2 * d // 10**13, d // 3], [0, b, e // 4]])
+    assert _dp_violation(below, [(0, 1)], alpha) is None
+    never = IntRows(den=[d, e], num=[[0, 1, d // 3], [0, 0, e // 4]])  # output 1: 1/d against 0
+    assert _dp_violation(never, [(0, 1)], alpha) == (0, 1, 1)
+    equal = IntRows(den=[d, e], num=[[2 * d, d // 3], [e, e // 4]])  # α·2 = 1 exactly
+    assert _dp_violation(equal, [(0, 1)], alpha) is None
+    assert _dp_violation(equal, [(1, 0)], alpha) is None
