@@ -786,3 +786,37 @@ def test_dp_is_decided_exactly_when_floats_prune_rows_over_long_denominators() -
     equal = IntRows(den=[d, e], num=[[2 * d, d // 3], [e, e // 4]])  # α·2 = 1 exactly
     assert _dp_violation(equal, [(0, 1)], alpha) is None
     assert _dp_violation(equal, [(1, 0)], alpha) is None
+
+
+def test_dominance_by_t_at_a_larger_alpha_is_checked_tail_by_tail() -> None:
+    """``{"t_at": α′}`` (the audit writes it past the LP's size) at small n: T at α is dominated by
+    itself and randomized response by T at its α; a larger α′ puts heavier tails on T (for T itself
+    at input 0, distance 1: α′/(1 + α′) > α/(1 + α)); α′ outside [α, 1) is no remap of T; an α′ whose
+    numbers would pass the bit limit (at n = 20) is refused before any arithmetic."""
+    from mechlib.checkers import audit_certificate
+
+    def with_t_at(doc: dict[str, Any], at: str) -> list[str]:
+        forged = copy.deepcopy(doc)
+        forged["dominance"]["remap"] = {"t_at": at}
+        return check_certificate(forged)
+
+    t, rr = _audit(truncated_geometric("1/2", 6)), _audit(randomized_response("1/2", 7))
+    assert with_t_at(t, "1/2") == [] and with_t_at(rr, "1/2") == []
+    assert with_t_at(t, "2/3") == ["T at 2/3 has a heavier error tail than the mechanism at input 0, distance 1"]
+    for doc in (t, rr):
+        assert all("heavier error tail" in f for f in with_t_at(doc, "3/5") + with_t_at(doc, "9/10"))
+        for outside in ("1/3", "1"):
+            assert with_t_at(doc, outside) == [
+                f"dominance.remap: T at {outside} is not a remap of T at the DP level 1/2 (needs α ≤ α′ < 1)"
+            ]
+    n = 20  # n · bits of α′ past the limit with α′ within the digits a number may have
+    t20 = _audit(truncated_geometric("1/2", n))
+    bits = audit_certificate.T_AT_MAX_BITS // n + 1
+    huge = f"{2**bits - 1}/{2**bits}"
+    assert with_t_at(t20, huge)[0].startswith("malformed certificate: dominance.remap.t_at: T at α′ = ")
+    assert with_t_at(t20, huge)[0].endswith(f"on 0..{n} has numbers past {audit_certificate.T_AT_MAX_BITS:,} bits")
+    just = f"{2 ** (bits - 2) - 1}/{2 ** (bits - 2)}"  # within the limit: read, and T at it is heavier
+    assert with_t_at(t20, just) == [f"T at {just} has a heavier error tail than the mechanism at input 0, distance 1"]
+    forged = copy.deepcopy(t)
+    forged["dominance"]["remap"] = {"t_at": "1/2", "columns": []}
+    assert check_certificate(forged)[0].startswith("malformed certificate: $.dominance")  # the schema's
