@@ -803,8 +803,25 @@ def test_dominance_by_t_at_a_larger_alpha_is_checked_tail_by_tail() -> None:
     t, rr = _audit(truncated_geometric("1/2", 6)), _audit(randomized_response("1/2", 7))
     assert with_t_at(t, "1/2") == [] and with_t_at(rr, "1/2") == []
     assert with_t_at(t, "2/3") == ["T at 2/3 has a heavier error tail than the mechanism at input 0, distance 1"]
+    # a tail far lighter at distance 1 (8/10 against 1/11) says nothing of distance 2 (5/1000 against 1/110)
+    lopsided = _audit(Mechanism([["2/10", "795/1000", "5/1000"], ["1/3", "1/3", "1/3"], ["1/3", "1/3", "1/3"]]))
+    assert with_t_at(lopsided, "1/10") == [
+        "T at 1/10 has a heavier error tail than the mechanism at input 0, distance 2"
+    ]
+    # outputs −2..5 (labels below 0): every distance up to 6 + 2 counts in the tails
+    shifted = Mechanism([[str(x) for x in row] for row in randomized_response("1/2", 8).rows[:7]], outputs=range(-2, 6))
+    assert with_t_at(_audit(shifted), "1/2")[0].startswith("T at 1/2 has a heavier error tail than the mechanism")
+    rows = randomized_response("1/2", 7).rows
+
+    def rr_tail(i: int, k: int) -> Fraction:
+        return sum((p for o, p in enumerate(rows[i]) if abs(o - i) >= k), Fraction(0))
+
+    for at in (Fraction(3, 5), Fraction(2, 3), Fraction(4, 5), Fraction(9, 10)):  # the first heavier tail, exactly
+        first = next((i, k) for i in range(7) for k in range(1, max(i, 6 - i) + 1)
+                     if ((k <= i) + (k <= 6 - i)) * at**k / (1 + at) > rr_tail(i, k))  # fmt: skip
+        heavier = f"T at {at} has a heavier error tail than the mechanism at input {first[0]}, distance {first[1]}"
+        assert with_t_at(rr, str(at)) == [heavier]
     for doc in (t, rr):
-        assert all("heavier error tail" in f for f in with_t_at(doc, "3/5") + with_t_at(doc, "9/10"))
         for outside in ("1/3", "1"):
             assert with_t_at(doc, outside) == [
                 f"dominance.remap: T at {outside} is not a remap of T at the DP level 1/2 (needs α ≤ α′ < 1)"
