@@ -406,6 +406,8 @@ def _functions(module: str) -> dict[str, list[str]]:
             if isinstance(f, ast.FunctionDef) and f.end_lineno is not None}  # fmt: skip
 
 
+#: a raise of an error with one argument, its text
+_RAISED = re.compile(r"\s*raise (?P<call>\w+)\((?P<text>.*)\)\s*")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'')
 #: where a string literal is a failure's or an error's text, never a value compared or looked up
 _MESSAGE = re.compile(r"\.append\(|Malformed\(|Error\(|return \[|\+= \[|^\s*f?\"[^\"]*\"\s*[,)]*\s*$")
@@ -418,6 +420,10 @@ def _wording_only(diff: str) -> str | None:
     added = [line[1:] for line in diff.splitlines() if line.startswith("+")]
     if len(removed) == len(added) == 1 and _where_only(removed[0], added[0]):
         return "message wording only: a where/kind argument, used only in the text of an error, differs"
+    if len(removed) == len(added) == 1 and _RAISED.fullmatch(removed[0]) and _RAISED.fullmatch(added[0]):
+        old, new = (_RAISED.fullmatch(line) for line in (removed[0], added[0]))
+        if old and new and old["call"] == new["call"] and new["text"] == "None":  # the error's text "None"
+            return "message wording only: the same error is raised, its text is None"
     if len(removed) != len(added) or not all(_MESSAGE.search(line) for line in removed):
         return None
     if [_STRING.sub('""', line) for line in removed] != [_STRING.sub('""', line) for line in added]:

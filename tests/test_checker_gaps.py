@@ -837,3 +837,29 @@ def test_dominance_by_t_at_a_larger_alpha_is_checked_tail_by_tail() -> None:
     forged = copy.deepcopy(t)
     forged["dominance"]["remap"] = {"t_at": "1/2", "columns": []}
     assert check_certificate(forged)[0].startswith("malformed certificate: $.dominance")  # the schema's
+
+
+def test_the_source_bytes_and_the_label_lists_are_checked() -> None:
+    """The SOURCE's bytes are hashed by the checker and compared with the certified SHA-256; the
+    inputs and outputs are nonempty lists of distinct integers (each way of failing, alone)."""
+    import hashlib
+
+    source = b'{"matrix": "T at 1/2 on 0..3"}'
+    t = truncated_geometric("1/2", 3)
+    doc = json.loads(json.dumps(audit(LoadedMechanism(t, "t", "json", hashlib.sha256(source).hexdigest()))))
+    assert check_certificate(doc, source) == []
+    assert check_certificate(doc, source + b" ") == ["SOURCE does not have the certified SHA-256"]
+    labels = "malformed certificate: mechanism.inputs/outputs: expected nonempty lists of distinct integers"
+    for key in ("inputs", "outputs"):
+        for wrong in ([], [0, 0, 1, 2]):
+            forged = copy.deepcopy(doc)
+            forged["mechanism"][key] = wrong
+            assert check_certificate(forged) == [labels], (key, wrong)
+
+
+def test_a_profile_at_vertices_with_numerators_above_one_checks() -> None:
+    """The profile's pairs are scanned at each vertex t = u/v with u > 1 too (the multipliers of two
+    rows are v·e and u·d over their gcd), for rows over one denominator and over several."""
+    for mech in (truncated_geometric("2/5", 4), exponential(Fraction(2, 5), 3), randomized_response("3/7", 4)):
+        doc = _audit(mech, delta=Fraction(1, 100))
+        assert any(Fraction(v["alpha"]).numerator > 1 for v in doc["approximate_dp"]["profile"]["vertices"])
