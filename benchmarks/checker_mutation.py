@@ -424,6 +424,9 @@ def _wording_only(diff: str) -> str | None:
         old, new = (_RAISED.fullmatch(line) for line in (removed[0], added[0]))
         if old and new and old["call"] == new["call"] and new["text"] == "None":  # the error's text "None"
             return "message wording only: the same error is raised, its text is None"
+    appended = r"\s*(failures|out)\.append\((None|f?[\"'].*[\"'])\)\s*"  # a failure's text, or None
+    if len(removed) == len(added) == 1 and added[0].strip().endswith("(None)") and re.fullmatch(appended, removed[0]):
+        return "message wording only: the same check fails (its failure is listed), its text is None"
     if len(removed) != len(added) or not all(_MESSAGE.search(line) for line in removed):
         return None
     if [_STRING.sub('""', line) for line in removed] != [_STRING.sub('""', line) for line in added]:

@@ -863,3 +863,36 @@ def test_a_profile_at_vertices_with_numerators_above_one_checks() -> None:
     for mech in (truncated_geometric("2/5", 4), exponential(Fraction(2, 5), 3), randomized_response("3/7", 4)):
         doc = _audit(mech, delta=Fraction(1, 100))
         assert any(Fraction(v["alpha"]).numerator > 1 for v in doc["approximate_dp"]["profile"]["vertices"])
+
+
+def test_a_pair_is_above_a_profile_vertex_exactly_when_its_divergence_exceeds_delta() -> None:
+    """At t = 2/5 (a vertex u/v with u > 1) the pair (0, 1) is above δ exactly when
+    Σ_r max(0, x₀[r] − t·x₁[r]) > δ, for rows over one denominator and over two."""
+    from mechlib.checkers.approximate_dp import _pair_above
+    from mechlib.checkers.fields import IntRows, Q
+
+    t = Fraction(2, 5)
+    for den, num in (([10, 10], [[5, 3, 2], [1, 3, 6]]), ([10, 7], [[5, 3, 2], [1, 2, 4]])):
+        x = [[Fraction(a, d) for a in row] for row, d in zip(num, den)]
+        divergence = sum((max(Fraction(0), a - t * b) for a, b in zip(x[0], x[1])), Fraction(0))
+        rows = IntRows(den=den, num=num)
+        assert _pair_above(rows, [(0, 1)], Q(2, 5), Q(divergence.numerator, divergence.denominator)) is None
+        below = divergence - Fraction(1, 1000)
+        assert _pair_above(rows, [(0, 1)], Q(2, 5), Q(below.numerator, below.denominator)) == (0, 1)
+
+
+def test_the_cell_limit_and_the_neighbour_pairs_are_checked_at_their_edges(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A mechanism of exactly MAX_CELLS cells is read, one more is refused; a neighbour pair must join
+    two different inputs of the mechanism (each way of failing, alone)."""
+    from mechlib.checkers import audit_certificate
+
+    doc = _audit(truncated_geometric("1/2", 3))  # 4 × 4 cells
+    monkeypatch.setattr(audit_certificate, "MAX_CELLS", 16)
+    assert check_certificate(doc) == []
+    monkeypatch.setattr(audit_certificate, "MAX_CELLS", 15)
+    assert check_certificate(doc)[0].startswith("malformed certificate:")
+    monkeypatch.undo()
+    for pair in ([0, 0], [0, 99], [99, 0]):
+        forged = copy.deepcopy(doc)
+        forged["mechanism"]["neighbours"][0] = pair
+        assert check_certificate(forged)[0].startswith("malformed certificate: mechanism.neighbours[0]"), pair
