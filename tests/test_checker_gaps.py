@@ -896,3 +896,30 @@ def test_the_cell_limit_and_the_neighbour_pairs_are_checked_at_their_edges(monke
         forged = copy.deepcopy(doc)
         forged["mechanism"]["neighbours"][0] = pair
         assert check_certificate(forged)[0].startswith("malformed certificate: mechanism.neighbours[0]"), pair
+
+
+def test_t_alpha_and_dp_level_are_read_within_their_ranges_and_a_source_failure_is_kept() -> None:
+    """T·Y's t_alpha must lie in (0, 1) and dp_level in [0, 1] (at 0, 1, 3/2 and 2: one malformed
+    line naming the field); a SOURCE whose bytes do not hash to the certified SHA-256 is a failure
+    even when the parsed SOURCE agrees with the certificate."""
+    import hashlib
+
+    from mechlib.core.mechanism import Mechanism as Matrix
+
+    t = truncated_geometric("1/2", 3)
+    doc = _audit(t)
+    for value in ("0", "1", "3/2"):
+        forged = copy.deepcopy(doc)
+        forged["mechanism"]["matrix"]["t_alpha"] = value
+        assert check_certificate(forged)[0].startswith("malformed certificate: mechanism.matrix: T·Y needs"), value
+    for value in ("3/2", "2"):
+        assert check_certificate({**doc, "dp_level": value}) == [
+            f"malformed certificate: dp_level: {value} is not in [0, 1]"
+        ]
+    num, den = Matrix(t.to_strings()).scaled()
+    parsed = {"matrix": {"denominators": list(den), "numerators": [list(r) for r in num]}, "inputs": doc["inputs"],
+              "outputs": doc["outputs"], "neighbours": doc["mechanism"]["neighbours"], "claimed": None}  # fmt: skip
+    source = b"T at 1/2"
+    signed = json.loads(json.dumps(audit(LoadedMechanism(t, "t", "json", hashlib.sha256(source).hexdigest()))))
+    assert check_certificate(signed, source, parsed) == []
+    assert check_certificate(signed, source + b"!", parsed) == ["SOURCE does not have the certified SHA-256"]
