@@ -923,3 +923,36 @@ def test_t_alpha_and_dp_level_are_read_within_their_ranges_and_a_source_failure_
     signed = json.loads(json.dumps(audit(LoadedMechanism(t, "t", "json", hashlib.sha256(source).hexdigest()))))
     assert check_certificate(signed, source, parsed) == []
     assert check_certificate(signed, source + b"!", parsed) == ["SOURCE does not have the certified SHA-256"]
+
+
+def test_a_dense_dominance_remap_is_rechecked_up_to_its_size_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dense remap Y (an LP's) past n = LP_CHECK_MAX_N (lowered here) is refused once it has more
+    than 4·(n + 1) nonzeros, to the entry; at n = LP_CHECK_MAX_N it is re-checked; a dense Y with
+    another number of rows is malformed."""
+    from mechlib.checkers import audit_certificate
+
+    n = 4
+    doc = _audit(exponential(Fraction(1, 2), n))
+
+    def dense(nonzeros: int) -> dict[str, Any]:
+        """Y on 0..n over 16: the identity, then one unit moved off the diagonal per extra nonzero."""
+        rows = [[16 * (r == i) for r in range(n + 1)] for i in range(n + 1)]
+        off = [(i, r) for i in range(n + 1) for r in range(n + 1) if r != i][: nonzeros - (n + 1)]
+        for i, r in off:
+            rows[i][i] -= 1
+            rows[i][r] += 1
+        return {"denominators": ["10"] * (n + 1), "numerators": [[format(v, "x") for v in row] for row in rows]}
+
+    refused = f"malformed certificate: dominance: a dense remap (an LP's) is re-checked up to n = {n - 1}, not {n}"
+    monkeypatch.setattr(audit_certificate, "LP_CHECK_MAX_N", n - 1)
+    for nonzeros in (4 * (n + 1), 4 * (n + 1) + 1):
+        forged = copy.deepcopy(doc)
+        forged["dominance"]["remap"] = dense(nonzeros)
+        assert (check_certificate(forged) == [refused]) is (nonzeros > 4 * (n + 1)), nonzeros
+    monkeypatch.setattr(audit_certificate, "LP_CHECK_MAX_N", n)
+    assert refused.replace(f"n = {n - 1}", f"n = {n}") not in check_certificate(forged)
+    extra = dense(n + 1)
+    extra["denominators"].append("10")
+    extra["numerators"].append(extra["numerators"][0])
+    forged["dominance"]["remap"] = extra
+    assert check_certificate(forged)[0].startswith("malformed certificate: dominance.remap")
