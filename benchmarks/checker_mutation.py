@@ -475,16 +475,18 @@ class _WhereAsText(ast.NodeTransformer):
 
 @functools.cache
 def _message_parameters() -> dict[str, int]:
-    """Checker helpers and the position of their ``where`` parameter, for those whose ``where`` only
-    enters f-strings (error texts) or another such helper's ``where`` (checked here on the source);
-    ``precheck``'s ``kind`` (mechlib/schemas: "malformed {kind}: …")."""
+    """Checker helpers and the position of their ``where`` (or ``name``) parameter, for those whose
+    ``where`` only enters f-strings (error texts) or another such helper's ``where`` (checked here on
+    the source); ``precheck``'s ``kind`` (mechlib/schemas: "malformed {kind}: …")."""
     found: dict[str, int] = {"precheck": 2}
     functions = [f for path in sorted(CHECKERS.glob("*.py")) for f in ast.walk(ast.parse(path.read_text()))
                  if isinstance(f, ast.FunctionDef)]  # fmt: skip
     for f in functions:
         names = [a.arg for a in f.args.args]
-        if "where" in names:
-            found[f.name] = names.index("where")
+        for parameter in ("where", "name"):
+            if parameter in names:
+                found[f.name] = names.index(parameter)
+                break
     changed = True
     while changed:  # drop a helper whose where is used otherwise (compared, indexed, returned, …)
         changed = False
@@ -496,7 +498,7 @@ def _message_parameters() -> dict[str, int]:
 
 
 def _where_in_messages(f: ast.FunctionDef, helpers: dict[str, int]) -> bool:
-    """Every use of ``where`` in ``f`` is inside an f-string or a helper's ``where`` argument."""
+    """Every use of ``f``'s ``where`` (or ``name``) is inside an f-string or a helper's ``where`` argument."""
     allowed: set[int] = set()
     for node in ast.walk(f):
         if isinstance(node, ast.JoinedStr):
@@ -505,7 +507,8 @@ def _where_in_messages(f: ast.FunctionDef, helpers: dict[str, int]) -> bool:
             position = helpers[node.func.id]
             if len(node.args) > position:
                 allowed |= {id(n) for n in ast.walk(node.args[position])}
-    uses = [n for n in ast.walk(f) if isinstance(n, ast.Name) and n.id == "where"]
+    parameter = next((a.arg for a in f.args.args if a.arg in ("where", "name")), "where")
+    uses = [n for n in ast.walk(f) if isinstance(n, ast.Name) and n.id == parameter]
     return all(id(n) in allowed for n in uses)
 
 
