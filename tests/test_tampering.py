@@ -447,3 +447,22 @@ def test_every_bracket_certificate_field_is_checked() -> None:
     assert total > 50, total
     assert wrong == [], f"{len(wrong)} harmful tamperings accepted: {wrong[:10]}"
     print(f"bracket: {rejected}/{total} tamperings rejected, the rest weaker bounds or other dual witnesses")
+
+
+def test_a_delta_tests_epsilon_and_delta_are_read_within_their_ranges() -> None:
+    """δ = 0 and δ = 1 and ε = 0, 1/2 are read (other checks then decide); δ = 3/2, ε < 0 and a
+    field too many are malformed, in one line naming delta_test."""
+    doc = _delta_doc(0.0, "1/100", seed=5)
+    assert blackbox_result.check_result(doc) == []
+    ranges = "delta_test: expected ε ≥ 0 and δ in [0, 1]"
+    for field, value in (("delta", "0"), ("delta", "1"), ("epsilon", "0"), ("epsilon", "1/2")):
+        tampered = copy.deepcopy(doc)
+        tampered["delta_test"][field] = value
+        assert not any(ranges in f for f in blackbox_result.check_result(tampered)), (field, value)
+    for field, value in (("delta", "3/2"), ("epsilon", "-1")):
+        tampered = copy.deepcopy(doc)
+        tampered["delta_test"][field] = value
+        assert any(ranges in f for f in blackbox_result.check_result(tampered)), (field, value)
+    tampered = copy.deepcopy(doc)
+    tampered["delta_test"]["extra"] = 1
+    assert any("delta_test" in f and "malformed" in f for f in blackbox_result.check_result(tampered))
