@@ -466,3 +466,16 @@ def test_a_delta_tests_epsilon_and_delta_are_read_within_their_ranges() -> None:
     tampered = copy.deepcopy(doc)
     tampered["delta_test"]["extra"] = 1
     assert any("delta_test" in f and "malformed" in f for f in blackbox_result.check_result(tampered))
+
+
+def test_a_delta_tests_bound_on_e_to_the_epsilon_may_be_up_to_ten_to_the_minus_ten_above() -> None:
+    """e^ε with ε = 1 is 2.718281828459045235360…: an upper bound 5·10⁻¹¹ above it is accepted, one
+    2·10⁻¹⁰ above it or one below it is not."""
+    doc = _delta_doc(0.0, "1/100", seed=5)
+    bound = "delta_test.e_epsilon_upper is not an upper bound on e^ε within 10⁻¹⁰"
+    cases = (("271828182850904523536", True), ("271828182865904523536", False), ("271828182800000000000", False))
+    for digits, accepted in cases:
+        value = f"{digits}/{10**20}"
+        tampered = copy.deepcopy(doc)
+        tampered["delta_test"]["e_epsilon_upper"] = value
+        assert (bound not in blackbox_result.check_result(tampered)) is accepted, value
