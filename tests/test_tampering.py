@@ -479,3 +479,20 @@ def test_a_delta_tests_bound_on_e_to_the_epsilon_may_be_up_to_ten_to_the_minus_t
         tampered = copy.deepcopy(doc)
         tampered["delta_test"]["e_epsilon_upper"] = value
         assert (bound not in blackbox_result.check_result(tampered)) is accepted, value
+
+
+def test_a_delta_violation_needs_both_clopper_pearson_bounds_verified() -> None:
+    """A forger raises the violating event's L (or lowers its U) and restates L − t·U to match: the
+    verdict stays a violation, and only the check of each bound, alone, sees the forgery."""
+    doc = _delta_doc(0.1, "1/100", seed=5)
+    test = doc["delta_test"]
+    assert test["verdict"] == "violation" and blackbox_result.check_result(doc) == []
+    t = Fraction(test["e_epsilon_upper"])
+    low, up = Fraction(test["event"]["lower_bound"]), Fraction(test["event"]["upper_bound"])
+    for forged_low, forged_up in ((low + (1 - low) / 2, up), (low, up / 2)):
+        tampered = copy.deepcopy(doc)
+        tampered["delta_test"]["event"].update(lower_bound=str(forged_low), upper_bound=str(forged_up))
+        tampered["delta_test"]["delta_lower_bound"] = str(forged_low - t * forged_up)
+        assert blackbox_result.check_result(tampered) == [
+            "delta_test.event: L or U is not a verified Clopper–Pearson bound at α_FA/2"
+        ], (forged_low, forged_up)
