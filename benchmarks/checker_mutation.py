@@ -2,7 +2,8 @@
 reports/checker_mutation.json and .md.
 
     python -m benchmarks.checker_mutation [MODULE[.FUNCTION] ...] [--max-children N] [--deselect NODEID]
-                                          [--survivors] [--report-only] [--baseline JSON]
+                                          [--survivors] [--new] [--carry-over COMMIT] [--report-only]
+                                          [--baseline JSON]
     python3 dev.py mutate [...]        # the same
 
 mutmut's settings are in pyproject.toml (``[tool.mutmut]``): only ``mechlib/checkers/*`` is mutated
@@ -24,11 +25,22 @@ that kill its survivors) puts that run's scores beside these and counts its surv
 with ``--find-killers`` the report names, for each, the first test of tests/test_checker_gaps.py that
 kills it now. ``--survivors`` reruns the survivors not argued equivalent, all in one mutmut run.
 
-Long: mutmut 3.8 makes 7,838 mutants of the checkers (audit_certificate 2599, standard_users 1360,
-blackbox_result 1310, approximate_dp 700, universal_certificate 579, blackbox_delta 387,
-bracket_certificate 341, ratio_test 340, fields 115, numbers 107), generated in ~70 s; the stats run
-(every test of the selection once, traced) took ~8 min on the shared 2-core machine; then each mutant
-is a fork running the tests that reach its function (bracket_certificate: ~10 min of mutant runs).
+Results carried over: mutmut keeps a mutant's result in mutants/ until the source of its function
+changes (then the function's mutants have no result again; ``--new`` runs only those). A fresh
+mutants/ can take over the results of the report committed at COMMIT with ``--carry-over COMMIT``
+(after a first run has generated the mutants): for each function whose source text is the same now
+as at COMMIT, in a module that report ran completely (every mutant killed or survived), a mutant is
+survived if the report lists it as a survivor, else killed. The report counts these per module
+(*carried*) until they are run again. A carried kill assumes the tests that killed it still do: the
+tests of the selection have only been added to since, and a changed helper the function calls is not
+seen by the comparison (as with mutmut's own per-function hashes).
+
+Long: mutmut 3.8 makes 8,468 mutants of the checkers (audit_certificate 2806, standard_users 1360,
+blackbox_result 1310, approximate_dp 724, universal_certificate 579, unique_optimum 396, blackbox_delta
+387, bracket_certificate 344, ratio_test 340, fields 115, numbers 107), generated in ~70 s; the stats
+run (every test of the selection once, traced) took ~8 min on the shared 2-core machine (~15 min under
+load); then each mutant is a fork running the tests that reach its function (bracket_certificate: ~10
+min of mutant runs; universal_certificate ~8 mutants a minute, its tests build remap-cell proofs).
 It runs niced beside other work, one mutant at a time (the default ``--max-children 1``):
 ``nice -n 10 python3 dev.py mutate bracket_certificate``. Never part of CI's test tier.
 """
@@ -56,6 +68,9 @@ ROOT = Path(__file__).resolve().parent.parent
 CHECKERS = ROOT / "mechlib" / "checkers"
 NOTES = Path(__file__).with_name("checker_mutation_equivalent.json")
 MUTMUT = Path(sys.executable).with_name("mutmut")
+CARRIED = ROOT / "mutants" / "carried.json"
+#: a survivor of the baseline run whose mutant has no result now (its function changed, or is not run yet)
+NOT_RUN = "not run since"
 #: the statuses a mutant can have in the report; mutmut's others (segfault, suspicious, interrupted, …) are
 #: counted as "other", outside the score, and named in the report
 COLUMNS = ("killed", "timeout", "survived", "no tests", "not checked")
@@ -76,6 +91,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--survivors", action="store_true", help="rerun only the last run's survivors not argued equivalent"
     )
+    parser.add_argument(
+        "--new",
+        action="store_true",
+        help="run only the mutants with no result yet (new or changed functions), of all selections in one run",
+    )
+    parser.add_argument("--carry-over", metavar="COMMIT",
+                        help="first take over the results of the report committed at COMMIT for the functions "
+                        "unchanged since (see the module's documentation)")  # fmt: skip
     parser.add_argument(
         "--baseline", type=Path, help="an earlier report: its scores beside these, its survivors killed since"
     )
@@ -98,14 +121,16 @@ def main(argv: list[str] | None = None) -> int:
     # which functions each test reaches, read before mutmut runs: with --deselect, mutmut's listing of
     # the tests leaves the test out and drops it from this map (mutants/mutmut-stats.json)
     reach = _stats()["tests_by_mangled_function_name"]
+    if args.carry_over:
+        print(f"checker_mutation: carried over from {args.carry_over}: {carry_over(args.carry_over)}")
     if not args.report_only:
         addopts = " ".join(shlex.quote(f"--deselect={test}") for test in args.deselect)
         env = {**os.environ, "HYPOTHESIS_PROFILE": "mechlib-ci", "PYTEST_ADDOPTS": addopts}
-        # one mutmut run per selection; the survivors of all selections in one (a run costs minutes before
-        # its first mutant), its time shared out among the modules by their number of mutants
+        # one mutmut run per selection; the survivors (or the new mutants) of all selections in one (a run
+        # costs minutes before its first mutant), its time shared out among the modules by their number of mutants
         selections = args.modules or modules()
-        for run in [selections] if args.survivors else [[selection] for selection in selections]:
-            names = {selection: _names(selection, args.survivors) for selection in run}
+        for run in [selections] if args.survivors or args.new else [[selection] for selection in selections]:
+            names = {selection: _names(selection, args.survivors, args.new) for selection in run}
             if not any(names.values()):
                 continue
             start = time.monotonic()
@@ -123,8 +148,8 @@ def main(argv: list[str] | None = None) -> int:
             elapsed, total = time.monotonic() - start, sum(len(v) for v in names.values())
             for selection, found in names.items():
                 module, _, function = selection.partition(".")
-                # a whole module's run replaces its time; a function's or the survivors' adds to it
-                whole = not function and not args.survivors
+                # a whole module's run replaces its time; a function's, the new mutants' or the survivors' adds to it
+                whole = not function and not args.survivors and not args.new
                 share = elapsed * len(found) / total
                 seconds[module] = round(share + (0 if whole else seconds.get(module, 0)))
                 # a left-out test counts for a module only if it reaches one of the module's functions
@@ -133,6 +158,8 @@ def main(argv: list[str] | None = None) -> int:
     left_out = {module: tests for module, tests in deselected.items() if tests}
     doc = summarise(seconds, _load(NOTES), set(left_out))
     doc["deselected"] = left_out
+    if any(row.get("carried") for row in doc["modules"].values()):
+        doc["carried_from"] = _load(CARRIED)["commit"]
     if not any(row["run"] for row in doc["modules"].values()):
         print("checker_mutation: no mutant has been run yet (mutants/ holds no result); no report written")
         return 2
@@ -141,10 +168,12 @@ def main(argv: list[str] | None = None) -> int:
         known = {s["mutant"]: s.get("killed_by") for s in old.get("baseline", {}).get("survivors", [])}
         doc["baseline"] = {k: baseline[k] for k in ("modules", "total")}
         alive = {s["mutant"] for s in doc["survivors"]}
+        ran = {name for module in modules() for name, code in _codes(module).items() if code is not None}
         doc["baseline"]["survivors"] = [
             {"mutant": s["mutant"], "key": s["key"],
-             "killed_by": None if s["mutant"] in alive else known.get(s["mutant"])
-             or (killer(s) if args.find_killers else "killed (a rerun of the survivors)")}
+             "killed_by": None if s["mutant"] in alive else NOT_RUN if s["mutant"] not in ran
+             else known.get(s["mutant"]) if known.get(s["mutant"]) not in (None, NOT_RUN)
+             else killer(s) if args.find_killers else "killed (a rerun of the survivors)"}
             for s in baseline["survivors"]
         ]  # fmt: skip
     write_atomic(args.reports / "checker_mutation.json", json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
@@ -154,15 +183,75 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if any(s["equivalent"] is None for s in doc["survivors"]) else 0
 
 
-def _names(selection: str, survivors: bool) -> list[str]:
-    """The mutants of MODULE[.FUNCTION] to run: all (as mutmut's pattern), or the last run's survivors
-    not argued equivalent (they would only survive again)."""
+def _names(selection: str, survivors: bool, new: bool = False) -> list[str]:
+    """The mutants of MODULE[.FUNCTION] to run: all (as mutmut's pattern), those with no result yet,
+    or the last run's survivors not argued equivalent (they would only survive again)."""
     module, _, function = selection.partition(".")
+    if new:
+        return [n for n, code in _codes(module).items() if code is None and (not function or _function(n) == function)]
     if not survivors:
         return [f"mechlib.checkers.{module}." + (f"x_{function}__mutmut_*" if function else "*")]
     notes = _load(NOTES)
     return [n for n in _survivors(module) if (not function or _function(n) == function)
             and not (notes.get(note_key(n, _diff(n))) or _wording_only(_diff(n)))]  # fmt: skip
+
+
+def carry_over(commit: str) -> dict[str, int]:
+    """Take over the results of the report committed at ``commit`` into mutmut's record (mutants/…/M.py.meta)
+    for the functions whose source is unchanged since, in the modules that report ran completely; the
+    mutants carried, by module (their names go to mutants/carried.json)."""
+    old = json.loads(_git("show", f"{commit}:reports/checker_mutation.json"))
+    if old["tool"] != f"mutmut {_version()}":
+        raise SystemExit(
+            f"checker_mutation: --carry-over {commit}: its report is by {old['tool']}, not mutmut {_version()} "
+            "(another version numbers the mutants otherwise); run the modules instead"
+        )
+    lived = {s["mutant"] for s in old["survivors"]}
+    carried: dict[str, list[str]] = {}
+    for module, row in old["modules"].items():
+        path = ROOT / "mutants" / "mechlib" / "checkers" / f"{module}.py.meta"
+        if not row["run"] or row["killed"] + row["survived"] != row["mutants"] or not path.exists():
+            continue
+        before = _sources(_git("show", f"{commit}:mechlib/checkers/{module}.py"))
+        now = _sources((CHECKERS / f"{module}.py").read_text())
+        meta = _load(path)
+        same = {name for name in meta["exit_code_by_key"] if before.get(_mangled(name), "") == now.get(_mangled(name))}
+        missing = sorted({n for n in lived if n.split(".")[2] == module and _mangled(n) in {_mangled(m) for m in same}}
+                         - same)  # fmt: skip
+        if missing:  # the same source must give the same mutants
+            raise SystemExit(f"checker_mutation: --carry-over {commit}: its survivors {missing} are not mutants now")
+        meta["exit_code_by_key"].update({name: 0 if name in lived else 1 for name in same})
+        write_atomic(path, json.dumps(meta, indent=4))
+        carried[module] = sorted(same)
+    write_atomic(CARRIED, json.dumps({"commit": commit, "mutants": carried}, indent=1) + "\n")
+    return {module: len(names) for module, names in carried.items()}
+
+
+def _git(*argv: str) -> str:
+    return subprocess.run(["git", *argv], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+
+
+def _sources(text: str) -> dict[str, str | None]:
+    """The source of each function and method, by mutmut's mangled name (x_f, xǁClassǁmethod)."""
+    tree = ast.parse(text)
+    found: dict[str, str | None] = {}
+    for node in tree.body:
+        methods = [(f"xǁ{node.name}ǁ", f) for f in node.body] if isinstance(node, ast.ClassDef) else [("x_", node)]
+        for prefix, f in methods:
+            if isinstance(f, ast.FunctionDef):
+                found[prefix + f.name] = ast.get_source_segment(text, f)
+    return found
+
+
+def _mangled(name: str) -> str:
+    return name.rpartition(".")[2].partition("__mutmut_")[0]
+
+
+def _carried(module: str, meta: dict[str, Any]) -> set[str]:
+    """The module's mutants whose result was carried over and not run since."""
+    codes, ran = meta.get("exit_code_by_key", {}), meta.get("durations_by_key", {})
+    names = _load(CARRIED).get("mutants", {}).get(module, [])
+    return {n for n in names if codes.get(n) is not None and n not in ran}
 
 
 def _load(path: Path) -> dict[str, Any]:
@@ -204,8 +293,10 @@ def summarise(seconds: dict[str, float], notes: dict[str, str], partial: set[str
         codes: dict[str, int | None] = meta.get("exit_code_by_key", {})
         statuses = {name: status(code) for name, code in codes.items()}
         counts = Counter(s if s in COLUMNS else "other" for s in statuses.values())
+        carried = _carried(module, meta)
         for name, s in statuses.items():
-            (worst_left if s == "not checked" else worst_run)[module] += _worst_case(name)
+            if name not in carried:  # a carried result took no time here
+                (worst_left if s == "not checked" else worst_run)[module] += _worst_case(name)
         spent[module] = sum(meta.get("durations_by_key", {}).values())
         if counts["not checked"] == len(codes):
             per_module[module] = {"mutants": len(codes), "run": False}
@@ -219,7 +310,7 @@ def summarise(seconds: dict[str, float], notes: dict[str, str], partial: set[str
         counts["equivalent"] = sum(1 for s in survivors if s["mutant"] in lived and s["equivalent"] is not None)
         counts["mutants"] = len(codes)
         other = sorted({s for s in statuses.values() if s not in COLUMNS})
-        per_module[module] = {"run": True, **_scores(counts), "other_statuses": other,
+        per_module[module] = {"run": True, **_scores(counts), "carried": len(carried), "other_statuses": other,
                               "seconds": seconds.get(module), "mutant_seconds": round(spent[module])}  # fmt: skip
     # mutants not run: the tests that reach each one's function (its time if it survives), scaled by
     # the measured ratio of the mutants run (most are killed by their first failing test, -x)
@@ -236,7 +327,8 @@ def summarise(seconds: dict[str, float], notes: dict[str, str], partial: set[str
                                                "other", "equivalent")})  # fmt: skip
     return {"tool": f"mutmut {_version()}", "modules": per_module, "seconds": seconds,
             "estimate_ratio": None if ratio is None else round(ratio, 4),
-            "total": _scores(totals), "survivors": survivors}  # fmt: skip
+            "total": {**_scores(totals), "carried": sum(row.get("carried", 0) for row in per_module.values())},
+            "survivors": survivors}  # fmt: skip
 
 
 def _worst_case(name: str) -> float:
@@ -315,6 +407,8 @@ def _functions(module: str) -> dict[str, list[str]]:
             if isinstance(f, ast.FunctionDef) and f.end_lineno is not None}  # fmt: skip
 
 
+#: a raise of an error with one argument, its text
+_RAISED = re.compile(r"\s*raise (?P<call>\w+)\((?P<text>.*)\)\s*")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'')
 #: where a string literal is a failure's or an error's text, never a value compared or looked up
 _MESSAGE = re.compile(r"\.append\(|Malformed\(|Error\(|return \[|\+= \[|^\s*f?\"[^\"]*\"\s*[,)]*\s*$")
@@ -327,6 +421,13 @@ def _wording_only(diff: str) -> str | None:
     added = [line[1:] for line in diff.splitlines() if line.startswith("+")]
     if len(removed) == len(added) == 1 and _where_only(removed[0], added[0]):
         return "message wording only: a where/kind argument, used only in the text of an error, differs"
+    if len(removed) == len(added) == 1 and _RAISED.fullmatch(removed[0]) and _RAISED.fullmatch(added[0]):
+        old, new = (_RAISED.fullmatch(line) for line in (removed[0], added[0]))
+        if old and new and old["call"] == new["call"] and new["text"] == "None":  # the error's text "None"
+            return "message wording only: the same error is raised, its text is None"
+    appended = r"\s*(failures|out)\.append\((None|f?[\"'].*[\"'])\)\s*"  # a failure's text, or None
+    if len(removed) == len(added) == 1 and added[0].strip().endswith("(None)") and re.fullmatch(appended, removed[0]):
+        return "message wording only: the same check fails (its failure is listed), its text is None"
     if len(removed) != len(added) or not all(_MESSAGE.search(line) for line in removed):
         return None
     if [_STRING.sub('""', line) for line in removed] != [_STRING.sub('""', line) for line in added]:
@@ -374,16 +475,18 @@ class _WhereAsText(ast.NodeTransformer):
 
 @functools.cache
 def _message_parameters() -> dict[str, int]:
-    """Checker helpers and the position of their ``where`` parameter, for those whose ``where`` only
-    enters f-strings (error texts) or another such helper's ``where`` (checked here on the source);
-    ``precheck``'s ``kind`` (mechlib/schemas: "malformed {kind}: …")."""
+    """Checker helpers and the position of their ``where`` (or ``name``) parameter, for those whose
+    ``where`` only enters f-strings (error texts) or another such helper's ``where`` (checked here on
+    the source); ``precheck``'s ``kind`` (mechlib/schemas: "malformed {kind}: …")."""
     found: dict[str, int] = {"precheck": 2}
     functions = [f for path in sorted(CHECKERS.glob("*.py")) for f in ast.walk(ast.parse(path.read_text()))
                  if isinstance(f, ast.FunctionDef)]  # fmt: skip
     for f in functions:
         names = [a.arg for a in f.args.args]
-        if "where" in names:
-            found[f.name] = names.index("where")
+        for parameter in ("where", "name"):
+            if parameter in names:
+                found[f.name] = names.index(parameter)
+                break
     changed = True
     while changed:  # drop a helper whose where is used otherwise (compared, indexed, returned, …)
         changed = False
@@ -395,7 +498,7 @@ def _message_parameters() -> dict[str, int]:
 
 
 def _where_in_messages(f: ast.FunctionDef, helpers: dict[str, int]) -> bool:
-    """Every use of ``where`` in ``f`` is inside an f-string or a helper's ``where`` argument."""
+    """Every use of ``f``'s ``where`` (or ``name``) is inside an f-string or a helper's ``where`` argument."""
     allowed: set[int] = set()
     for node in ast.walk(f):
         if isinstance(node, ast.JoinedStr):
@@ -404,7 +507,8 @@ def _where_in_messages(f: ast.FunctionDef, helpers: dict[str, int]) -> bool:
             position = helpers[node.func.id]
             if len(node.args) > position:
                 allowed |= {id(n) for n in ast.walk(node.args[position])}
-    uses = [n for n in ast.walk(f) if isinstance(n, ast.Name) and n.id == "where"]
+    parameter = next((a.arg for a in f.args.args if a.arg in ("where", "name")), "where")
+    uses = [n for n in ast.walk(f) if isinstance(n, ast.Name) and n.id == parameter]
     return all(id(n) in allowed for n in uses)
 
 
@@ -446,19 +550,21 @@ def markdown(doc: dict[str, Any]) -> str:
         "other statuses (segfault, suspicious, interrupted), outside the score. *Before*: the score of the "
         "first run (`--baseline`), before the tests written against its survivors; *seconds*: wall time of "
         "the module's runs (mutant generation and mutmut's stats run included), *mutant s*: the mutants' own "
-        "test runs (the last run of each).",
+        "test runs (the last run of each); *carried*: results taken over from the report at "
+        f"{doc.get('carried_from', '(none)')} for functions unchanged since (`--carry-over`), not run again here.",
         "",
-        "| module | mutants | not run | killed | timeout | survived | no tests | other | equivalent | score "
+        "| module | mutants | carried | not run | killed | timeout | survived | no tests | other | equivalent | score "
         "| without equivalent | before | seconds | mutant s |",
-        "| --- | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: |",
+        "| --- | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: |",
     ]
     for module, row in [*run.items(), ("**all run**", doc["total"])]:
         before = base.get(module, doc.get("baseline", {}).get("total") if module.startswith("**") else None)
         lines.append(
-            f"| {module} | {row['mutants']} | {row['not checked']} | {row['killed']} | {row['timeout']} | "
+            f"| {module} | {row['mutants']} | {row.get('carried', 0)} | {row['not checked']} | {row['killed']} | "
+            f"{row['timeout']} | "
             f"{row['survived']} | {row['no tests']} | {row['other']} | {row['equivalent']} | {_pct(row['score'])} | "
             f"{_pct(row['score_without_equivalent'])} "
-            f"| {_pct(before['score']) if before else '—'}{_secs(before)} | {row.get('seconds') or '—'} "
+            f"| {_pct(before.get('score')) if before else '—'}{_secs(before)} | {row.get('seconds') or '—'} "
             f"| {row.get('mutant_seconds', '—')} |"
         )
     left = {module: row for module, row in doc["modules"].items() if not row["run"] or row["not checked"]}
@@ -492,10 +598,12 @@ def markdown(doc: dict[str, Any]) -> str:
         lines.append("None.")
     before = doc.get("baseline", {}).get("survivors", [])
     if before:
-        killed = [s for s in before if s.get("killed_by")]
+        killed = [s for s in before if s.get("killed_by") not in (None, NOT_RUN)]
+        unrun = sum(s.get("killed_by") == NOT_RUN for s in before)
         lines += ["", "## Survivors of the first run, killed since", "",
                   f"{len(killed)} of the {len(before)} survivors of the first run are killed now, by the tests "
-                  "written against them (tests/test_checker_gaps.py); checker_mutation.json lists each"
+                  f"written against them (tests/test_checker_gaps.py; {unrun} not run since, their functions "
+                  "changed or not run yet); checker_mutation.json lists each"
                   + (" with the test that kills it." if any(s["killed_by"].startswith("tests/") for s in killed)
                      else " (`--find-killers` names the test).")]  # fmt: skip
     return "\n".join(lines).rstrip() + "\n"

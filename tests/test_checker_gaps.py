@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import re
 from fractions import Fraction
 from typing import Any
 
@@ -433,11 +434,18 @@ def test_a_bracket_row_may_leave_out_an_output_of_probability_zero() -> None:
 
 
 def test_a_bracket_box_must_fit_its_households() -> None:
-    """The box (2, 1) holds the cell (2, 1), no histogram of N = 2 households: refused. (So every
+    """The box (2, 1) holds the cell (2, 1), no histogram of N = 2 households: refused in one line naming
+    the box. (So every
     pair of box rows that an edge from a cell with n₁ + n₂ = N joins is also joined by an edge from a
     cell inside: (A, n₂ − 1) → (A, n₂) when n₁ ≥ A, else (n₁, B) → (n₁ + 1, B).)"""
     doc, _ = _bracket()
-    assert check_bracket({**doc, "households": 2}) == ["malformed certificate: KeyError: (2, 1)"]
+    assert check_bracket({**doc, "households": 2}) == [
+        "malformed certificate: box: (2, 1) holds a cell of 3 households, households is 2 "
+        "(expected a box [a, b] with a + b ≤ households)"
+    ]
+    # a box that fits exactly, or is one row of cells, is well formed (its other checks then decide)
+    for households, box in ((3, [2, 1]), (4, [0, 1]), (4, [2, 0])):
+        assert not check_bracket({**doc, "households": households, "box": box})[0].startswith("malformed"), box
 
 
 def test_a_bracket_grid_may_end_off_its_step() -> None:
@@ -912,3 +920,261 @@ def test_bracketed_sum_bounds_hold_where_the_float_sum_is_ulps_off(terms: list[f
         <= exact
         <= Fraction(float(np.nextafter(np.sum(values), np.inf)))
     )
+
+
+def test_the_shared_field_readers_name_the_field_and_take_ints_and_strings() -> None:
+    """mechlib/checkers/fields.py, which every certificate reaches only with well-formed values."""
+    from mechlib.checkers.fields import Malformed, Q, _f, _list
+
+    assert _f(3, "w") == Q(3) and _f("-3/4", "w") == Q(-3, 4)
+    with pytest.raises(Malformed, match=r"^w: expected an exact number as a string, got \[1\]$"):
+        _f([1], "w")  # not a string: read by the number reader (never looked up in the cache of strings)
+    with pytest.raises(Malformed, match=r"^w: expected a list$"):
+        _list(5, "w")
+    with pytest.raises(Malformed, match=r"^w: expected a list of 2$"):
+        _list([1, 2, 3], "w", 2)
+
+
+def test_an_epsilon_interval_is_fifteen_decimals_around_ln_one_over_alpha_at_most_two_units_wide() -> None:
+    """ε = ln 2 = 0.693147180559945 3…: the interval must contain it, have 15 decimals at each end,
+    start at 0 or above and be at most 2·10⁻¹⁵ wide; null exactly when α = 0."""
+    from mechlib.checkers.fields import Malformed, Q, check_epsilon
+
+    half = Q(1, 2)
+
+    def ends(lo: int, hi: int) -> list[str]:
+        return [f"0.693147180559{lo}", f"0.693147180559{hi}"]
+
+    assert check_epsilon(ends(945, 946), half, "w") == [] and check_epsilon(ends(945, 947), half, "w") == []
+    assert check_epsilon(None, Q(0), "w") == []
+    assert check_epsilon(ends(945, 946), Q(0), "w") == ["w must be null when α = 0 (ε = ∞)"]
+    for lo, hi in ((945, 948), (944, 947), (946, 947), (943, 944), (946, 945)):  # 3 units wide (twice), above, below
+        assert check_epsilon(ends(lo, hi), half, "w") == [f"w [{ends(lo, hi)[0]}, {ends(lo, hi)[1]}] does not bracket "
+                                                          "ln(1/α) tightly"], (lo, hi)  # fmt: skip
+    wide = ["0.693147180559945", "1.000000000000000"]
+    assert check_epsilon(wide, half, "w"), "a bracket 0.3 wide"
+    # ε = ln(1/(1 − 10⁻²⁰)) ≈ 10⁻²⁰: the bracket [0, 10⁻¹⁵] holds, one starting below 0 does not
+    near_one = 1 - Q(1, 10**20)
+    assert check_epsilon(["0.000000000000000", "0.000000000000001"], near_one, "w") == []
+    assert check_epsilon(["-0.000000000000001", "0.000000000000001"], near_one, "w")
+    for interval in (ends(945, 946)[:1], [*ends(945, 946), "0.693147180559947"]):
+        with pytest.raises(Malformed, match=r"^w: expected a list of 2$"):
+            check_epsilon(interval, half, "w")
+    for bad in (0.693, "0.69314718055994", "0.6931471805599450", "1"):
+        with pytest.raises(Malformed, match=f"^w: expected a decimal with 15 digits, got {re.escape(repr(bad))}$"):
+            check_epsilon([bad, "0.693147180559946"], half, "w")
+
+
+def test_a_two_vertex_profile_past_the_cell_limit_is_rechecked_up_to_its_scans(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the profile's cell limit (lowered here) a profile of two vertices (T's) is re-checked while
+    cells × vertices ≤ PROFILE_MAX_SCANS, to the cell, and refused one scan beyond."""
+    import mechlib.audit.approximate_dp as producer
+    import mechlib.checkers.approximate_dp as checker
+
+    n = 6
+    monkeypatch.setattr(producer, "PROFILE_MAX_CELLS", 10)
+    monkeypatch.setattr(checker, "PROFILE_MAX_CELLS", 10)
+    monkeypatch.setattr(checker, "PROFILE_MAX_SCANS", 10**9)
+    doc = _audit(truncated_geometric("1/3", n), delta=Fraction(1, 100))
+    assert len(doc["approximate_dp"]["profile"]["vertices"]) == 2
+    scans = 2 * (2 * n) * (n + 1)  # two vertices × (ordered neighbouring pairs × outputs)
+    monkeypatch.setattr(checker, "PROFILE_MAX_SCANS", scans)
+    assert check_certificate(doc) == []
+    monkeypatch.setattr(checker, "PROFILE_MAX_SCANS", scans - 1)
+    refused = f"approximate_dp.profile: {scans // 2:,} (pair, output) cells, above 10, the audit's limit"
+    assert check_certificate(doc) == [f"malformed certificate: {refused}"]
+
+
+def test_dp_is_decided_exactly_when_floats_prune_rows_over_long_denominators() -> None:
+    """Rows over 3⁵⁰ and 5⁴⁵ (multipliers past 64 bits, where floats settle the clear cells first):
+    a violation by a relative 10⁻¹⁴ is found at its column (after a column of zeros), 4·10⁻¹³ below it
+    is none, an output that
+    the other row never gives is a violation, and exact equality is none."""
+    from math import ceil
+
+    from mechlib.checkers.audit_certificate import _dp_violation
+    from mechlib.checkers.fields import IntRows, Q
+
+    d, e = 3**50, 5**45
+    alpha = Q(1, 2)
+    b = e // 4
+    a = ceil(Fraction(2 * b, e) * (1 + Fraction(1, 10**14)) * d)  # α·a/d = (b/e)·(1 + 10⁻¹⁴), just above
+    rows = IntRows(den=[d, e], num=[[0, a, d // 3], [0, b, e // 4]])
+    assert _dp_violation(rows, [(0, 1)], alpha) == (0, 1, 1)
+    below = IntRows(den=[d, e], num=[[0, a - 2 * d // 10**13, d // 3], [0, b, e // 4]])
+    assert _dp_violation(below, [(0, 1)], alpha) is None
+    never = IntRows(den=[d, e], num=[[0, 1, d // 3], [0, 0, e // 4]])  # output 1: 1/d against 0
+    assert _dp_violation(never, [(0, 1)], alpha) == (0, 1, 1)
+    equal = IntRows(den=[d, e], num=[[2 * d, d // 3], [e, e // 4]])  # α·2 = 1 exactly
+    assert _dp_violation(equal, [(0, 1)], alpha) is None
+    assert _dp_violation(equal, [(1, 0)], alpha) is None
+
+
+def test_dominance_by_t_at_a_larger_alpha_is_checked_tail_by_tail() -> None:
+    """``{"t_at": α′}`` (the audit writes it past the LP's size) at small n: T at α is dominated by
+    itself and randomized response by T at its α; a larger α′ puts heavier tails on T (for T itself
+    at input 0, distance 1: α′/(1 + α′) > α/(1 + α)); α′ outside [α, 1) is no remap of T; an α′ whose
+    numbers would pass the bit limit (at n = 20) is refused before any arithmetic."""
+    from mechlib.checkers import audit_certificate
+
+    def with_t_at(doc: dict[str, Any], at: str) -> list[str]:
+        forged = copy.deepcopy(doc)
+        forged["dominance"]["remap"] = {"t_at": at}
+        return check_certificate(forged)
+
+    t, rr = _audit(truncated_geometric("1/2", 6)), _audit(randomized_response("1/2", 7))
+    assert with_t_at(t, "1/2") == [] and with_t_at(rr, "1/2") == []
+    assert with_t_at(t, "2/3") == ["T at 2/3 has a heavier error tail than the mechanism at input 0, distance 1"]
+    # a tail far lighter at distance 1 (8/10 against 1/11) says nothing of distance 2 (5/1000 against 1/110)
+    lopsided = _audit(Mechanism([["2/10", "795/1000", "5/1000"], ["1/3", "1/3", "1/3"], ["1/3", "1/3", "1/3"]]))
+    assert with_t_at(lopsided, "1/10") == [
+        "T at 1/10 has a heavier error tail than the mechanism at input 0, distance 2"
+    ]
+    # outputs −2..5 (labels below 0): every distance up to 6 + 2 counts in the tails
+    shifted = Mechanism([[str(x) for x in row] for row in randomized_response("1/2", 8).rows[:7]], outputs=range(-2, 6))
+    assert with_t_at(_audit(shifted), "1/2")[0].startswith("T at 1/2 has a heavier error tail than the mechanism")
+    rows = randomized_response("1/2", 7).rows
+
+    def rr_tail(i: int, k: int) -> Fraction:
+        return sum((p for o, p in enumerate(rows[i]) if abs(o - i) >= k), Fraction(0))
+
+    for at in (Fraction(3, 5), Fraction(2, 3), Fraction(4, 5), Fraction(9, 10)):  # the first heavier tail, exactly
+        first = next((i, k) for i in range(7) for k in range(1, max(i, 6 - i) + 1)
+                     if ((k <= i) + (k <= 6 - i)) * at**k / (1 + at) > rr_tail(i, k))  # fmt: skip
+        heavier = f"T at {at} has a heavier error tail than the mechanism at input {first[0]}, distance {first[1]}"
+        assert with_t_at(rr, str(at)) == [heavier]
+    for doc in (t, rr):
+        for outside in ("1/3", "1"):
+            assert with_t_at(doc, outside) == [
+                f"dominance.remap: T at {outside} is not a remap of T at the DP level 1/2 (needs α ≤ α′ < 1)"
+            ]
+    n = 20  # n · bits of α′ past the limit with α′ within the digits a number may have
+    t20 = _audit(truncated_geometric("1/2", n))
+    bits = audit_certificate.T_AT_MAX_BITS // n + 1
+    huge = f"{2**bits - 1}/{2**bits}"
+    assert with_t_at(t20, huge)[0].startswith("malformed certificate: dominance.remap.t_at: T at α′ = ")
+    assert with_t_at(t20, huge)[0].endswith(f"on 0..{n} has numbers past {audit_certificate.T_AT_MAX_BITS:,} bits")
+    just = f"{2 ** (bits - 2) - 1}/{2 ** (bits - 2)}"  # within the limit: read, and T at it is heavier
+    assert with_t_at(t20, just) == [f"T at {just} has a heavier error tail than the mechanism at input 0, distance 1"]
+    forged = copy.deepcopy(t)
+    forged["dominance"]["remap"] = {"t_at": "1/2", "columns": []}
+    assert check_certificate(forged)[0].startswith("malformed certificate: $.dominance")  # the schema's
+
+
+def test_the_source_bytes_and_the_label_lists_are_checked() -> None:
+    """The SOURCE's bytes are hashed by the checker and compared with the certified SHA-256; the
+    inputs and outputs are nonempty lists of distinct integers (each way of failing, alone)."""
+    import hashlib
+
+    source = b'{"matrix": "T at 1/2 on 0..3"}'
+    t = truncated_geometric("1/2", 3)
+    doc = json.loads(json.dumps(audit(LoadedMechanism(t, "t", "json", hashlib.sha256(source).hexdigest()))))
+    assert check_certificate(doc, source) == []
+    assert check_certificate(doc, source + b" ") == ["SOURCE does not have the certified SHA-256"]
+    labels = "malformed certificate: mechanism.inputs/outputs: expected nonempty lists of distinct integers"
+    for key in ("inputs", "outputs"):
+        for wrong in ([], [0, 0, 1, 2]):
+            forged = copy.deepcopy(doc)
+            forged["mechanism"][key] = wrong
+            assert check_certificate(forged) == [labels], (key, wrong)
+
+
+def test_a_profile_at_vertices_with_numerators_above_one_checks() -> None:
+    """The profile's pairs are scanned at each vertex t = u/v with u > 1 too (the multipliers of two
+    rows are v·e and u·d over their gcd), for rows over one denominator and over several."""
+    for mech in (truncated_geometric("2/5", 4), exponential(Fraction(2, 5), 3), randomized_response("3/7", 4)):
+        doc = _audit(mech, delta=Fraction(1, 100))
+        assert any(Fraction(v["alpha"]).numerator > 1 for v in doc["approximate_dp"]["profile"]["vertices"])
+
+
+def test_a_pair_is_above_a_profile_vertex_exactly_when_its_divergence_exceeds_delta() -> None:
+    """At t = 2/5 (a vertex u/v with u > 1) the pair (0, 1) is above δ exactly when
+    Σ_r max(0, x₀[r] − t·x₁[r]) > δ, for rows over one denominator and over two."""
+    from mechlib.checkers.approximate_dp import _pair_above
+    from mechlib.checkers.fields import IntRows, Q
+
+    t = Fraction(2, 5)
+    for den, num in (([10, 10], [[5, 3, 2], [1, 3, 6]]), ([10, 7], [[5, 3, 2], [1, 2, 4]])):
+        x = [[Fraction(a, d) for a in row] for row, d in zip(num, den)]
+        divergence = sum((max(Fraction(0), a - t * b) for a, b in zip(x[0], x[1])), Fraction(0))
+        rows = IntRows(den=den, num=num)
+        assert _pair_above(rows, [(0, 1)], Q(2, 5), Q(divergence.numerator, divergence.denominator)) is None
+        below = divergence - Fraction(1, 1000)
+        assert _pair_above(rows, [(0, 1)], Q(2, 5), Q(below.numerator, below.denominator)) == (0, 1)
+
+
+def test_the_cell_limit_and_the_neighbour_pairs_are_checked_at_their_edges(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A mechanism of exactly MAX_CELLS cells is read, one more is refused; a neighbour pair must join
+    two different inputs of the mechanism (each way of failing, alone)."""
+    from mechlib.checkers import audit_certificate
+
+    doc = _audit(truncated_geometric("1/2", 3))  # 4 × 4 cells
+    monkeypatch.setattr(audit_certificate, "MAX_CELLS", 16)
+    assert check_certificate(doc) == []
+    monkeypatch.setattr(audit_certificate, "MAX_CELLS", 15)
+    assert check_certificate(doc)[0].startswith("malformed certificate:")
+    monkeypatch.undo()
+    for pair in ([0, 0], [0, 99], [99, 0]):
+        forged = copy.deepcopy(doc)
+        forged["mechanism"]["neighbours"][0] = pair
+        assert check_certificate(forged)[0].startswith("malformed certificate: mechanism.neighbours[0]"), pair
+
+
+def test_t_alpha_and_dp_level_are_read_within_their_ranges_and_a_source_failure_is_kept() -> None:
+    """T·Y's t_alpha must lie in (0, 1) and dp_level in [0, 1] (at 0, 1, 3/2 and 2: one malformed
+    line naming the field); a SOURCE whose bytes do not hash to the certified SHA-256 is a failure
+    even when the parsed SOURCE agrees with the certificate."""
+    import hashlib
+
+    from mechlib.core.mechanism import Mechanism as Matrix
+
+    t = truncated_geometric("1/2", 3)
+    doc = _audit(t)
+    for value in ("0", "1", "3/2"):
+        forged = copy.deepcopy(doc)
+        forged["mechanism"]["matrix"]["t_alpha"] = value
+        assert check_certificate(forged)[0].startswith("malformed certificate: mechanism.matrix: T·Y needs"), value
+    for value in ("3/2", "2"):
+        assert check_certificate({**doc, "dp_level": value}) == [
+            f"malformed certificate: dp_level: {value} is not in [0, 1]"
+        ]
+    num, den = Matrix(t.to_strings()).scaled()
+    parsed = {"matrix": {"denominators": list(den), "numerators": [list(r) for r in num]}, "inputs": doc["inputs"],
+              "outputs": doc["outputs"], "neighbours": doc["mechanism"]["neighbours"], "claimed": None}  # fmt: skip
+    source = b"T at 1/2"
+    signed = json.loads(json.dumps(audit(LoadedMechanism(t, "t", "json", hashlib.sha256(source).hexdigest()))))
+    assert check_certificate(signed, source, parsed) == []
+    assert check_certificate(signed, source + b"!", parsed) == ["SOURCE does not have the certified SHA-256"]
+
+
+def test_a_dense_dominance_remap_is_rechecked_up_to_its_size_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dense remap Y (an LP's) past n = LP_CHECK_MAX_N (lowered here) is refused once it has more
+    than 4·(n + 1) nonzeros, to the entry; at n = LP_CHECK_MAX_N it is re-checked; a dense Y with
+    another number of rows is malformed."""
+    from mechlib.checkers import audit_certificate
+
+    n = 4
+    doc = _audit(exponential(Fraction(1, 2), n))
+
+    def dense(nonzeros: int) -> dict[str, Any]:
+        """Y on 0..n over 16: the identity, then one unit moved off the diagonal per extra nonzero."""
+        rows = [[16 * (r == i) for r in range(n + 1)] for i in range(n + 1)]
+        off = [(i, r) for i in range(n + 1) for r in range(n + 1) if r != i][: nonzeros - (n + 1)]
+        for i, r in off:
+            rows[i][i] -= 1
+            rows[i][r] += 1
+        return {"denominators": ["10"] * (n + 1), "numerators": [[format(v, "x") for v in row] for row in rows]}
+
+    refused = f"malformed certificate: dominance: a dense remap (an LP's) is re-checked up to n = {n - 1}, not {n}"
+    monkeypatch.setattr(audit_certificate, "LP_CHECK_MAX_N", n - 1)
+    for nonzeros in (4 * (n + 1), 4 * (n + 1) + 1):
+        forged = copy.deepcopy(doc)
+        forged["dominance"]["remap"] = dense(nonzeros)
+        assert (check_certificate(forged) == [refused]) is (nonzeros > 4 * (n + 1)), nonzeros
+    monkeypatch.setattr(audit_certificate, "LP_CHECK_MAX_N", n)
+    assert refused.replace(f"n = {n - 1}", f"n = {n}") not in check_certificate(forged)
+    extra = dense(n + 1)
+    extra["denominators"].append("10")
+    extra["numerators"].append(extra["numerators"][0])
+    forged["dominance"]["remap"] = extra
+    assert check_certificate(forged)[0].startswith("malformed certificate: dominance.remap")

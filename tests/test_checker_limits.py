@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import time
 from fractions import Fraction
 from pathlib import Path
@@ -119,3 +120,37 @@ def test_source_rows_over_other_denominators_compare_by_cross_products(tamper: b
               "outputs": cert["outputs"], "neighbours": cert["mechanism"]["neighbours"], "claimed": None}  # fmt: skip
     failures = check_certificate(cert, None, parsed)
     assert failures == (["mechanism.matrix differs from SOURCE's"] if tamper else [])
+
+
+def test_the_checkers_read_exact_numbers_to_their_limits_and_name_what_is_wrong() -> None:
+    """The checkers' own reader (mechlib/checkers/numbers.py): each form, and each limit at its edge."""
+    from mechlib.checkers.numbers import MAX_DIGITS, MAX_EXPONENT, exact, exact_ratio
+
+    assert exact(" -3/4 ") == Fraction(-3, 4) and exact_ratio("+3/4") == (3, 4) and exact_ratio("0/7") == (0, 7)
+    assert exact_ratio("-0.25") == (-25, 100) and exact_ratio(".5") == (5, 10) and exact_ratio("7.") == (7, 1)
+    assert exact_ratio("1.5e-2") == (15, 1000) and exact_ratio("-2E3") == (-2000, 1) and exact_ratio("12") == (12, 1)
+    assert exact_ratio("0.5e1") == (5, 1) and exact_ratio("5e-1") == (5, 10) and exact_ratio(-7) == (-7, 1)
+    bits = int(MAX_DIGITS * 3.33 + 4)  # the most bits of an integer of MAX_DIGITS digits, and a little more
+    assert exact_ratio(2 ** (bits - 1)) == (2 ** (bits - 1), 1)
+    for big in (2**bits, -(2**bits)):
+        with pytest.raises(ValueError, match=f"^an integer of more than {MAX_DIGITS} digits$"):
+            exact_ratio(big)
+    for wrong in (True, 0.5, None, [1]):
+        with pytest.raises(ValueError, match=rf"^expected an exact number as a string, got {re.escape(repr(wrong))}$"):
+            exact_ratio(wrong)
+    for text in ("", ".", "e5", "-", "1/", "/2", "1/2/3", "0x10", "1e1234567890", "½"):
+        with pytest.raises(ValueError, match=rf"^{re.escape(repr(text[:40]))} is not an exact number$"):
+            exact_ratio(text)
+    long = "x" * 50
+    with pytest.raises(ValueError, match=rf"^'{'x' * 40}' is not an exact number$"):
+        exact_ratio(long)
+    with pytest.raises(ValueError, match=r"^'3/0' has denominator 0$"):
+        exact_ratio("3/0")
+    nines = "9" * MAX_DIGITS
+    for text in (nines, f"{nines}/1", f"1/{nines}", f"{nines[:-1]}.5", f"1e{MAX_EXPONENT}", f"1e-{MAX_EXPONENT}"):
+        exact_ratio(text)  # at the limits: read
+    beyond = rf" is beyond the limits \({MAX_DIGITS} digits, exponent ±{MAX_EXPONENT}\)$"
+    past = MAX_EXPONENT + 1
+    for text in (f"9{nines}", f"9{nines}/1", f"1/9{nines}", f"{nines}.5", f"1e{past}", f"1e-{past}"):
+        with pytest.raises(ValueError, match=f"^{re.escape(repr(text[:40]))}{beyond}"):
+            exact_ratio(text)

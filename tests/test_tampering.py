@@ -354,14 +354,16 @@ def _still_a_failing_interval(doc: dict[str, Any], changed: dict[str, Any], x: i
 
 
 @pytest.mark.parametrize(
-    ("name", "pmf", "epsilon"),
+    ("name", "pmf", "epsilon", "samples"),
     [
-        ("violation (ε claimed 0.3), conformant", truncated_geometric("1/2", 3), "0.3"),
-        ("no violation, nonconformant pmf", randomized_response("1/2", 4), "1"),
+        ("violation (ε claimed 0.3), conformant", truncated_geometric("1/2", 3), "0.3", 2000),
+        # 200 samples: 8 cells outside, each re-verified per tampering by arb's incomplete beta, whose
+        # time grows with the samples (2000: 16 cells, 335 s)
+        ("no violation, nonconformant pmf", randomized_response("1/2", 4), "1", 200),
     ],
 )
-def test_every_blackbox_result_field_is_checked(name: str, pmf: Mechanism, epsilon: str) -> None:
-    doc = _blackbox_doc(pmf, seed=3, samples=2000, epsilon=epsilon)
+def test_every_blackbox_result_field_is_checked(name: str, pmf: Mechanism, epsilon: str, samples: int) -> None:
+    doc = _blackbox_doc(pmf, seed=3, samples=samples, epsilon=epsilon)
     assert (doc["dp"]["verdict"] == "violation") == (epsilon == "0.3")
 
     counts = [{int(k): v for k, v in h.items()} for h in doc["counts"]]
@@ -445,3 +447,52 @@ def test_every_bracket_certificate_field_is_checked() -> None:
     assert total > 50, total
     assert wrong == [], f"{len(wrong)} harmful tamperings accepted: {wrong[:10]}"
     print(f"bracket: {rejected}/{total} tamperings rejected, the rest weaker bounds or other dual witnesses")
+
+
+def test_a_delta_tests_epsilon_and_delta_are_read_within_their_ranges() -> None:
+    """δ = 0 and δ = 1 and ε = 0, 1/2 are read (other checks then decide); δ = 3/2, ε < 0 and a
+    field too many are malformed, in one line naming delta_test."""
+    doc = _delta_doc(0.0, "1/100", seed=5)
+    assert blackbox_result.check_result(doc) == []
+    ranges = "delta_test: expected ε ≥ 0 and δ in [0, 1]"
+    for field, value in (("delta", "0"), ("delta", "1"), ("epsilon", "0"), ("epsilon", "1/2")):
+        tampered = copy.deepcopy(doc)
+        tampered["delta_test"][field] = value
+        assert not any(ranges in f for f in blackbox_result.check_result(tampered)), (field, value)
+    for field, value in (("delta", "3/2"), ("epsilon", "-1")):
+        tampered = copy.deepcopy(doc)
+        tampered["delta_test"][field] = value
+        assert any(ranges in f for f in blackbox_result.check_result(tampered)), (field, value)
+    tampered = copy.deepcopy(doc)
+    tampered["delta_test"]["extra"] = 1
+    assert any("delta_test" in f and "malformed" in f for f in blackbox_result.check_result(tampered))
+
+
+def test_a_delta_tests_bound_on_e_to_the_epsilon_may_be_up_to_ten_to_the_minus_ten_above() -> None:
+    """e^ε with ε = 1 is 2.718281828459045235360…: an upper bound 5·10⁻¹¹ above it is accepted, one
+    2·10⁻¹⁰ above it or one below it is not."""
+    doc = _delta_doc(0.0, "1/100", seed=5)
+    bound = "delta_test.e_epsilon_upper is not an upper bound on e^ε within 10⁻¹⁰"
+    cases = (("271828182850904523536", True), ("271828182865904523536", False), ("271828182800000000000", False))
+    for digits, accepted in cases:
+        value = f"{digits}/{10**20}"
+        tampered = copy.deepcopy(doc)
+        tampered["delta_test"]["e_epsilon_upper"] = value
+        assert (bound not in blackbox_result.check_result(tampered)) is accepted, value
+
+
+def test_a_delta_violation_needs_both_clopper_pearson_bounds_verified() -> None:
+    """A forger raises the violating event's L (or lowers its U) and restates L − t·U to match: the
+    verdict stays a violation, and only the check of each bound, alone, sees the forgery."""
+    doc = _delta_doc(0.1, "1/100", seed=5)
+    test = doc["delta_test"]
+    assert test["verdict"] == "violation" and blackbox_result.check_result(doc) == []
+    t = Fraction(test["e_epsilon_upper"])
+    low, up = Fraction(test["event"]["lower_bound"]), Fraction(test["event"]["upper_bound"])
+    for forged_low, forged_up in ((low + (1 - low) / 2, up), (low, up / 2)):
+        tampered = copy.deepcopy(doc)
+        tampered["delta_test"]["event"].update(lower_bound=str(forged_low), upper_bound=str(forged_up))
+        tampered["delta_test"]["delta_lower_bound"] = str(forged_low - t * forged_up)
+        assert blackbox_result.check_result(tampered) == [
+            "delta_test.event: L or U is not a verified Clopper–Pearson bound at α_FA/2"
+        ], (forged_low, forged_up)

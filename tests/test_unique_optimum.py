@@ -128,3 +128,24 @@ def test_every_field_is_checked(doc: Doc) -> None:
             tried += 1
             assert check_certificate(tampered), f"{path}: {value!r} → {new!r} accepted"
     assert tried > 100
+
+
+def test_each_limit_and_length_is_checked_at_its_edge(doc: Doc) -> None:
+    """Found by mutation testing the checker: the edges of n, α, γ and the digit limit are read as
+    documented, and a list of the wrong length is one malformed line naming it (never an exception)."""
+    size = doc["n"] + 1
+    # n = 20 (the largest) passes the range; the mechanism for n = 3 is then the wrong size
+    assert check_certificate({**doc, "n": 20}) == ["malformed certificate: mechanism: expected a list of 21"]
+    assert check_certificate({**doc, "alpha": "0"}) == ["alpha: 0 is not in (0, 1)"]
+    assert check_certificate({**doc, "alpha": "1"}) == ["alpha: 1 is not in (0, 1)"]
+    twelve = "1/" + "9" * 12  # twelve digits: within the limit
+    assert not any(f.startswith("malformed") for f in check_certificate({**doc, "alpha": twelve}))
+    assert not any("not legal" in f for f in check_certificate({**doc, "gamma": "0"}))  # γ = 0: the 0–1 loss, legal
+    for rows in (doc["rows"][:-1], [*doc["rows"], "0"]):
+        assert check_certificate({**doc, "rows": rows}) == [f"malformed certificate: rows: expected a list of {size}"]
+    for entry in (doc["binding"][0][:3], [*doc["binding"][0], "1"]):
+        tampered = {**doc, "binding": [entry, *doc["binding"][1:]]}
+        assert check_certificate(tampered) == ["malformed certificate: binding[0]: expected a list of 4"]
+    # x_{n,j} ≥ 0 is a constraint of the LP (slack at T, whose entries are all positive)
+    last_row = {**doc, "binding": [*doc["binding"], ["nonneg", doc["n"], 0, "1"]]}
+    assert any(f"(nonneg, {doc['n']}, 0) is not tight at T" in f for f in check_certificate(last_row))

@@ -49,6 +49,11 @@ def _check(cert: dict[str, Any]) -> list[str]:
     p0, p1, p2 = (_f(p) for p in cert["type_probabilities"])
     eps, lo, hi = _f(cert["epsilon"]), _f(cert["factor_lo"]), _f(cert["factor_hi"])
     a_max, b_max = (int(v) for v in cert["box"])
+    if a_max + b_max > n:  # every box cell must be a histogram of n households (the schema: a, b ≥ 0)
+        return [
+            f"malformed certificate: box: ({a_max}, {b_max}) holds a cell of {a_max + b_max} households, "
+            f"households is {n} (expected a box [a, b] with a + b ≤ households)"
+        ]
     step = _f(cert["grid_step"])
 
     flint.ctx.prec = 256
