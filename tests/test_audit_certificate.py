@@ -344,3 +344,24 @@ def test_a_dp_level_above_the_mechanisms_is_rejected_over_long_row_denominators(
     alpha = Fraction(report["dp_level"])
     report["dp_level"] = str(alpha * (1 + Fraction(1, 10**40)))
     assert any(f"is not {report['dp_level']}-DP" in failure for failure in check_certificate(report))
+
+
+def test_the_float_screen_of_the_dp_check_leaves_a_violation_by_one_part_in_10_to_the_300_to_exact_integers() -> None:
+    """``_dp_violation`` drops cells by floats only where the float estimate is 10⁻¹² clear of the
+    bound: a level 10⁻³⁰⁰ above the true one (far below a float's resolution) still fails, on the
+    float path (rows below 2¹⁰²⁴) and on the exact path (a row past the float range)."""
+    from mechlib import exponential
+    from mechlib.audit.loading import LoadedMechanism
+    from mechlib.checkers.audit_certificate import _dp_violation, _int_rows
+    from mechlib.checkers.fields import Q
+
+    report = json.loads(json.dumps(audit(LoadedMechanism(exponential("1/2", 60), "exp", "python", "0" * 64))))
+    m = _int_rows(report["mechanism"]["matrix"], "m", 61, 61)
+    path = [(i, i + 1) for i in range(60)]
+    alpha = Q(*Fraction(report["dp_level"]).as_integer_ratio())
+    assert _dp_violation(m, path, alpha) is None
+    above = alpha * (1 + Q(1, 10**300))
+    assert _dp_violation(m, path, above) is not None
+    wide = type(m)([d << 1100 for d in m.den], [[a << 1100 for a in row] for row in m.num])  # past 2¹⁰²⁴
+    assert _dp_violation(wide, path, alpha) is None
+    assert _dp_violation(wide, path, above) is not None

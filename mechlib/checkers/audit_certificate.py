@@ -221,6 +221,7 @@ def _dp_violation(m: IntRows, neighbours: list[tuple[int, int]], alpha: Q) -> tu
     """A neighbour pair (i, i′) and column r with α·x[i][r] > x[i′][r], or None: M is α-DP.
     In integers, with α = p/q: p·a·d′ ≤ q·b·d for x[i][r] = a/d, x[i′][r] = b/d′."""
     p, q = int(alpha.p), int(alpha.q)
+    floats: dict[int, list[float] | None] = {}  # a row's numerators as floats, once per row (None: past 2¹⁰²⁴)
     for i, j in neighbours:
         for big, small in ((i, j), (j, i)):
             lhs, rhs = p * m.den[small], q * m.den[big]
@@ -228,11 +229,24 @@ def _dp_violation(m: IntRows, neighbours: list[tuple[int, int]], alpha: Q) -> tu
             lhs, rhs = lhs // g, rhs // g
             row_big, row_small = m.num[big], m.num[small]
             if min(lhs, rhs).bit_length() > 64:  # long multipliers (rows over other denominators)
-                row_big, row_small = _unsettled(row_big, row_small, _quotient(lhs, rhs))
+                float_big, float_small = _floats(m, big, floats), _floats(m, small, floats)
+                if float_big is not None and float_small is not None:
+                    row_big, row_small = _unsettled(row_big, row_small, float_big, float_small, _quotient(lhs, rhs))
             if any(map(operator.gt, map(lhs.__mul__, row_big), map(rhs.__mul__, row_small))):
                 cells = enumerate(zip(m.num[big], m.num[small]))
                 return big, small, next(r for r, (a, b) in cells if lhs * a > rhs * b)
     return None
+
+
+def _floats(m: IntRows, i: int, cache: dict[int, list[float] | None]) -> list[float] | None:
+    """Row i's numerators as floats (each correctly rounded: within 2⁻⁵³ of it, relatively), None if
+    one is past the float range (the row is then compared exactly, cell by cell)."""
+    if i not in cache:
+        try:
+            cache[i] = list(map(float, m.num[i]))
+        except OverflowError:
+            cache[i] = None
+    return cache[i]
 
 
 def _quotient(x: int, y: int) -> float:
@@ -243,23 +257,25 @@ def _quotient(x: int, y: int) -> float:
         return math.inf
 
 
-def _unsettled(row_big: list[int], row_small: list[int], scale: float) -> tuple[list[int], list[int]]:
+def _unsettled(
+    row_big: list[int], row_small: list[int], float_big: list[float], float_small: list[float], scale: float
+) -> tuple[list[int], list[int]]:
     """The cells (a, b) of two rows for which lhs·a ≤ rhs·b (``scale`` = lhs/rhs as a float) is
-    not settled by floats: a = 0, or (a/b)·scale below 1 − 10⁻¹² where both quotients are normal
-    floats (each within 2⁻⁵² of its value, so the product is below 1 exactly) are dropped; the
-    rest are compared exactly by the caller. The exponential mechanism at n = 1000 has ≈ 700-bit
-    α and 1000-bit row denominators: two long products per cell become one division."""
-    kept_big, kept_small = [], []
+    not settled by floats; the rest are compared exactly by the caller. Dropped: a = 0, and cells
+    with 10⁻²⁹⁰ < (â / b̂)·scale < 1 − 10⁻¹², â and b̂ the floats of a and b. Sound: a and b are
+    integers ≥ 1 below 2¹⁰²⁴, so â, b̂ are normal and each within 2⁻⁵³ of a, b relatively; the
+    quotient, the product and ``scale`` add three more such roundings when â / b̂ is normal, so
+    (a/b)·(lhs/rhs) < (1 − 10⁻¹²)·(1 + 2⁻⁵³)⁵/(1 − 2⁻⁵³)² < 1; when â / b̂ is subnormal (below 2⁻¹⁰²²,
+    off by at most 2⁻¹⁰⁷⁴), (a/b)·(lhs/rhs) < 2⁻¹⁰²¹·10²⁹⁰·(1 + 2⁻⁵⁰) < 1 as well. The exponential
+    mechanism at n = 1000 has ≈ 700-bit α and 1000-bit rows: two long products per cell become
+    one float division."""
     if not 1e-290 < scale < 1e290:
         return row_big, row_small
-    for a, b in zip(row_big, row_small):
-        if not a:
-            continue
-        estimate = _quotient(a, b) * scale if b else math.inf
-        if not (1e-290 < estimate < 1 - 1e-12):
-            kept_big.append(a)
-            kept_small.append(b)
-    return kept_big, kept_small
+    kept = [
+        r for r, (a, b) in enumerate(zip(float_big, float_small))
+        if a and not (b and 1e-290 < a / b * scale < 1 - 1e-12)
+    ]  # fmt: skip
+    return [row_big[r] for r in kept], [row_small[r] for r in kept]
 
 
 def _matrix(rows: Any, where: str, height: int, width: int) -> list[list[Q]]:
