@@ -365,3 +365,29 @@ def test_the_float_screen_of_the_dp_check_leaves_a_violation_by_one_part_in_10_t
     wide = type(m)([d << 1100 for d in m.den], [[a << 1100 for a in row] for row in m.num])  # past 2¹⁰²⁴
     assert _dp_violation(wide, path, alpha) is None
     assert _dp_violation(wide, path, above) is not None
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        ["0x1"], ["1_0"], ["+1"], [" 1"], ["1 "], ["A"], [""], ["1", ""], ["", "1"], ["1,2"], ["1", "2,"],
+        [",1"], ["1", "٣"], ["1", "ｆ"], ["1", "-2"], ["1", 2], ["1", None], ["1" * 5000],
+    ],
+)  # fmt: skip
+def test_a_hex_row_is_refused_entry_by_entry_as_each_entry_alone_would_be(row: list[Any]) -> None:
+    """The one-pass validation of a row (``_hex_row``) takes exactly what ``_hex`` takes per entry:
+    a prefix, separator, sign, space, capital, empty entry, comma inside an entry, non-ASCII digit,
+    non-string or over-long entry is refused, naming the entry."""
+    from mechlib.checkers.audit_certificate import _hex_row
+    from mechlib.checkers.fields import Malformed
+
+    with pytest.raises(Malformed, match=r"row\[\d\]: expected at most"):
+        _hex_row(row, "row")
+
+
+def test_a_hex_row_of_valid_entries_is_read_exactly() -> None:
+    from mechlib.checkers.audit_certificate import _hex_row
+
+    row = ["0", "f", "00ff", "1" * 4000, "abcdef0123456789"]
+    assert _hex_row(row, "row") == [int(t, 16) for t in row]
+    assert _hex_row([], "row") == []
