@@ -232,7 +232,7 @@ def _dp_violation(m: IntRows, neighbours: list[tuple[int, int]], alpha: Q) -> tu
     """A neighbour pair (i, i′) and column r with α·x[i][r] > x[i′][r], or None: M is α-DP.
     In integers, with α = p/q: p·a·d′ ≤ q·b·d for x[i][r] = a/d, x[i′][r] = b/d′."""
     p, q = int(alpha.p), int(alpha.q)
-    floats: dict[int, list[float] | None] = {}  # a row's numerators as floats, once per row (None: past 2¹⁰²⁴)
+    floats: dict[int, Any] = {}  # a row's numerators as a float array, once per row (None: past 2¹⁰²⁴)
     for i, j in neighbours:
         for big, small in ((i, j), (j, i)):
             lhs, rhs = p * m.den[small], q * m.den[big]
@@ -249,12 +249,14 @@ def _dp_violation(m: IntRows, neighbours: list[tuple[int, int]], alpha: Q) -> tu
     return None
 
 
-def _floats(m: IntRows, i: int, cache: dict[int, list[float] | None]) -> list[float] | None:
-    """Row i's numerators as floats (each correctly rounded: within 2⁻⁵³ of it, relatively), None if
-    one is past the float range (the row is then compared exactly, cell by cell)."""
+def _floats(m: IntRows, i: int, cache: dict[int, Any]) -> Any:
+    """Row i's numerators as a float array (each correctly rounded by CPython's int → float: within
+    2⁻⁵³ of it, relatively), None if one is past the float range (that row is compared exactly)."""
     if i not in cache:
+        import numpy as np
+
         try:
-            cache[i] = list(map(float, m.num[i]))
+            cache[i] = np.array(list(map(float, m.num[i])))
         except OverflowError:
             cache[i] = None
     return cache[i]
@@ -269,23 +271,26 @@ def _quotient(x: int, y: int) -> float:
 
 
 def _unsettled(
-    row_big: list[int], row_small: list[int], float_big: list[float], float_small: list[float], scale: float
+    row_big: list[int], row_small: list[int], float_big: Any, float_small: Any, scale: float
 ) -> tuple[list[int], list[int]]:
     """The cells (a, b) of two rows for which lhs·a ≤ rhs·b (``scale`` = lhs/rhs as a float) is
     not settled by floats; the rest are compared exactly by the caller. Dropped: a = 0, and cells
-    with 10⁻²⁹⁰ < (â / b̂)·scale < 1 − 10⁻¹², â and b̂ the floats of a and b. Sound: a and b are
-    integers ≥ 1 below 2¹⁰²⁴, so â, b̂ are normal and each within 2⁻⁵³ of a, b relatively; the
-    quotient, the product and ``scale`` add three more such roundings when â / b̂ is normal, so
-    (a/b)·(lhs/rhs) < (1 − 10⁻¹²)·(1 + 2⁻⁵³)⁵/(1 − 2⁻⁵³)² < 1; when â / b̂ is subnormal (below 2⁻¹⁰²²,
-    off by at most 2⁻¹⁰⁷⁴), (a/b)·(lhs/rhs) < 2⁻¹⁰²¹·10²⁹⁰·(1 + 2⁻⁵⁰) < 1 as well. The exponential
-    mechanism at n = 1000 has ≈ 700-bit α and 1000-bit rows: two long products per cell become
-    one float division."""
+    with 10⁻²⁹⁰ < (â / b̂)·scale < 1 − 10⁻¹², â and b̂ the floats of a and b (b = 0 gives ∞: kept).
+    Sound: a and b are integers ≥ 1 below 2¹⁰²⁴, so â, b̂ are normal and each within 2⁻⁵³ of a, b
+    relatively; the quotient, the product and ``scale`` add three more such roundings (IEEE, as
+    numpy's float64 division and product are) when â / b̂ is normal, so (a/b)·(lhs/rhs) <
+    (1 − 10⁻¹²)·(1 + 2⁻⁵³)⁵/(1 − 2⁻⁵³)² < 1; when â / b̂ is subnormal (below 2⁻¹⁰²², off by at most
+    2⁻¹⁰⁷⁴, or flushed to 0: then kept), (a/b)·(lhs/rhs) < 2⁻¹⁰²¹·10²⁹⁰·(1 + 2⁻⁵⁰) < 1 as well. The
+    exponential mechanism at n = 1000 has ≈ 700-bit α and 1000-bit rows: two long products per cell
+    become one vectorised float division."""
+    import numpy as np
+
     if not 1e-290 < scale < 1e290:
         return row_big, row_small
-    kept = [
-        r for r, (a, b) in enumerate(zip(float_big, float_small))
-        if a and not (b and 1e-290 < a / b * scale < 1 - 1e-12)
-    ]  # fmt: skip
+    with np.errstate(all="ignore"):  # b = 0: ∞ (a > 0) or NaN (a = 0, dropped anyway)
+        estimate = float_big / float_small * scale
+    settled = (estimate > 1e-290) & (estimate < 1 - 1e-12)
+    kept = np.flatnonzero((float_big != 0) & ~settled).tolist()
     return [row_big[r] for r in kept], [row_small[r] for r in kept]
 
 
