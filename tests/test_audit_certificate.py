@@ -391,3 +391,14 @@ def test_a_hex_row_of_valid_entries_is_read_exactly() -> None:
     row = ["0", "f", "00ff", "1" * 4000, "abcdef0123456789"]
     assert _hex_row(row, "row") == [int(t, 16) for t in row]
     assert _hex_row([], "row") == []
+
+
+def test_the_float_screen_keeps_a_cell_whose_neighbour_is_zero() -> None:
+    """x[i][r] > 0 = x[i′][r] violates every α > 0; over long row denominators (the float path) the
+    screen's estimate is ∞ there, and the cell is compared exactly, not dropped."""
+    from mechlib.checkers.audit_certificate import _dp_violation
+    from mechlib.checkers.fields import IntRows, Q
+
+    m = IntRows([3**80, 7**60], [[3**80 - 1, 1], [7**60, 0]])
+    assert _dp_violation(m, [(0, 1)], Q(1, 2)) == (0, 1, 1)
+    assert _dp_violation(IntRows(m.den, [[3**80, 0], [7**60, 0]]), [(0, 1)], Q(1, 2)) is None
