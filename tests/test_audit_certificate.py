@@ -344,3 +344,61 @@ def test_a_dp_level_above_the_mechanisms_is_rejected_over_long_row_denominators(
     alpha = Fraction(report["dp_level"])
     report["dp_level"] = str(alpha * (1 + Fraction(1, 10**40)))
     assert any(f"is not {report['dp_level']}-DP" in failure for failure in check_certificate(report))
+
+
+def test_the_float_screen_of_the_dp_check_leaves_a_violation_by_one_part_in_10_to_the_300_to_exact_integers() -> None:
+    """``_dp_violation`` drops cells by floats only where the float estimate is 10⁻¹² clear of the
+    bound: a level 10⁻³⁰⁰ above the true one (far below a float's resolution) still fails, on the
+    float path (rows below 2¹⁰²⁴) and on the exact path (a row past the float range)."""
+    from mechlib import exponential
+    from mechlib.audit.loading import LoadedMechanism
+    from mechlib.checkers.audit_certificate import _dp_violation, _int_rows
+    from mechlib.checkers.fields import Q
+
+    report = json.loads(json.dumps(audit(LoadedMechanism(exponential("1/2", 60), "exp", "python", "0" * 64))))
+    m = _int_rows(report["mechanism"]["matrix"], "m", 61, 61)
+    path = [(i, i + 1) for i in range(60)]
+    alpha = Q(*Fraction(report["dp_level"]).as_integer_ratio())
+    assert _dp_violation(m, path, alpha) is None
+    above = alpha * (1 + Q(1, 10**300))
+    assert _dp_violation(m, path, above) is not None
+    wide = type(m)([d << 1100 for d in m.den], [[a << 1100 for a in row] for row in m.num])  # past 2¹⁰²⁴
+    assert _dp_violation(wide, path, alpha) is None
+    assert _dp_violation(wide, path, above) is not None
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        ["0x1"], ["1_0"], ["+1"], [" 1"], ["1 "], ["A"], [""], ["1", ""], ["", "1"], ["1,2"], ["1", "2,"],
+        [",1"], ["1", "٣"], ["1", "ｆ"], ["1", "-2"], ["1", 2], ["1", None], ["1" * 5000],
+    ],
+)  # fmt: skip
+def test_a_hex_row_is_refused_entry_by_entry_as_each_entry_alone_would_be(row: list[Any]) -> None:
+    """The one-pass validation of a row (``_hex_row``) takes exactly what ``_hex`` takes per entry:
+    a prefix, separator, sign, space, capital, empty entry, comma inside an entry, non-ASCII digit,
+    non-string or over-long entry is refused, naming the entry."""
+    from mechlib.checkers.audit_certificate import _hex_row
+    from mechlib.checkers.fields import Malformed
+
+    with pytest.raises(Malformed, match=r"row\[\d\]: expected at most"):
+        _hex_row(row, "row")
+
+
+def test_a_hex_row_of_valid_entries_is_read_exactly() -> None:
+    from mechlib.checkers.audit_certificate import _hex_row
+
+    row = ["0", "f", "00ff", "1" * 4000, "abcdef0123456789"]
+    assert _hex_row(row, "row") == [int(t, 16) for t in row]
+    assert _hex_row([], "row") == []
+
+
+def test_the_float_screen_keeps_a_cell_whose_neighbour_is_zero() -> None:
+    """x[i][r] > 0 = x[i′][r] violates every α > 0; over long row denominators (the float path) the
+    screen's estimate is ∞ there, and the cell is compared exactly, not dropped."""
+    from mechlib.checkers.audit_certificate import _dp_violation
+    from mechlib.checkers.fields import IntRows, Q
+
+    m = IntRows([3**80, 7**60], [[3**80 - 1, 1], [7**60, 0]])
+    assert _dp_violation(m, [(0, 1)], Q(1, 2)) == (0, 1, 1)
+    assert _dp_violation(IntRows(m.den, [[3**80, 0], [7**60, 0]]), [(0, 1)], Q(1, 2)) is None

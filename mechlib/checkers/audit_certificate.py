@@ -94,7 +94,7 @@ STANDARD_LOSSES = ("absolute", "squared", "binary")
 
 
 _HEX = re.compile(r"[0-9a-f]+")
-_HEX_ROW = re.compile(r"(?:[0-9a-f]+(?:,[0-9a-f]+)*)?")
+_HEX_DIGITS = b"0123456789abcdef"
 
 
 def _hex(text: Any, where: str) -> int:
@@ -104,13 +104,24 @@ def _hex(text: Any, where: str) -> int:
 
 
 def _hex_row(texts: list[Any], where: str) -> list[int]:
-    """A row of hexadecimal integers, validated in one pass (one regular-expression match a row:
-    ``int(text, 16)`` alone would also take '0x', '_', '+' and spaces)."""
+    """A row of hexadecimal integers, validated in one pass over the row joined by commas (``int(text,
+    16)`` alone would also take '0x', '_', '+' and spaces): nothing but hexadecimal digits and commas
+    (bytes.translate deleting those leaves nothing; a non-ASCII character leaves its UTF-8 bytes),
+    exactly one comma between entries (none inside one) and no empty entry."""
     try:
         joined = ",".join(texts)  # a TypeError if an entry is not a string: no per-entry isinstance
     except TypeError:
         joined = None
-    if joined is not None and _HEX_ROW.fullmatch(joined) and max(map(len, texts), default=0) <= MAX_DIGITS:
+    if (
+        joined is not None
+        and not joined.encode().translate(None, _HEX_DIGITS + b",")
+        and joined.count(",") == len(texts) - 1
+        and ",," not in joined
+        and not joined.startswith(",")
+        and not joined.endswith(",")
+        and (joined or not texts)
+        and max(map(len, texts), default=0) <= MAX_DIGITS
+    ):
         return [int(t, 16) for t in texts]
     return [_hex(t, f"{where}[{k}]") for k, t in enumerate(texts)]  # names the bad entry
 
@@ -221,6 +232,7 @@ def _dp_violation(m: IntRows, neighbours: list[tuple[int, int]], alpha: Q) -> tu
     """A neighbour pair (i, i′) and column r with α·x[i][r] > x[i′][r], or None: M is α-DP.
     In integers, with α = p/q: p·a·d′ ≤ q·b·d for x[i][r] = a/d, x[i′][r] = b/d′."""
     p, q = int(alpha.p), int(alpha.q)
+    floats: dict[int, Any] = {}  # a row's numerators as a float array, once per row (None: past 2¹⁰²⁴)
     for i, j in neighbours:
         for big, small in ((i, j), (j, i)):
             lhs, rhs = p * m.den[small], q * m.den[big]
@@ -228,11 +240,26 @@ def _dp_violation(m: IntRows, neighbours: list[tuple[int, int]], alpha: Q) -> tu
             lhs, rhs = lhs // g, rhs // g
             row_big, row_small = m.num[big], m.num[small]
             if min(lhs, rhs).bit_length() > 64:  # long multipliers (rows over other denominators)
-                row_big, row_small = _unsettled(row_big, row_small, _quotient(lhs, rhs))
+                float_big, float_small = _floats(m, big, floats), _floats(m, small, floats)
+                if float_big is not None and float_small is not None:
+                    row_big, row_small = _unsettled(row_big, row_small, float_big, float_small, _quotient(lhs, rhs))
             if any(map(operator.gt, map(lhs.__mul__, row_big), map(rhs.__mul__, row_small))):
                 cells = enumerate(zip(m.num[big], m.num[small]))
                 return big, small, next(r for r, (a, b) in cells if lhs * a > rhs * b)
     return None
+
+
+def _floats(m: IntRows, i: int, cache: dict[int, Any]) -> Any:
+    """Row i's numerators as a float array (each correctly rounded by CPython's int → float: within
+    2⁻⁵³ of it, relatively), None if one is past the float range (that row is compared exactly)."""
+    if i not in cache:
+        import numpy as np
+
+        try:
+            cache[i] = np.array(list(map(float, m.num[i])))
+        except OverflowError:
+            cache[i] = None
+    return cache[i]
 
 
 def _quotient(x: int, y: int) -> float:
@@ -243,23 +270,28 @@ def _quotient(x: int, y: int) -> float:
         return math.inf
 
 
-def _unsettled(row_big: list[int], row_small: list[int], scale: float) -> tuple[list[int], list[int]]:
+def _unsettled(
+    row_big: list[int], row_small: list[int], float_big: Any, float_small: Any, scale: float
+) -> tuple[list[int], list[int]]:
     """The cells (a, b) of two rows for which lhs·a ≤ rhs·b (``scale`` = lhs/rhs as a float) is
-    not settled by floats: a = 0, or (a/b)·scale below 1 − 10⁻¹² where both quotients are normal
-    floats (each within 2⁻⁵² of its value, so the product is below 1 exactly) are dropped; the
-    rest are compared exactly by the caller. The exponential mechanism at n = 1000 has ≈ 700-bit
-    α and 1000-bit row denominators: two long products per cell become one division."""
-    kept_big, kept_small = [], []
+    not settled by floats; the rest are compared exactly by the caller. Dropped: a = 0, and cells
+    with 10⁻²⁹⁰ < (â / b̂)·scale < 1 − 10⁻¹², â and b̂ the floats of a and b (b = 0 gives ∞: kept).
+    Sound: a and b are integers ≥ 1 below 2¹⁰²⁴, so â, b̂ are normal and each within 2⁻⁵³ of a, b
+    relatively; the quotient, the product and ``scale`` add three more such roundings (IEEE, as
+    numpy's float64 division and product are) when â / b̂ is normal, so (a/b)·(lhs/rhs) <
+    (1 − 10⁻¹²)·(1 + 2⁻⁵³)⁵/(1 − 2⁻⁵³)² < 1; when â / b̂ is subnormal (below 2⁻¹⁰²², off by at most
+    2⁻¹⁰⁷⁴, or flushed to 0: then kept), (a/b)·(lhs/rhs) < 2⁻¹⁰²¹·10²⁹⁰·(1 + 2⁻⁵⁰) < 1 as well. The
+    exponential mechanism at n = 1000 has ≈ 700-bit α and 1000-bit rows: two long products per cell
+    become one vectorised float division."""
+    import numpy as np
+
     if not 1e-290 < scale < 1e290:
         return row_big, row_small
-    for a, b in zip(row_big, row_small):
-        if not a:
-            continue
-        estimate = _quotient(a, b) * scale if b else math.inf
-        if not (1e-290 < estimate < 1 - 1e-12):
-            kept_big.append(a)
-            kept_small.append(b)
-    return kept_big, kept_small
+    with np.errstate(all="ignore"):  # b = 0: ∞ (a > 0) or NaN (a = 0, dropped anyway)
+        estimate = float_big / float_small * scale
+    settled = (estimate > 1e-290) & (estimate < 1 - 1e-12)
+    kept = np.flatnonzero((float_big != 0) & ~settled).tolist()
+    return [row_big[r] for r in kept], [row_small[r] for r in kept]
 
 
 def _matrix(rows: Any, where: str, height: int, width: int) -> list[list[Q]]:

@@ -8,7 +8,6 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
-from unittest.mock import patch
 
 from mechlib.cli import options
 from mechlib.errors import ExitCode, InputError
@@ -84,6 +83,8 @@ def run(args: argparse.Namespace) -> int:
         **({"MECHLIB_FUZZ_SCALE": "20"} if args.deep else {}),
         **({"MECHLIB_SEARCH": "1"} if args.search else {}),  # read by mechlib.proofs.shared.universal_cache
     }
+    from unittest.mock import patch  # here, not at the top: it pulls in asyncio, for every command
+
     with options.engine(args) as scheduler, patch.dict(os.environ, environment):
         if args.mutants:
             return _mutants(args, claims, show_progress, scheduler)
