@@ -974,6 +974,7 @@ def test_a_two_vertex_profile_past_the_cell_limit_is_rechecked_up_to_its_scans(m
     n = 6
     monkeypatch.setattr(producer, "PROFILE_MAX_CELLS", 10)
     monkeypatch.setattr(checker, "PROFILE_MAX_CELLS", 10)
+    monkeypatch.setattr(checker, "DENSE_PROFILE_MAX_CELLS", 10)  # T's rows at n = 6 are int64 rows too
     monkeypatch.setattr(checker, "PROFILE_MAX_SCANS", 10**9)
     doc = _audit(truncated_geometric("1/3", n), delta=Fraction(1, 100))
     assert len(doc["approximate_dp"]["profile"]["vertices"]) == 2

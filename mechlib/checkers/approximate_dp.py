@@ -83,10 +83,12 @@ def check_approximate(
     profile_doc = section["profile"]
     vertices = len(profile_doc["vertices"]) if isinstance(profile_doc, dict) and isinstance(
         profile_doc.get("vertices"), list) else 0  # fmt: skip
+    allowed = [PROFILE_MAX_CELLS]  # the largest limit that applies: the general, the dense, the two-vertex one
     if _int64(m) and len(ordered) * vertices <= PROFILE_MAX_SCANS:
-        profile_limit = DENSE_PROFILE_MAX_CELLS
-    else:
-        profile_limit = PROFILE_MAX_CELLS if vertices > 2 or cells * vertices > PROFILE_MAX_SCANS else cells
+        allowed.append(DENSE_PROFILE_MAX_CELLS)
+    if vertices <= 2 and cells * vertices <= PROFILE_MAX_SCANS:
+        allowed.append(cells)
+    profile_limit = max(allowed)
     for name, limit, present in (("profile", profile_limit, True), ("renyi", RENYI_MAX_CELLS, section["renyi"])):
         if present is not None and cells > limit:
             raise Malformed(
