@@ -14,6 +14,7 @@ import copy
 import json
 import math
 import re
+from decimal import Decimal, localcontext
 from fractions import Fraction
 from typing import Any
 
@@ -1178,3 +1179,119 @@ def test_a_dense_dominance_remap_is_rechecked_up_to_its_size_limit(monkeypatch: 
     extra["numerators"].append(extra["numerators"][0])
     forged["dominance"]["remap"] = extra
     assert check_certificate(forged)[0].startswith("malformed certificate: dominance.remap")
+
+
+def _sparse(columns: list[list[int]], numerators: list[list[int]], dens: list[int]) -> dict[str, Any]:
+    return {
+        "denominators": [format(d, "x") for d in dens],
+        "numerators": [[format(v, "x") for v in row] for row in numerators],
+        "columns": columns,
+    }
+
+
+def test_dominance_compares_each_tail_at_its_own_distance_up_to_the_farthest() -> None:
+    """``_check_dominance`` against M = T at α = 1/2 on 0..3: Y = I gives T·Y = M (dominated); Y
+    moving each guess one up makes T·Y's tail at distance k + 1 no heavier than M's at k but its tail
+    at distance 1 (input 0) heavier — a comparison off by one distance would pass it; M with one unit
+    moved nearer at input 0 (a lighter tail at distance 3 only) is beaten by T at the farthest
+    distance alone; outputs below 0 (M's at −2 and 1, Y onto guess 0) reach past the inputs' span."""
+    from mechlib.checkers.audit_certificate import _check_dominance
+    from mechlib.checkers.standard_users import t_rows
+
+    alpha, n, inputs = Q(1, 2), 3, [0, 1, 2, 3]
+    t = t_rows(alpha, n)
+    heavier = ["T·Y has a heavier error tail than the mechanism somewhere"]
+    identity = _sparse([[i] for i in range(n + 1)], [[1]] * (n + 1), [1] * (n + 1))
+    assert _check_dominance(identity, t, inputs, inputs, alpha, n) == []
+    shifted = _sparse([[min(i + 1, n)] for i in range(n + 1)], [[1]] * (n + 1), [1] * (n + 1))
+    assert _check_dominance(shifted, t, inputs, inputs, alpha, n) == heavier
+    nearer = IntRows(list(t.den), [list(row) for row in t.num])
+    nearer.num[0][n] -= 1
+    nearer.num[0][n - 1] += 1
+    assert _check_dominance(identity, nearer, inputs, inputs, alpha, n) == heavier
+    onto_zero = {"denominators": ["1"] * (n + 1), "numerators": [["1"]] * (n + 1)}
+    far = IntRows([1, 1, 1, 2], [[1, 0], [1, 0], [1, 0], [1, 1]])  # input 3: half its mass at distance 2
+    assert _check_dominance(onto_zero, far, inputs, [-2, 1], alpha, n) == heavier
+    far.num[3] = [2, 0]
+    assert _check_dominance(onto_zero, far, inputs, [-2, 1], alpha, n) == []
+
+
+def test_a_sparse_dominance_remap_has_n_plus_one_rows_of_guesses_0_to_n() -> None:
+    from mechlib.checkers.audit_certificate import _check_dominance
+    from mechlib.checkers.standard_users import t_rows
+
+    alpha, n, inputs = Q(1, 2), 3, [0, 1, 2, 3]
+    t = t_rows(alpha, n)
+    taller = _sparse([[i] for i in range(n + 2)], [[1]] * (n + 2), [1] * (n + 2))
+    with pytest.raises(Malformed, match=re.escape("dominance.remap: expected a list of 4")):
+        _check_dominance(taller, t, inputs, inputs, alpha, n)
+    wider = _sparse([[n + 1], [1], [2], [3]], [[1]] * (n + 1), [1] * (n + 1))
+    with pytest.raises(Malformed, match=re.escape("dominance.remap.columns[0]: expected increasing columns in 0..3")):
+        _check_dominance(wider, t, inputs, inputs, alpha, n)
+
+
+def test_recorded_histograms_hold_integer_outputs_and_counts_of_at_least_one() -> None:
+    from mechlib.checkers.blackbox_delta import histograms
+
+    assert histograms([{"0": 1}, {"-1": 2}], "counts", 1) == [{0: 1}, {-1: 2}]
+    for bad in (0, 2.5, True, "3"):
+        with pytest.raises(ValueError, match=re.escape("counts[1]: expected counts that are integers ≥ 1")):
+            histograms([{"0": 1}, {"0": bad}], "counts", 1)
+    with pytest.raises(ValueError, match=re.escape("counts[0]: outputs must be integers")):
+        histograms([{"a": 1}, {"0": 1}], "counts", 1)
+
+
+def test_the_delta_selection_skips_only_empty_phases_and_needs_a_positive_score() -> None:
+    """A phase of one sample still counts; an empty one skips its pair only; the score's last term
+    is 4/M_j (t = 6/5, M_j = 5: 1 − 2·10⁻⁶ − 24/25 > 0, with 5/M_j it is not); a score of exactly 0
+    (1 − 2·√(1/16) − 4/8) picks nothing."""
+    from mechlib.checkers.blackbox_delta import _selection
+
+    one = Fraction(1)
+    assert _selection([{0: 1000}, {1: 1}], [(0, 1)], one, [10**6, 10**6]) == ((0, 1), {"outputs": [0]})
+    assert _selection([{0: 1000}, {1: 1000}, {}], [(0, 2), (0, 1)], one, [10**6] * 3) == ((0, 1), {"outputs": [0]})
+    assert _selection([{0: 10}, {1: 10}], [(0, 1)], Fraction(6, 5), [10**12, 5]) == ((0, 1), {"outputs": [0]})
+    assert _selection([{0: 4}, {1: 4}], [(0, 1)], one, [16, 8]) is None
+
+
+def _delta_check(**changes: Any) -> list[str]:
+    """check_delta_test on ε = 0, α_FA = 1/20 and phases whose selection picks output 0 of the pair
+    (0, 1), its verified bounds taken as given; ``changes`` replace fields of the test (``event``:
+    of its event)."""
+    from mechlib.checkers.blackbox_delta import check_delta_test
+
+    event = {"inputs": [0, 1], "set": {"outputs": [0]}, "counts": [10**6, 0], "samples": [10**6, 10**6]}
+    event.update(lower_bound="0", upper_bound="0", **changes.pop("event", {}))
+    test = {
+        "epsilon": "0", "delta": "0", "e_epsilon_upper": "20000000001/20000000000", "alpha_fa": "1/20",
+        "per_bound_level": "1/40", "event": event, "verdict": "no violation found", "delta_lower_bound": None,
+    }  # fmt: skip
+    test.update(changes)
+    phases = ([{0: 1000}, {1: 1000}], [{0: 10**6}, {1: 10**6}])
+    return check_delta_test(
+        test, phases, [(0, 1)], {"epsilon": test["epsilon"]}, Fraction(1, 20),
+        lambda text, where: Fraction(text), (lambda *_: True, lambda *_: True),
+    )  # fmt: skip
+
+
+def test_a_delta_tests_fields_are_each_checked_at_their_edges() -> None:
+    """L − t·U = 0 has no lower bound on δ; t must be above e^ε (ε = 0: t = 1 is not) and within
+    10⁻¹⁰ of it, e^ε for ε = 1/2 (numerator and denominator both count); a float level (schemas /8
+    and before) within 12 significant digits of α_FA/2; an event of other fields, or whose inputs are
+    no list, is named."""
+    assert _delta_check() == []
+    assert _delta_check(delta_lower_bound="0") == ["delta_test.delta_lower_bound is not L − t·U"]
+    upper = ["delta_test.e_epsilon_upper is not an upper bound on e^ε within 10⁻¹⁰"]
+    assert _delta_check(e_epsilon_upper="1") == upper
+    with localcontext() as context:
+        context.prec = 40
+        e_half = Fraction(Decimal("0.5").exp()) + Fraction(1, 10**12)  # past the 53-bit balls
+    assert _delta_check(epsilon="1/2", e_epsilon_upper=f"{e_half}") == []
+    assert _delta_check(epsilon="1/2", e_epsilon_upper=f"{e_half + Fraction(1, 10**9)}") == upper
+    level = ["delta_test.per_bound_level is not α_FA/2"]
+    assert _delta_check(per_bound_level=0.025) == []
+    for off in (0.025 * (1 + 1e-10), 0.3, None):
+        assert _delta_check(per_bound_level=off) == level, off
+    with pytest.raises(ValueError, match=re.escape("delta_test.event: expected the fields")):
+        _delta_check(event={"extra": 1})
+    assert _delta_check(event={"inputs": 5}) == ["delta_test.event is not the one the selection phase picks"]
