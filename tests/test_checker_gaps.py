@@ -1295,3 +1295,81 @@ def test_a_delta_tests_fields_are_each_checked_at_their_edges() -> None:
     with pytest.raises(ValueError, match=re.escape("delta_test.event: expected the fields")):
         _delta_check(event={"extra": 1})
     assert _delta_check(event={"inputs": 5}) == ["delta_test.event is not the one the selection phase picks"]
+
+
+def test_a_matrix_and_its_remap_have_a_row_per_input_and_a_column_per_output() -> None:
+    """M written as T·Y (T at 1/2 on 0..3: Y sparse, or dense) and M as integer rows (randomized
+    response on 0..2): a row or a column more is refused, naming the field."""
+    t, rr = _audit(truncated_geometric("1/2", 3)), _audit(randomized_response("1/2", 3))
+    assert "t_alpha" in t["mechanism"]["matrix"] and "columns" in t["mechanism"]["matrix"]["remap"]
+    remap = "malformed certificate: mechanism.matrix.remap"
+    taller = _sparse([[0], [1], [2], [3], [3]], [[1]] * 5, [1] * 5)
+    dense = {"denominators": ["1"] * 4, "numerators": [["1", "0", "0", "0"]] * 4}
+    for y, failure in (
+        (taller, f"{remap}: expected a list of 4"),
+        ({"denominators": ["1"] * 5, "numerators": [["1", "0", "0", "0"]] * 5}, f"{remap}: expected a list of 4"),
+        ({**dense, "numerators": [["1", "0", "0", "0", "0"]] * 4}, f"{remap}.numerators[0]: expected 4 entries, got 5"),
+    ):
+        forged = copy.deepcopy(t)
+        forged["mechanism"]["matrix"]["remap"] = y
+        assert check_certificate(forged) == [failure]
+    forged = copy.deepcopy(rr)
+    matrix = forged["mechanism"]["matrix"]
+    matrix["denominators"].append(matrix["denominators"][0])
+    matrix["numerators"].append(matrix["numerators"][0])
+    assert check_certificate(forged) == ["malformed certificate: mechanism.matrix: expected a list of 3"]
+    forged = copy.deepcopy(rr)
+    forged["mechanism"]["matrix"]["numerators"] = [[*row, "0"] for row in rr["mechanism"]["matrix"]["numerators"]]
+    assert check_certificate(forged) == ["malformed certificate: mechanism.matrix.numerators[0]: expected 3 entries, got 4"]
+
+
+def test_a_derivation_naming_the_matrixs_own_remap_holds_by_definition() -> None:
+    """M = T·Y at the DP level with a Y that is not stochastic: the matrix check names it, and the
+    derivation that names the same Y (T·Y = M by definition) adds no second failure of its own."""
+    doc = _audit(truncated_geometric("1/2", 3))
+    forged = copy.deepcopy(doc)
+    y = _sparse([[0], [1], [2], [3]], [[1], [1], [1], [2]], [1] * 4)
+    forged["mechanism"]["matrix"]["remap"] = forged["derivation"]["remap"] = y
+    failures = check_certificate(forged)
+    assert "the matrix's remap Y is not row-stochastic" in failures
+    assert "the derivation remap Y does not give T·Y = M" not in failures
+
+
+def test_an_lp_dominance_is_decided_up_to_lp_max_n_inclusive(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Randomized response on 0..2 is not derivable: its dominance is an LP's, always decided up to
+    n = LP_MAX_N — skipped at the limit (lowered to 2 here) is a failure, past it (1) it is not."""
+    from mechlib.checkers import audit_certificate
+
+    doc = _audit(randomized_response("1/2", 3))
+    assert doc["derivation"]["status"] == "not derivable" and doc["dominance"]["status"] == "certified"
+    forged = {**doc, "dominance": {"status": "skipped", "reason": "past the LP's size", "decide": "MECHLIB_LP_MAX_N"}}
+    forged["unknown"] = ["dominance"]
+    monkeypatch.setattr(audit_certificate, "LP_MAX_N", 2)
+    assert check_certificate(forged) == ["dominance is skipped although the audit decides it here"]
+    monkeypatch.setattr(audit_certificate, "LP_MAX_N", 1)
+    assert check_certificate(forged) == []
+
+
+def test_the_users_optima_are_certified_up_to_users_max_n_and_decided_up_to_lp_max_n(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The standard users' exact optima on 0..3 (T at 1/2): certified up to n = USERS_MAX_N
+    inclusive and, past it, reported certified in error; skipped, they are a failure up to n =
+    LP_MAX_N inclusive (while certifiable) and not past either limit."""
+    from mechlib.checkers import audit_certificate
+
+    doc = _audit(truncated_geometric("1/2", 3))
+    assert doc["user_losses"]["status"] == "certified"
+    skipped = {**doc, "user_losses": {"status": "skipped", "reason": "past the limit", "decide": "MECHLIB_LP_MAX_N"}}
+    skipped["unknown"] = ["user_losses"]
+    not_decided = "user_losses is skipped although the audit decides it here"
+    monkeypatch.setattr(audit_certificate, "USERS_MAX_N", 3)
+    monkeypatch.setattr(audit_certificate, "LP_MAX_N", 3)
+    assert check_certificate(doc) == []
+    assert check_certificate(skipped) == [not_decided]
+    monkeypatch.setattr(audit_certificate, "LP_MAX_N", 2)
+    assert check_certificate(skipped) == []
+    monkeypatch.setattr(audit_certificate, "LP_MAX_N", 3)
+    monkeypatch.setattr(audit_certificate, "USERS_MAX_N", 2)
+    assert check_certificate(doc) == ["user_losses is reported certified although the audit does not decide it here"]
+    assert check_certificate(skipped) == []
