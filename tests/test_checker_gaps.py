@@ -967,7 +967,7 @@ def test_an_epsilon_interval_is_fifteen_decimals_around_ln_one_over_alpha_at_mos
 
 
 def test_a_two_vertex_profile_past_the_cell_limit_is_rechecked_up_to_its_scans(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Past the profile's cell limit (lowered here) a profile of two vertices (T's) is re-checked while
+    """Past the profile's cell limit (lowered here) a profile of two vertices (T's) on rows past int64 is re-checked while
     cells × vertices ≤ PROFILE_MAX_SCANS, to the cell, and refused one scan beyond."""
     import mechlib.audit.approximate_dp as producer
     import mechlib.checkers.approximate_dp as checker
@@ -976,6 +976,7 @@ def test_a_two_vertex_profile_past_the_cell_limit_is_rechecked_up_to_its_scans(m
     monkeypatch.setattr(producer, "PROFILE_MAX_CELLS", 10)
     monkeypatch.setattr(checker, "PROFILE_MAX_CELLS", 10)
     monkeypatch.setattr(checker, "PROFILE_MAX_SCANS", 10**9)
+    monkeypatch.setattr(checker, "_int64", lambda m: False)  # the exact path (T's rows fit int64: the dense one)
     doc = _audit(truncated_geometric("1/3", n), delta=Fraction(1, 100))
     assert len(doc["approximate_dp"]["profile"]["vertices"]) == 2
     scans = 2 * (2 * n) * (n + 1)  # two vertices × (ordered neighbouring pairs × outputs)
