@@ -1374,3 +1374,20 @@ def test_the_users_optima_are_certified_up_to_users_max_n_and_decided_up_to_lp_m
     monkeypatch.setattr(audit_certificate, "USERS_MAX_N", 2)
     assert check_certificate(doc) == ["user_losses is reported certified although the audit does not decide it here"]
     assert check_certificate(skipped) == []
+
+
+def test_named_users_are_checked_against_t_at_the_dp_level_when_m_is_written_at_another() -> None:
+    """M = T(1/3)·Y with Y mixing each guess half and half with the uniform one is more private than
+    1/3: its certificate (audited from M's rows) with the matrix rewritten as T(1/3)·Y checks, and its
+    standard users' optima are T's at the DP level, not at 1/3."""
+    t = truncated_geometric("1/3", 2)
+    y = [[Fraction(4 if r == s else 1, 6) for r in range(3)] for s in range(3)]
+    rows = [[sum((Fraction(t.rows[i][s]) * y[s][r] for s in range(3)), Fraction(0)) for r in range(3)] for i in range(3)]
+    doc = _audit(Mechanism([[str(x) for x in row] for row in rows]))
+    assert Fraction(doc["dp_level"]) != Fraction(1, 3) and doc["user_losses"]["status"] == "certified"
+    forged = copy.deepcopy(doc)
+    forged["mechanism"]["matrix"] = {
+        "t_alpha": "1/3",
+        "remap": {"denominators": ["6"] * 3, "numerators": [["4", "1", "1"], ["1", "4", "1"], ["1", "1", "4"]]},
+    }
+    assert check_certificate(forged) == []
