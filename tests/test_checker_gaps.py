@@ -967,8 +967,9 @@ def test_an_epsilon_interval_is_fifteen_decimals_around_ln_one_over_alpha_at_mos
 
 
 def test_a_two_vertex_profile_past_the_cell_limit_is_rechecked_up_to_its_scans(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Past the profile's cell limit (lowered here) a profile of two vertices (T's) on rows past int64 is re-checked while
-    cells × vertices ≤ PROFILE_MAX_SCANS, to the cell, and refused one scan beyond."""
+    """Past the profile's cell limit (lowered here) a profile of two vertices (T's), on the exact path
+    (rows past int64), is re-checked while cells × vertices ≤ PROFILE_MAX_SCANS, to the cell, and
+    refused one scan beyond."""
     import mechlib.audit.approximate_dp as producer
     import mechlib.checkers.approximate_dp as checker
 
@@ -1321,7 +1322,8 @@ def test_a_matrix_and_its_remap_have_a_row_per_input_and_a_column_per_output() -
     assert check_certificate(forged) == ["malformed certificate: mechanism.matrix: expected a list of 3"]
     forged = copy.deepcopy(rr)
     forged["mechanism"]["matrix"]["numerators"] = [[*row, "0"] for row in rr["mechanism"]["matrix"]["numerators"]]
-    assert check_certificate(forged) == ["malformed certificate: mechanism.matrix.numerators[0]: expected 3 entries, got 4"]
+    wider = "malformed certificate: mechanism.matrix.numerators[0]: expected 3 entries, got 4"
+    assert check_certificate(forged) == [wider]
 
 
 def test_a_derivation_naming_the_matrixs_own_remap_holds_by_definition() -> None:
@@ -1382,7 +1384,9 @@ def test_named_users_are_checked_against_t_at_the_dp_level_when_m_is_written_at_
     standard users' optima are T's at the DP level, not at 1/3."""
     t = truncated_geometric("1/3", 2)
     y = [[Fraction(4 if r == s else 1, 6) for r in range(3)] for s in range(3)]
-    rows = [[sum((Fraction(t.rows[i][s]) * y[s][r] for s in range(3)), Fraction(0)) for r in range(3)] for i in range(3)]
+    rows = [
+        [sum((Fraction(t.rows[i][s]) * y[s][r] for s in range(3)), Fraction(0)) for r in range(3)] for i in range(3)
+    ]
     doc = _audit(Mechanism([[str(x) for x in row] for row in rows]))
     assert Fraction(doc["dp_level"]) != Fraction(1, 3) and doc["user_losses"]["status"] == "certified"
     forged = copy.deepcopy(doc)
@@ -1391,3 +1395,19 @@ def test_named_users_are_checked_against_t_at_the_dp_level_when_m_is_written_at_
         "remap": {"denominators": ["6"] * 3, "numerators": [["4", "1", "1"], ["1", "4", "1"], ["1", "1", "4"]]},
     }
     assert check_certificate(forged) == []
+
+
+def test_float_pruning_settles_nothing_at_a_scale_past_its_range() -> None:
+    """``_unsettled`` drops a cell only on a scale lhs/rhs inside 10⁻²⁹⁰..10²⁹⁰: a subnormal scale
+    (5·10⁻³²⁴ stands for anything up to 7.4·10⁻³²⁴) is no bound, so every cell is kept for the exact
+    comparison — even one whose estimate (10³⁰⁰ · 5·10⁻³²⁴) looks far below 1; inside the range (10⁻²⁸⁹)
+    a cell whose estimate is below 1 and one with a = 0 are dropped."""
+    import numpy as np
+
+    from mechlib.checkers.audit_certificate import _unsettled
+
+    big, small = [10**300, 0, 1], [1, 1, 1]
+    floats = np.array([float(a) for a in big]), np.array([float(b) for b in small])
+    assert _unsettled(big, small, *floats, 5e-324) == (big, small)
+    assert _unsettled(big, small, *floats, 1e-310) == (big, small)
+    assert _unsettled(big, small, *floats, 1e-289) == ([10**300], [1])
