@@ -14,6 +14,7 @@ import copy
 import json
 import math
 import re
+from decimal import Decimal, localcontext
 from fractions import Fraction
 from typing import Any
 
@@ -966,8 +967,9 @@ def test_an_epsilon_interval_is_fifteen_decimals_around_ln_one_over_alpha_at_mos
 
 
 def test_a_two_vertex_profile_past_the_cell_limit_is_rechecked_up_to_its_scans(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Past the profile's cell limit (lowered here) a profile of two vertices (T's) is re-checked while
-    cells × vertices ≤ PROFILE_MAX_SCANS, to the cell, and refused one scan beyond."""
+    """Past the profile's cell limit (lowered here) a profile of two vertices (T's), on the exact path
+    (rows past int64), is re-checked while cells × vertices ≤ PROFILE_MAX_SCANS, to the cell, and
+    refused one scan beyond."""
     import mechlib.audit.approximate_dp as producer
     import mechlib.checkers.approximate_dp as checker
 
@@ -976,6 +978,7 @@ def test_a_two_vertex_profile_past_the_cell_limit_is_rechecked_up_to_its_scans(m
     monkeypatch.setattr(checker, "PROFILE_MAX_CELLS", 10)
     monkeypatch.setattr(checker, "DENSE_PROFILE_MAX_CELLS", 10)  # T's rows at n = 6 are int64 rows too
     monkeypatch.setattr(checker, "PROFILE_MAX_SCANS", 10**9)
+    monkeypatch.setattr(checker, "_int64", lambda m: False)  # the exact path (T's rows fit int64: the dense one)
     doc = _audit(truncated_geometric("1/3", n), delta=Fraction(1, 100))
     assert len(doc["approximate_dp"]["profile"]["vertices"]) == 2
     scans = 2 * (2 * n) * (n + 1)  # two vertices × (ordered neighbouring pairs × outputs)
@@ -1179,3 +1182,233 @@ def test_a_dense_dominance_remap_is_rechecked_up_to_its_size_limit(monkeypatch: 
     extra["numerators"].append(extra["numerators"][0])
     forged["dominance"]["remap"] = extra
     assert check_certificate(forged)[0].startswith("malformed certificate: dominance.remap")
+
+
+def _sparse(columns: list[list[int]], numerators: list[list[int]], dens: list[int]) -> dict[str, Any]:
+    return {
+        "denominators": [format(d, "x") for d in dens],
+        "numerators": [[format(v, "x") for v in row] for row in numerators],
+        "columns": columns,
+    }
+
+
+def test_dominance_compares_each_tail_at_its_own_distance_up_to_the_farthest() -> None:
+    """``_check_dominance`` against M = T at α = 1/2 on 0..3: Y = I gives T·Y = M (dominated); Y
+    moving each guess one up makes T·Y's tail at distance k + 1 no heavier than M's at k but its tail
+    at distance 1 (input 0) heavier — a comparison off by one distance would pass it; M with one unit
+    moved nearer at input 0 (a lighter tail at distance 3 only) is beaten by T at the farthest
+    distance alone; outputs below 0 (M's at −2 and 1, Y onto guess 0) reach past the inputs' span."""
+    from mechlib.checkers.audit_certificate import _check_dominance
+    from mechlib.checkers.standard_users import t_rows
+
+    alpha, n, inputs = Q(1, 2), 3, [0, 1, 2, 3]
+    t = t_rows(alpha, n)
+    heavier = ["T·Y has a heavier error tail than the mechanism somewhere"]
+    identity = _sparse([[i] for i in range(n + 1)], [[1]] * (n + 1), [1] * (n + 1))
+    assert _check_dominance(identity, t, inputs, inputs, alpha, n) == []
+    shifted = _sparse([[min(i + 1, n)] for i in range(n + 1)], [[1]] * (n + 1), [1] * (n + 1))
+    assert _check_dominance(shifted, t, inputs, inputs, alpha, n) == heavier
+    nearer = IntRows(list(t.den), [list(row) for row in t.num])
+    nearer.num[0][n] -= 1
+    nearer.num[0][n - 1] += 1
+    assert _check_dominance(identity, nearer, inputs, inputs, alpha, n) == heavier
+    onto_zero = {"denominators": ["1"] * (n + 1), "numerators": [["1"]] * (n + 1)}
+    far = IntRows([1, 1, 1, 2], [[1, 0], [1, 0], [1, 0], [1, 1]])  # input 3: half its mass at distance 2
+    assert _check_dominance(onto_zero, far, inputs, [-2, 1], alpha, n) == heavier
+    far.num[3] = [2, 0]
+    assert _check_dominance(onto_zero, far, inputs, [-2, 1], alpha, n) == []
+
+
+def test_a_sparse_dominance_remap_has_n_plus_one_rows_of_guesses_0_to_n() -> None:
+    from mechlib.checkers.audit_certificate import _check_dominance
+    from mechlib.checkers.standard_users import t_rows
+
+    alpha, n, inputs = Q(1, 2), 3, [0, 1, 2, 3]
+    t = t_rows(alpha, n)
+    taller = _sparse([[i] for i in range(n + 2)], [[1]] * (n + 2), [1] * (n + 2))
+    with pytest.raises(Malformed, match=re.escape("dominance.remap: expected a list of 4")):
+        _check_dominance(taller, t, inputs, inputs, alpha, n)
+    wider = _sparse([[n + 1], [1], [2], [3]], [[1]] * (n + 1), [1] * (n + 1))
+    with pytest.raises(Malformed, match=re.escape("dominance.remap.columns[0]: expected increasing columns in 0..3")):
+        _check_dominance(wider, t, inputs, inputs, alpha, n)
+
+
+def test_recorded_histograms_hold_integer_outputs_and_counts_of_at_least_one() -> None:
+    from mechlib.checkers.blackbox_delta import histograms
+
+    assert histograms([{"0": 1}, {"-1": 2}], "counts", 1) == [{0: 1}, {-1: 2}]
+    for bad in (0, 2.5, True, "3"):
+        with pytest.raises(ValueError, match=re.escape("counts[1]: expected counts that are integers ≥ 1")):
+            histograms([{"0": 1}, {"0": bad}], "counts", 1)
+    with pytest.raises(ValueError, match=re.escape("counts[0]: outputs must be integers")):
+        histograms([{"a": 1}, {"0": 1}], "counts", 1)
+
+
+def test_the_delta_selection_skips_only_empty_phases_and_needs_a_positive_score() -> None:
+    """A phase of one sample still counts; an empty one skips its pair only; the score's last term
+    is 4/M_j (t = 6/5, M_j = 5: 1 − 2·10⁻⁶ − 24/25 > 0, with 5/M_j it is not); a score of exactly 0
+    (1 − 2·√(1/16) − 4/8) picks nothing."""
+    from mechlib.checkers.blackbox_delta import _selection
+
+    one = Fraction(1)
+    assert _selection([{0: 1000}, {1: 1}], [(0, 1)], one, [10**6, 10**6]) == ((0, 1), {"outputs": [0]})
+    assert _selection([{0: 1000}, {1: 1000}, {}], [(0, 2), (0, 1)], one, [10**6] * 3) == ((0, 1), {"outputs": [0]})
+    assert _selection([{0: 10}, {1: 10}], [(0, 1)], Fraction(6, 5), [10**12, 5]) == ((0, 1), {"outputs": [0]})
+    assert _selection([{0: 4}, {1: 4}], [(0, 1)], one, [16, 8]) is None
+
+
+def _delta_check(**changes: Any) -> list[str]:
+    """check_delta_test on ε = 0, α_FA = 1/20 and phases whose selection picks output 0 of the pair
+    (0, 1), its verified bounds taken as given; ``changes`` replace fields of the test (``event``:
+    of its event)."""
+    from mechlib.checkers.blackbox_delta import check_delta_test
+
+    event = {"inputs": [0, 1], "set": {"outputs": [0]}, "counts": [10**6, 0], "samples": [10**6, 10**6]}
+    event.update(lower_bound="0", upper_bound="0", **changes.pop("event", {}))
+    test = {
+        "epsilon": "0", "delta": "0", "e_epsilon_upper": "20000000001/20000000000", "alpha_fa": "1/20",
+        "per_bound_level": "1/40", "event": event, "verdict": "no violation found", "delta_lower_bound": None,
+    }  # fmt: skip
+    test.update(changes)
+    phases = ([{0: 1000}, {1: 1000}], [{0: 10**6}, {1: 10**6}])
+    return check_delta_test(
+        test, phases, [(0, 1)], {"epsilon": test["epsilon"]}, Fraction(1, 20),
+        lambda text, where: Fraction(text), (lambda *_: True, lambda *_: True),
+    )  # fmt: skip
+
+
+def test_a_delta_tests_fields_are_each_checked_at_their_edges() -> None:
+    """L − t·U = 0 has no lower bound on δ; t must be above e^ε (ε = 0: t = 1 is not) and within
+    10⁻¹⁰ of it, e^ε for ε = 1/2 (numerator and denominator both count); a float level (schemas /8
+    and before) within 12 significant digits of α_FA/2; an event of other fields, or whose inputs are
+    no list, is named."""
+    assert _delta_check() == []
+    assert _delta_check(delta_lower_bound="0") == ["delta_test.delta_lower_bound is not L − t·U"]
+    upper = ["delta_test.e_epsilon_upper is not an upper bound on e^ε within 10⁻¹⁰"]
+    assert _delta_check(e_epsilon_upper="1") == upper
+    with localcontext() as context:
+        context.prec = 40
+        e_half = Fraction(Decimal("0.5").exp()) + Fraction(1, 10**12)  # past the 53-bit balls
+    assert _delta_check(epsilon="1/2", e_epsilon_upper=f"{e_half}") == []
+    assert _delta_check(epsilon="1/2", e_epsilon_upper=f"{e_half + Fraction(1, 10**9)}") == upper
+    level = ["delta_test.per_bound_level is not α_FA/2"]
+    assert _delta_check(per_bound_level=0.025) == []
+    for off in (0.025 * (1 + 1e-10), 0.3, None):
+        assert _delta_check(per_bound_level=off) == level, off
+    with pytest.raises(ValueError, match=re.escape("delta_test.event: expected the fields")):
+        _delta_check(event={"extra": 1})
+    assert _delta_check(event={"inputs": 5}) == ["delta_test.event is not the one the selection phase picks"]
+
+
+def test_a_matrix_and_its_remap_have_a_row_per_input_and_a_column_per_output() -> None:
+    """M written as T·Y (T at 1/2 on 0..3: Y sparse, or dense) and M as integer rows (randomized
+    response on 0..2): a row or a column more is refused, naming the field."""
+    t, rr = _audit(truncated_geometric("1/2", 3)), _audit(randomized_response("1/2", 3))
+    assert "t_alpha" in t["mechanism"]["matrix"] and "columns" in t["mechanism"]["matrix"]["remap"]
+    remap = "malformed certificate: mechanism.matrix.remap"
+    taller = _sparse([[0], [1], [2], [3], [3]], [[1]] * 5, [1] * 5)
+    dense = {"denominators": ["1"] * 4, "numerators": [["1", "0", "0", "0"]] * 4}
+    for y, failure in (
+        (taller, f"{remap}: expected a list of 4"),
+        ({"denominators": ["1"] * 5, "numerators": [["1", "0", "0", "0"]] * 5}, f"{remap}: expected a list of 4"),
+        ({**dense, "numerators": [["1", "0", "0", "0", "0"]] * 4}, f"{remap}.numerators[0]: expected 4 entries, got 5"),
+    ):
+        forged = copy.deepcopy(t)
+        forged["mechanism"]["matrix"]["remap"] = y
+        assert check_certificate(forged) == [failure]
+    forged = copy.deepcopy(rr)
+    matrix = forged["mechanism"]["matrix"]
+    matrix["denominators"].append(matrix["denominators"][0])
+    matrix["numerators"].append(matrix["numerators"][0])
+    assert check_certificate(forged) == ["malformed certificate: mechanism.matrix: expected a list of 3"]
+    forged = copy.deepcopy(rr)
+    forged["mechanism"]["matrix"]["numerators"] = [[*row, "0"] for row in rr["mechanism"]["matrix"]["numerators"]]
+    wider = "malformed certificate: mechanism.matrix.numerators[0]: expected 3 entries, got 4"
+    assert check_certificate(forged) == [wider]
+
+
+def test_a_derivation_naming_the_matrixs_own_remap_holds_by_definition() -> None:
+    """M = T·Y at the DP level with a Y that is not stochastic: the matrix check names it, and the
+    derivation that names the same Y (T·Y = M by definition) adds no second failure of its own."""
+    doc = _audit(truncated_geometric("1/2", 3))
+    forged = copy.deepcopy(doc)
+    y = _sparse([[0], [1], [2], [3]], [[1], [1], [1], [2]], [1] * 4)
+    forged["mechanism"]["matrix"]["remap"] = forged["derivation"]["remap"] = y
+    failures = check_certificate(forged)
+    assert "the matrix's remap Y is not row-stochastic" in failures
+    assert "the derivation remap Y does not give T·Y = M" not in failures
+
+
+def test_an_lp_dominance_is_decided_up_to_lp_max_n_inclusive(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Randomized response on 0..2 is not derivable: its dominance is an LP's, always decided up to
+    n = LP_MAX_N — skipped at the limit (lowered to 2 here) is a failure, past it (1) it is not."""
+    from mechlib.checkers import audit_certificate
+
+    doc = _audit(randomized_response("1/2", 3))
+    assert doc["derivation"]["status"] == "not derivable" and doc["dominance"]["status"] == "certified"
+    forged = {**doc, "dominance": {"status": "skipped", "reason": "past the LP's size", "decide": "MECHLIB_LP_MAX_N"}}
+    forged["unknown"] = ["dominance"]
+    monkeypatch.setattr(audit_certificate, "LP_MAX_N", 2)
+    assert check_certificate(forged) == ["dominance is skipped although the audit decides it here"]
+    monkeypatch.setattr(audit_certificate, "LP_MAX_N", 1)
+    assert check_certificate(forged) == []
+
+
+def test_the_users_optima_are_certified_up_to_users_max_n_and_decided_up_to_lp_max_n(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The standard users' exact optima on 0..3 (T at 1/2): certified up to n = USERS_MAX_N
+    inclusive and, past it, reported certified in error; skipped, they are a failure up to n =
+    LP_MAX_N inclusive (while certifiable) and not past either limit."""
+    from mechlib.checkers import audit_certificate
+
+    doc = _audit(truncated_geometric("1/2", 3))
+    assert doc["user_losses"]["status"] == "certified"
+    skipped = {**doc, "user_losses": {"status": "skipped", "reason": "past the limit", "decide": "MECHLIB_LP_MAX_N"}}
+    skipped["unknown"] = ["user_losses"]
+    not_decided = "user_losses is skipped although the audit decides it here"
+    monkeypatch.setattr(audit_certificate, "USERS_MAX_N", 3)
+    monkeypatch.setattr(audit_certificate, "LP_MAX_N", 3)
+    assert check_certificate(doc) == []
+    assert check_certificate(skipped) == [not_decided]
+    monkeypatch.setattr(audit_certificate, "LP_MAX_N", 2)
+    assert check_certificate(skipped) == []
+    monkeypatch.setattr(audit_certificate, "LP_MAX_N", 3)
+    monkeypatch.setattr(audit_certificate, "USERS_MAX_N", 2)
+    assert check_certificate(doc) == ["user_losses is reported certified although the audit does not decide it here"]
+    assert check_certificate(skipped) == []
+
+
+def test_named_users_are_checked_against_t_at_the_dp_level_when_m_is_written_at_another() -> None:
+    """M = T(1/3)·Y with Y mixing each guess half and half with the uniform one is more private than
+    1/3: its certificate (audited from M's rows) with the matrix rewritten as T(1/3)·Y checks, and its
+    standard users' optima are T's at the DP level, not at 1/3."""
+    t = truncated_geometric("1/3", 2)
+    y = [[Fraction(4 if r == s else 1, 6) for r in range(3)] for s in range(3)]
+    rows = [
+        [sum((Fraction(t.rows[i][s]) * y[s][r] for s in range(3)), Fraction(0)) for r in range(3)] for i in range(3)
+    ]
+    doc = _audit(Mechanism([[str(x) for x in row] for row in rows]))
+    assert Fraction(doc["dp_level"]) != Fraction(1, 3) and doc["user_losses"]["status"] == "certified"
+    forged = copy.deepcopy(doc)
+    forged["mechanism"]["matrix"] = {
+        "t_alpha": "1/3",
+        "remap": {"denominators": ["6"] * 3, "numerators": [["4", "1", "1"], ["1", "4", "1"], ["1", "1", "4"]]},
+    }
+    assert check_certificate(forged) == []
+
+
+def test_float_pruning_settles_nothing_at_a_scale_past_its_range() -> None:
+    """``_unsettled`` drops a cell only on a scale lhs/rhs inside 10⁻²⁹⁰..10²⁹⁰: a subnormal scale
+    (5·10⁻³²⁴ stands for anything up to 7.4·10⁻³²⁴) is no bound, so every cell is kept for the exact
+    comparison — even one whose estimate (10³⁰⁰ · 5·10⁻³²⁴) looks far below 1; inside the range (10⁻²⁸⁹)
+    a cell whose estimate is below 1 and one with a = 0 are dropped."""
+    import numpy as np
+
+    from mechlib.checkers.audit_certificate import _unsettled
+
+    big, small = [10**300, 0, 1], [1, 1, 1]
+    floats = np.array([float(a) for a in big]), np.array([float(b) for b in small])
+    assert _unsettled(big, small, *floats, 5e-324) == (big, small)
+    assert _unsettled(big, small, *floats, 1e-310) == (big, small)
+    assert _unsettled(big, small, *floats, 1e-289) == ([10**300], [1])
