@@ -966,19 +966,23 @@ def test_an_epsilon_interval_is_fifteen_decimals_around_ln_one_over_alpha_at_mos
             check_epsilon([bad, "0.693147180559946"], half, "w")
 
 
-def test_a_two_vertex_profile_past_the_cell_limit_is_rechecked_up_to_its_scans(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Past the profile's cell limit (lowered here) a profile of two vertices (T's), on the exact path
-    (rows past int64), is re-checked while cells × vertices ≤ PROFILE_MAX_SCANS, to the cell, and
-    refused one scan beyond."""
+@pytest.mark.parametrize("int64_rows", [False, True])
+def test_a_two_vertex_profile_past_the_cell_limit_is_rechecked_up_to_its_scans(
+    monkeypatch: pytest.MonkeyPatch, int64_rows: bool
+) -> None:
+    """Past the profile's cell limits (lowered here) a profile of two vertices (T's) is re-checked while
+    cells × vertices ≤ PROFILE_MAX_SCANS, to the cell, and refused one scan beyond — on the exact path
+    (rows past int64) and on int64 rows, where the dense limit does not take the two-vertex one away."""
     import mechlib.audit.approximate_dp as producer
     import mechlib.checkers.approximate_dp as checker
 
     n = 6
     monkeypatch.setattr(producer, "PROFILE_MAX_CELLS", 10)
     monkeypatch.setattr(checker, "PROFILE_MAX_CELLS", 10)
-    monkeypatch.setattr(checker, "DENSE_PROFILE_MAX_CELLS", 10)  # T's rows at n = 6 are int64 rows too
+    monkeypatch.setattr(checker, "DENSE_PROFILE_MAX_CELLS", 10)  # T's rows at n = 6 are int64 rows
     monkeypatch.setattr(checker, "PROFILE_MAX_SCANS", 10**9)
-    monkeypatch.setattr(checker, "_int64", lambda m: False)  # the exact path (T's rows fit int64: the dense one)
+    if not int64_rows:
+        monkeypatch.setattr(checker, "_int64", lambda m: False)  # the exact path
     doc = _audit(truncated_geometric("1/3", n), delta=Fraction(1, 100))
     assert len(doc["approximate_dp"]["profile"]["vertices"]) == 2
     scans = 2 * (2 * n) * (n + 1)  # two vertices × (ordered neighbouring pairs × outputs)
