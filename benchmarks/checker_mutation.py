@@ -544,7 +544,8 @@ def markdown(doc: dict[str, Any]) -> str:
         "# Mutation testing of the trusted base (`mechlib/checkers/`)",
         "",
         f"{doc['tool']} via `python3 dev.py mutate` (benchmarks/checker_mutation.py): each mutant of a checker "
-        "module against the tests that reach its function, one mutant at a time (`--max-children 1`). "
+        "module against the tests that reach its function, each in its own forked test run, one or two at a "
+        "time (`--max-children`). "
         "Score = killed (or timed out) / (killed + survived + no tests); *without equivalent*: the equivalent "
         "survivors left out; *not run*: mutants of the module not run yet (see below); *other*: mutmut's "
         "other statuses (segfault, suspicious, interrupted), outside the score. *Before*: the score of the "
