@@ -109,7 +109,7 @@ def fuzz(
     is rejected (Hypothesis's ``reject``) and counted, never checked — the property tested is the
     theorem's. No example inside the hypothesis: UNKNOWN."""
     found: list[tuple[Any, dict[str, Any]]] = []
-    tally = {"checked": 0, "outside the hypothesis": 0}
+    rejected = 0  # draws outside the hypothesis
     record = Record(size)  # the examples checked; a failing or rejected draw is not recorded
     reasons: list[str] = []
     count = examples(base)
@@ -130,7 +130,8 @@ def fuzz(
     def check(example: Any) -> None:
         outside = None if hypothesis is None else hypothesis(example)
         if outside is not None:
-            tally["outside the hypothesis"] += 1
+            nonlocal rejected
+            rejected += 1
             if len(reasons) < 3:
                 reasons.append(outside)
             reject()
@@ -138,7 +139,6 @@ def fuzz(
         if problem is not None:
             found.append((example, problem))
             raise AssertionError(problem)
-        tally["checked"] += 1
         n, alpha = drawn(example)
         record.ran(n, alpha)
 
@@ -154,16 +154,15 @@ def fuzz(
         saved = {"saved": str(path)} if path is not None else {}
         return Outcome(Verdict.REFUTED, {"examples": count, "counterexample": case, **saved})
     except Unsatisfiable:
-        tally["checked"] = 0
-        record = Record(size)
-    evidence: dict[str, Any] = {"examples": tally["checked"], "max_examples": count, **seeded}
+        record = Record(size)  # too few examples satisfied the hypothesis: counted as none (UNKNOWN below)
+    evidence: dict[str, Any] = {"examples": record.count, "max_examples": count, **seeded}
     if hypothesis is not None:
-        evidence["rejected: outside the theorem's hypothesis"] = tally["outside the hypothesis"]
+        evidence["rejected: outside the theorem's hypothesis"] = rejected
         doc = (hypothesis.__doc__ or hypothesis.__name__).strip().splitlines()[0]
         evidence["hypothesis"] = doc
         if reasons:
             evidence["rejected, e.g."] = reasons
-    if tally["checked"] == 0:
+    if record.count == 0:
         return Outcome(Verdict.UNKNOWN, evidence, "no drawn example satisfied the theorem's hypothesis")
     method = f"Hypothesis, seed {run_seed}" + (" (the claim's)" if chosen is None else "")
     if hypothesis is not None:
