@@ -993,6 +993,97 @@ def test_a_two_vertex_profile_past_the_cell_limit_is_rechecked_up_to_its_scans(
     assert check_certificate(doc) == [f"malformed certificate: {refused}"]
 
 
+@pytest.mark.parametrize("den", [2**31 - 1, 2**31])
+def test_the_dense_profile_limit_covers_rows_below_2_31_up_to_their_scans(
+    monkeypatch: pytest.MonkeyPatch, den: int
+) -> None:
+    """Randomized response on 0..2 over the denominator 2³¹ − 1 (int64 rows) and 2³¹ (not): its cells are
+    past the general profile limit (lowered to one below them) and within the dense one (lowered to them).
+    The dense limit applies while (ordered pairs) × vertices ≤ PROFILE_MAX_SCANS, to the scan, and never at
+    2³¹; cells × vertices is past PROFILE_MAX_SCANS, so the two-vertex limit stays out of it."""
+    import mechlib.checkers.approximate_dp as checker
+
+    rows = [[Fraction(den - 2 if r == i else 1, den) for r in range(3)] for i in range(3)]
+    doc = _audit(Mechanism(rows), delta=Fraction(0))
+    assert "denominators" in doc["mechanism"]["matrix"]  # M's own rows (not T·Y, whose denominators are longer)
+    pairs, vertices = 2 * len(doc["mechanism"]["neighbours"]), len(doc["approximate_dp"]["profile"]["vertices"])
+    cells = pairs * len(doc["outputs"])
+    monkeypatch.setattr(checker, "PROFILE_MAX_CELLS", cells - 1)
+    monkeypatch.setattr(checker, "DENSE_PROFILE_MAX_CELLS", cells)
+    refused = f"malformed certificate: approximate_dp.profile: {cells:,} (pair, output) cells, above {cells - 1:,}"
+    for scans in (pairs * vertices, pairs * vertices - 1):
+        monkeypatch.setattr(checker, "PROFILE_MAX_SCANS", scans)
+        assert cells * vertices > scans
+        dense = den < 2**31 and scans == pairs * vertices
+        assert check_certificate(doc) == ([] if dense else [f"{refused}, the audit's limit"]), scans
+
+
+def test_a_zcdp_bracket_past_its_cell_limit_is_refused_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    """T at 1/2 on 0..3 with a zCDP bracket: checked at RENYI_MAX_CELLS = its cells, refused one below,
+    naming the zCDP section (the profile's limit is not reached); without the bracket that limit is none."""
+    import mechlib.checkers.approximate_dp as checker
+
+    doc = _audit(truncated_geometric("1/2", 3), renyi=(Fraction(1), Fraction(4)))
+    cells = 2 * len(doc["mechanism"]["neighbours"]) * len(doc["outputs"])
+    monkeypatch.setattr(checker, "RENYI_MAX_CELLS", cells)
+    assert check_certificate(doc) == []
+    monkeypatch.setattr(checker, "RENYI_MAX_CELLS", cells - 1)
+    assert check_certificate(doc) == [
+        f"malformed certificate: approximate_dp.renyi: {cells} (pair, output) cells, above {cells - 1}, the audit's "
+        "limit"
+    ]
+    doc["approximate_dp"]["renyi"] = None
+    assert check_certificate(doc) == []
+
+
+def test_a_profile_pieces_outputs_are_integers_not_floats_the_schema_lets_through() -> None:
+    """JSON Schema counts 0.0 as an integer, and 0.0 finds output 0's column (0.0 == 0, one hash): a
+    piece's outputs written as floats, all or one, are refused naming the field and the first float."""
+    doc = _audit(truncated_geometric("1/2", 3), delta=Fraction(1, 20))
+    outputs = doc["approximate_dp"]["profile"]["pieces"][0]["outputs"]
+    assert outputs and len(outputs) < len(doc["outputs"])
+    spare = next(o for o in doc["outputs"] if o not in outputs)
+    where = "malformed certificate: approximate_dp.profile.pieces[0].outputs: expected an integer, got"
+    for labels in ([float(o) for o in outputs], [*outputs, float(spare)]):
+        forged = json.loads(json.dumps(doc))
+        forged["approximate_dp"]["profile"]["pieces"][0]["outputs"] = labels
+        forged = json.loads(json.dumps(forged))  # as read from a file: the floats stay floats
+        first = next(o for o in labels if type(o) is float)
+        assert check_certificate(forged) == [f"{where} {first!r}"], labels
+
+
+def test_a_zcdp_lower_end_other_than_zero_must_be_reached() -> None:
+    """ρ_lo = 0 is the one lower end taken without its ball (D_λ ≥ 0); any other — 1 here, above T's
+    ρ ≈ 0.23, with a ρ_hi of 10 that holds — must be reached at the recorded order."""
+    doc = _audit(truncated_geometric("1/2", 3), renyi=(Fraction(1), Fraction(4)))
+    assert Fraction(doc["approximate_dp"]["renyi"]["rho_interval"][1]) < 1
+    forged = copy.deepcopy(doc)
+    renyi = forged["approximate_dp"]["renyi"]
+    renyi["rho_interval"] = ["1", "10"]
+    assert check_certificate(forged) == [
+        f"approximate_dp.renyi: D_λ/λ at λ = {renyi['attained']['lambda']} does not reach ρ_lo = 1"
+    ]
+
+
+def test_likelihood_ratios_equal_in_floats_stay_apart() -> None:
+    """``_ratios`` merges a pair's outputs of one likelihood ratio x[r]/y[r] (1/3 and 2/6 here) and drops
+    those x never gives; ratios that differ but are one double in lowest terms — 2⁵⁴/3 and (2⁵⁴ + 1)/3,
+    7/2⁵⁴ and 7/(2⁵⁴ + 1), as rows over long denominators have — stay apart: merged, they would lower
+    every D_λ (a coarser partition of the outputs)."""
+    from mechlib.checkers.approximate_dp import _ratios
+
+    big = 2**54
+    x, y = [big, big + 1, 7, 7, 1, 2, 0], [3, 3, big, big + 1, 3, 6, 5]
+    assert float(big) == float(big + 1) and math.gcd(7, big + 1) == math.gcd(big + 1, 3) == 1
+    groups: dict[Fraction, list[int]] = {}
+    for a, b in zip(x, y):
+        if a:
+            total = groups.setdefault(Fraction(a, b), [0, 0])
+            total[0], total[1] = total[0] + a, total[1] + b
+    assert len(groups) == 5
+    assert sorted(_ratios(IntRows([sum(x), sum(y)], [x, y]), 0, 1)) == sorted(groups.values())
+
+
 def test_dp_is_decided_exactly_when_floats_prune_rows_over_long_denominators() -> None:
     """Rows over 3⁵⁰ and 5⁴⁵ (multipliers past 64 bits, where floats settle the clear cells first):
     a violation by a relative 10⁻¹⁴ is found at its column (after a column of zeros), 4·10⁻¹³ below it
