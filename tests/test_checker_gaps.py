@@ -1045,11 +1045,11 @@ def test_a_profile_pieces_outputs_are_integers_not_floats_the_schema_lets_throug
     spare = next(o for o in doc["outputs"] if o not in outputs)
     where = "malformed certificate: approximate_dp.profile.pieces[0].outputs: expected an integer, got"
     for labels in ([float(o) for o in outputs], [*outputs, float(spare)]):
-        forged = json.loads(json.dumps(doc))
+        forged = copy.deepcopy(doc)
         forged["approximate_dp"]["profile"]["pieces"][0]["outputs"] = labels
-        forged = json.loads(json.dumps(forged))  # as read from a file: the floats stay floats
         first = next(o for o in labels if type(o) is float)
-        assert check_certificate(forged) == [f"{where} {first!r}"], labels
+        read = json.loads(json.dumps(forged))  # as read from a file: the floats stay floats
+        assert check_certificate(read) == [f"{where} {first!r}"], labels
 
 
 def test_a_zcdp_lower_end_other_than_zero_must_be_reached() -> None:
