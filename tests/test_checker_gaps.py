@@ -1507,3 +1507,152 @@ def test_float_pruning_settles_nothing_at_a_scale_past_its_range() -> None:
     assert _unsettled(big, small, *floats, 5e-324) == (big, small)
     assert _unsettled(big, small, *floats, 1e-310) == (big, small)
     assert _unsettled(big, small, *floats, 1e-289) == ([10**300], [1])
+
+
+def _first_dp_violation(m: IntRows, alpha: Fraction) -> tuple[int, int, int] | None:
+    """The first (big, small, column) with α·x[big][r] > x[small][r] over the pair (0, 1), in Fractions."""
+    for big, small in ((0, 1), (1, 0)):
+        for r, (a, b) in enumerate(zip(m.num[big], m.num[small])):
+            if alpha * Fraction(a, m.den[big]) > Fraction(b, m.den[small]):
+                return big, small, r
+    return None
+
+
+def _screened(monkeypatch: pytest.MonkeyPatch) -> list[list[int]]:
+    """Spy on ``_unsettled``: the cells (as their a) each call keeps for the exact comparison."""
+    import mechlib.checkers.audit_certificate as checker
+
+    kept: list[list[int]] = []
+    screen = checker._unsettled
+
+    def spy(*args: Any) -> tuple[list[int], list[int]]:
+        out = screen(*args)
+        kept.append(out[0])
+        return out
+
+    monkeypatch.setattr(checker, "_unsettled", spy)
+    return kept
+
+
+def test_the_float_screen_leaves_every_cell_near_the_bound_to_integers_over_1000_bit_rows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Rows over 3⁶³¹ and 5⁴³⁰ (≈ 1000 bits, so the float screen runs) at α = 1/2: a cell at the
+    bound exactly, one 10⁻¹³ below it and one a unit above it (p·a·e − q·b·d = 1, a relative 2⁻²⁰⁰⁰:
+    the floats see exactly 1) are all kept for the exact comparison, which finds the violation at its
+    own column; the clear cell (ratio 1/4) and the zeros are dropped. A unit below is no violation;
+    the reverse direction keeps only its own cell at the bound, and the rows swapped name (1, 0)."""
+    from mechlib.checkers.audit_certificate import _dp_violation
+
+    d, e, alpha = 3**631, 5**430, Fraction(1, 2)
+    p, q = alpha.numerator, alpha.denominator
+    assert math.gcd(p * e, q * d) == 1 and min(p * e, q * d).bit_length() > 64
+    above = pow(p * e, -1, q * d)  # p·above·e ≡ 1 (mod q·d)
+    b_above = (p * above * e - 1) // (q * d)
+    b_near = e // 3
+    near = q * b_near * d * (10**13 - 1) // (p * e * 10**13)  # 1 − 10⁻¹³ of the bound, floored
+    big = [0, d // 4, q * d, near, above]
+    small = [0, e // 2, p * e, b_near, b_above]
+    assert all(0 < v < 2**1010 for v in big[1:] + small[1:])  # below 2¹⁰²⁴: every row has floats
+    kept = _screened(monkeypatch)
+    m = IntRows([d, e], [big, small])
+    assert _dp_violation(m, [(0, 1)], Q(1, 2)) == _first_dp_violation(m, alpha) == (0, 1, 4)
+    assert kept == [[q * d, near, above]]
+    kept.clear()
+    below = IntRows([d, e], [[*big[:4], above - 1], small])  # p·a·e − q·b·d = 1 − p·e < 0
+    assert _first_dp_violation(below, alpha) is None
+    assert _dp_violation(below, [(0, 1)], Q(1, 2)) is None
+    assert kept == [[q * d, near, above - 1], [e // 2]]  # the reverse direction: column 1 at its bound
+    swapped = IntRows([e, d], [small, big])
+    assert _dp_violation(swapped, [(0, 1)], Q(1, 2)) == _first_dp_violation(swapped, alpha) == (1, 0, 4)
+
+
+def _sized(top: int) -> st.SearchStrategy[int]:
+    """Integers of every size up to ``top`` bits (0, 1, a few bits, ..., just below 2^top)."""
+    return st.integers(0, top).flatmap(lambda bits: st.integers(0, 2**bits))
+
+
+@st.composite
+def _long_rows(draw: st.DrawFn) -> tuple[IntRows, Fraction]:
+    """Two rows over long denominators (65 to 1100 bits: the float screen runs wherever the reduced
+    multipliers stay past 64 bits) and a level α ∈ (0, 1] of up to 200 bits; each column is a pair of
+    zeros or of free integers (huge gaps either way, up to past 2¹⁰²⁴ where a row has no floats), at
+    the bound exactly, or within two units of it in either direction of the pair."""
+    # powers of 3 and 5 (65 to 1100 bits) moved a little: no large common factor shortens the multipliers
+    d = 3 ** draw(st.integers(41, 694)) + draw(st.integers(0, 2**64))
+    e = 5 ** draw(st.integers(28, 473)) + draw(st.integers(0, 2**64))
+    p, q = sorted(draw(st.integers(1, 2**200)) for _ in range(2))
+    big: list[int] = []
+    small: list[int] = []
+    for _ in range(draw(st.integers(1, 6))):
+        flipped = draw(st.booleans())  # the cell is near the bound of direction (1, 0) instead
+        lhs, rhs = (p * d, q * e) if flipped else (p * e, q * d)  # the pair's inequality: lhs·x ≤ rhs·y
+        kind = draw(st.sampled_from(["zeros", "free", "equal", "near"]))
+        if kind == "zeros":
+            x, y = 0, 0
+        elif kind == "free":
+            x, y = draw(_sized(1030)), draw(_sized(1030))
+        elif kind == "equal":
+            g, t = math.gcd(lhs, rhs), draw(st.integers(1, 2**20))
+            x, y = rhs // g * t, lhs // g * t
+        else:
+            y = draw(_sized(1030))
+            x = max(0, rhs * y // lhs + draw(st.integers(-2, 2)))
+        big.append(y if flipped else x)
+        small.append(x if flipped else y)
+    return IntRows([d, e], [big, small]), Fraction(p, q)
+
+
+@settings(max_examples=200, deadline=None, database=None)
+@given(_long_rows())
+def test_the_float_screened_dp_check_finds_exactly_the_first_violation_fractions_find(
+    rows: tuple[IntRows, Fraction],
+) -> None:
+    """Whatever the floats drop, ``_dp_violation`` names the same first violation (pair direction and
+    column) as a plain Fraction comparison of every cell — or none where there is none."""
+    from mechlib.checkers.audit_certificate import _dp_violation
+
+    m, alpha = rows
+    assert _dp_violation(m, [(0, 1)], Q(alpha.numerator, alpha.denominator)) == _first_dp_violation(m, alpha)
+
+
+@pytest.mark.parametrize(("top", "screened"), [(2**1024 - 2**970 - 1, True), (2**1024 - 2**970, False)])
+def test_a_violation_by_one_unit_at_the_top_of_the_float_range_is_found_on_either_side_of_it(
+    monkeypatch: pytest.MonkeyPatch, top: int, screened: bool
+) -> None:
+    """An entry 2¹⁰²⁴ − 2⁹⁷⁰ − 1 rounds to the largest float (the row is screened); 2¹⁰²⁴ − 2⁹⁷⁰ rounds
+    up to 2¹⁰²⁴, past the range (the row has no floats and is compared exactly). Either way the cell
+    a unit past the bound is a violation at its column, and a unit inside it none."""
+    from mechlib.checkers.audit_certificate import _dp_violation
+
+    d, e, alpha = 3**631, 5**430, Fraction(1, 2)
+    lhs, rhs = alpha.numerator * e, alpha.denominator * d
+    past, inside = (lhs * top - 1) // rhs, -(-lhs * top // rhs)  # lhs·top > rhs·past; lhs·top ≤ rhs·inside
+    kept = _screened(monkeypatch)
+    for b, expected in ((past, (0, 1, 1)), (inside, None)):
+        m = IntRows([d, e], [[d // 4, top], [e // 2, b]])
+        assert _dp_violation(m, [(0, 1)], Q(1, 2)) == _first_dp_violation(m, alpha) == expected
+    # screened: the cell at the top, twice; then, direction (1, 0), column 0 at its bound (1/4 each side)
+    assert kept == ([[top], [top], [e // 2]] if screened else [])
+
+
+def test_a_subnormal_float_quotient_is_dropped_only_where_its_cell_is_far_inside_the_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Denominators 3⁴² and 5⁴⁴² make the scale lhs/rhs ≈ 2⁹⁵⁹ (inside 10²⁹⁰); a = 1 over b = 2¹⁰²³
+    has the subnormal quotient 2⁻¹⁰²³, and its estimate ≈ 2⁻⁶⁴ drops the cell (truly below 1 too),
+    while an output the other row never gives (b = 0, estimate ∞) is kept and named; beyond the
+    guard (a scale of 10²⁹¹) nothing is dropped."""
+    import numpy as np
+
+    from mechlib.checkers.audit_certificate import _dp_violation, _unsettled
+
+    d, e = 3**42, 5**442
+    kept = _screened(monkeypatch)
+    m = IntRows([d, e], [[1, 1, 2], [2**1023, 0, 2**1023]])
+    assert _dp_violation(m, [(0, 1)], Q(1, 2)) == _first_dp_violation(m, Fraction(1, 2)) == (0, 1, 1)
+    assert kept == [[1]]
+    big, small = [1, 2**1000], [2**1023, 1]
+    floats = np.array([float(a) for a in big]), np.array([float(b) for b in small])
+    assert _unsettled(big, small, *floats, 1e289) == ([2**1000], [1])
+    assert _unsettled(big, small, *floats, 1e291) == (big, small)

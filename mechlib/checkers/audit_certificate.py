@@ -276,13 +276,14 @@ def _unsettled(
     """The cells (a, b) of two rows for which lhs·a ≤ rhs·b (``scale`` = lhs/rhs as a float) is
     not settled by floats; the rest are compared exactly by the caller. Dropped: a = 0, and cells
     with 10⁻²⁹⁰ < (â / b̂)·scale < 1 − 10⁻¹², â and b̂ the floats of a and b (b = 0 gives ∞: kept).
-    Sound: a and b are integers ≥ 1 below 2¹⁰²⁴, so â, b̂ are normal and each within 2⁻⁵³ of a, b
-    relatively; the quotient, the product and ``scale`` add three more such roundings (IEEE, as
-    numpy's float64 division and product are) when â / b̂ is normal, so (a/b)·(lhs/rhs) <
-    (1 − 10⁻¹²)·(1 + 2⁻⁵³)⁵/(1 − 2⁻⁵³)² < 1; when â / b̂ is subnormal (below 2⁻¹⁰²², off by at most
-    2⁻¹⁰⁷⁴, or flushed to 0: then kept), (a/b)·(lhs/rhs) < 2⁻¹⁰²¹·10²⁹⁰·(1 + 2⁻⁵⁰) < 1 as well. The
-    exponential mechanism at n = 1000 has ≈ 700-bit α and 1000-bit rows: two long products per cell
-    become one vectorised float division."""
+    Sound: numerators are never negative (hexadecimal digits, or T·Y of such), so a dropped cell has
+    integers a, b ≥ 1 below 2¹⁰²⁴, â, b̂ are normal and each within 2⁻⁵³ of a, b relatively; the
+    quotient, the product and ``scale`` add three more such roundings (IEEE, as numpy's float64
+    division and product are) when â / b̂ is normal, so (a/b)·(lhs/rhs) < c·(1 + 2⁻⁵³)⁵/(1 − 2⁻⁵³)²
+    < 1, c = 1 − 9007·2⁻⁵³ being the float 1 − 10⁻¹² compared with; when â / b̂ is subnormal (below
+    2⁻¹⁰²², off by at most 2⁻¹⁰⁷⁴, or flushed to 0: then kept), (a/b)·(lhs/rhs) < 2⁻¹⁰²¹·10²⁹⁰·(1 +
+    2⁻⁵⁰) < 1 as well. The exponential mechanism at n = 1000 has ≈ 700-bit α and 1000-bit rows: two
+    long products per cell become one vectorised float division."""
     import numpy as np
 
     if not 1e-290 < scale < 1e290:
