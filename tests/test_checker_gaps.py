@@ -1656,3 +1656,17 @@ def test_a_subnormal_float_quotient_is_dropped_only_where_its_cell_is_far_inside
     floats = np.array([float(a) for a in big]), np.array([float(b) for b in small])
     assert _unsettled(big, small, *floats, 1e289) == ([2**1000], [1])
     assert _unsettled(big, small, *floats, 1e291) == (big, small)
+
+
+def test_t_times_an_identity_remap_with_extra_zero_columns_keeps_every_column() -> None:
+    """Y = [I | 0] (T with an output no input reaches): T·Y has Y's width, the zero column included,
+    not T's — the identity shortcut is for a square Y only."""
+    from mechlib.checkers.audit_certificate import _t_times
+    from mechlib.checkers.standard_users import t_rows
+
+    t = t_rows(Q(1, 2), 2)
+    identity = [[(s, 1)] for s in range(3)]
+    assert _t_times(t, [1, 1, 1], identity, 3) is t
+    wide = _t_times(t, [1, 1, 1], identity, 4)
+    assert [len(row) for row in wide.num] == [4, 4, 4]
+    assert [row[:3] for row in wide.num] == t.num and [row[3] for row in wide.num] == [0, 0, 0]

@@ -213,10 +213,10 @@ def _t_fits(alpha: Q, n: int) -> None:
 def _t_times(t: IntRows, den: list[int], entries: list[list[tuple[int, int]]], width: int) -> IntRows:
     """T·Y in integers, Y given by its row denominators and (column, numerator) pairs: row i is
     Σ_s t[i][s]·Y[s] over t's denominator times L = lcm of Y's row denominators (O(n · nonzeros
-    of Y)); T itself when Y is the identity."""
+    of Y)); T itself when Y is the identity (square: a Y with more columns gives as many)"""
     common = math.lcm(*den)
     scaled = [[(r, v * (common // d)) for r, v in row if v] for row, d in zip(entries, den)]
-    if common == 1 and all(e == [(s, 1)] for s, e in enumerate(scaled)):
+    if width == len(scaled) and common == 1 and all(e == [(s, 1)] for s, e in enumerate(scaled)):
         return t
     num = []
     for row in t.num:
