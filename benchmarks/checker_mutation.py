@@ -15,7 +15,9 @@ _check_user``); results of earlier runs stay in ``mutants/`` and the report cove
 far, the seconds each module took, and the mutants not run yet with an estimate of their time.
 ``--deselect`` leaves a slow test out of this run (the report names it: the module's score is then a
 lower bound); mutmut then also drops it from its map of the tests (mutants/mutmut-stats.json), so later
-runs leave it out too until that file is removed (a full stats run follows).
+runs leave it out too until that file is removed (a full stats run follows). A test file added to the
+selection (``[tool.mutmut]`` in pyproject.toml) keeps every result: mutmut would reset them all on the
+changed selection, so that file is removed first (mutants/selection.json records the last selection).
 
 Every surviving mutant is either explained in benchmarks/checker_mutation_equivalent.json (keyed by
 its function, the line above the change and the changed lines, so renumbering does not lose the
@@ -69,6 +71,9 @@ CHECKERS = ROOT / "mechlib" / "checkers"
 NOTES = Path(__file__).with_name("checker_mutation_equivalent.json")
 MUTMUT = Path(sys.executable).with_name("mutmut")
 CARRIED = ROOT / "mutants" / "carried.json"
+STATS = ROOT / "mutants" / "mutmut-stats.json"
+#: the test selection of the last run, beside mutmut's stats (which keep only its hash)
+SELECTION = ROOT / "mutants" / "selection.json"
 #: a survivor of the baseline run whose mutant has no result now (its function changed, or is not run yet)
 NOT_RUN = "not run since"
 #: the statuses a mutant can have in the report; mutmut's others (segfault, suspicious, interrupted, …) are
@@ -124,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.carry_over:
         print(f"checker_mutation: carried over from {args.carry_over}: {carry_over(args.carry_over)}")
     if not args.report_only:
+        _keep_results_across_added_tests()
         addopts = " ".join(shlex.quote(f"--deselect={test}") for test in args.deselect)
         env = {**os.environ, "HYPOTHESIS_PROFILE": "mechlib-ci", "PYTEST_ADDOPTS": addopts}
         # one mutmut run per selection; the survivors (or the new mutants) of all selections in one (a run
@@ -181,6 +187,23 @@ def main(argv: list[str] | None = None) -> int:
     write_atomic(args.reports / "checker_mutation.md", text)
     print(text, end="")
     return 1 if any(s["equivalent"] is None for s in doc["survivors"]) else 0
+
+
+def _keep_results_across_added_tests() -> None:
+    """mutmut resets every mutant's result when ``[tool.mutmut]``'s test selection differs from its
+    stats run's, though tests added to it can only kill more: when the selection only grew, its stats
+    file is removed instead — mutmut then collects its map of the tests afresh and keeps the results
+    (a selection that lost a test is left to mutmut's reset: a kill by the lost test no longer stands)."""
+    import tomllib
+
+    now = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mutmut"]["pytest_add_cli_args_test_selection"]
+    before = _load(SELECTION).get("selection")
+    if before is not None and before != now and set(before) <= set(now) and STATS.is_file():
+        print(f"checker_mutation: tests added to the selection ({', '.join(sorted(set(now) - set(before)))}): "
+              "mutmut's stats are collected afresh, its results kept")  # fmt: skip
+        STATS.unlink()
+    if STATS.parent.is_dir():
+        write_atomic(SELECTION, json.dumps({"selection": now}, indent=1) + "\n")
 
 
 def _names(selection: str, survivors: bool, new: bool = False) -> list[str]:
