@@ -1044,7 +1044,7 @@ def test_the_dense_profile_limit_reads_a_t_times_y_matrix_in_its_own_denominator
         general = f"would scan {cells} \\(pair, output\\) cells \\(at most {cells - 1} for this mechanism "
         with pytest.raises(InputError, match=general):
             audit(loaded, delta=delta)
-        monkeypatch.setattr(producer, "PROFILE_MAX_CELLS", cells)  # the certificate of an audit with its limit
+        monkeypatch.setattr(producer, "PROFILE_MAX_CELLS", cells)  # an audit its limit lets through
     doc = json.loads(json.dumps(audit(loaded, delta=delta)))
     assert doc["mechanism"]["matrix"]["t_alpha"] == "1/2" and len(doc["approximate_dp"]["profile"]["vertices"]) == 3
     refused = f"malformed certificate: approximate_dp.profile: {cells:,} (pair, output) cells, above {cells - 1:,}"
