@@ -1018,6 +1018,39 @@ def test_the_dense_profile_limit_covers_rows_below_2_31_up_to_their_scans(
         assert check_certificate(doc) == ([] if dense else [f"{refused}, the audit's limit"]), scans
 
 
+@pytest.mark.parametrize("den", [2**31 - 1, 2**31])
+def test_the_dense_profile_limit_reads_a_t_times_y_matrix_in_its_own_denominators(
+    monkeypatch: pytest.MonkeyPatch, den: int
+) -> None:
+    """M on 0..6 with columns linear in the input (i + 1, 7 − i, 2i + 6 and den − 14 − 2i, over ``den``)
+    and outputs 4..6 never given: derivable (T at 1/2 times a remap equal to M inside), so the audit
+    writes it as T·Y, rebuilt over 3·2⁶·lcm(Y) > 2³¹ whatever M's own denominators; three vertices. The
+    profile limits (lowered) let its cells through only as int64 rows: the audit and the check agree on
+    2³¹ − 1 (certified and re-checked) and on 2³¹ (refused by the audit, and by the check of the
+    certificate of an audit without the lowered limit)."""
+    import mechlib.audit.approximate_dp as producer
+    import mechlib.checkers.approximate_dp as checker
+    from mechlib.errors import InputError
+
+    n = 6
+    rows = [[i + 1, n + 1 - i, 2 * i + n, den - 2 * n - 2 - 2 * i, 0, 0, 0] for i in range(n + 1)]
+    mech = Mechanism.from_scaled(rows, [den] * (n + 1))
+    cells = 2 * n * (n + 1)
+    for module in (producer, checker):
+        monkeypatch.setattr(module, "PROFILE_MAX_CELLS", cells - 1)
+        monkeypatch.setattr(module, "DENSE_PROFILE_MAX_CELLS", cells)
+    loaded, delta = LoadedMechanism(mech, "m", "json", "0" * 64), Fraction(1, 10**6)
+    if den >= 2**31:
+        general = f"would scan {cells} \\(pair, output\\) cells \\(at most {cells - 1} for this mechanism "
+        with pytest.raises(InputError, match=general):
+            audit(loaded, delta=delta)
+        monkeypatch.setattr(producer, "PROFILE_MAX_CELLS", cells)  # an audit its limit lets through
+    doc = json.loads(json.dumps(audit(loaded, delta=delta)))
+    assert doc["mechanism"]["matrix"]["t_alpha"] == "1/2" and len(doc["approximate_dp"]["profile"]["vertices"]) == 3
+    refused = f"malformed certificate: approximate_dp.profile: {cells:,} (pair, output) cells, above {cells - 1:,}"
+    assert check_certificate(doc) == ([] if den < 2**31 else [f"{refused}, the audit's limit"])
+
+
 def test_a_zcdp_bracket_past_its_cell_limit_is_refused_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
     """T at 1/2 on 0..3 with a zCDP bracket: checked at RENYI_MAX_CELLS = its cells, refused one below,
     naming the zCDP section (the profile's limit is not reached); without the bracket that limit is none."""

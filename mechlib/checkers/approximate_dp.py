@@ -7,9 +7,10 @@ H_t(x_i ‖ x_i′) = Σ_r max(0, x_i[r] − t·x_i′[r]) is what the section c
    B = 0), so δ ≤ the true profile everywhere; and
 2. every ordered pair's H_t is at most the recorded δ at every vertex — H_t is convex in t and the
    recorded δ linear between vertices, and both are non-increasing after t_K, so the recorded δ ≥ the
-   true profile everywhere. In integers; for stochastic rows over denominators below 2³¹ (int64),
-   each pair's outputs sorted once by ratio and H_t read off its prefix sums at every vertex in floats
-   with a margin, in integers wherever that margin does not settle it (``_first_pair_above``).
+   true profile everywhere. In integers; for stochastic rows over denominators below 2³¹ (int64: M's
+   own rows, as the audit reads them, also when the certificate writes M as T·Y), each pair's outputs
+   sorted once by ratio and H_t read off its prefix sums at every vertex in floats with a margin, in
+   integers wherever that margin does not settle it (``_first_pair_above``).
 The tightest α at δ (``at_delta``) and a claimed (ε, δ) are then recomputed from that profile.
 The zCDP bracket is re-evaluated with arb: every ordered pair's D_b/a ≤ ρ_hi on every grid cell
 [a, b] (D_λ non-decreasing in λ) and the recorded (λ, pair) reaches ρ_lo.
@@ -78,6 +79,7 @@ def check_approximate(
 ) -> tuple[list[str], Profile | None]:
     """The failures of a non-null ``approximate_dp`` section, and its profile when it checks."""
     _keys(section, "approximate_dp", {"profile", "at_delta", "renyi"})
+    m = _in_own_terms(m)
     ordered = [p for i, j in neighbours for p in ((i, j), (j, i))]
     cells = len(ordered) * len(col_of)
     profile_doc = section["profile"]
@@ -171,6 +173,27 @@ def _int64(m: IntRows) -> bool:
     sum is at most its row's denominator (int64, and exact in floats). A matrix that is not stochastic
     (a listed failure of its own) is re-checked in integers, within the general limits."""
     return bool(m.den) and max(m.den) < INT64_DENOMINATOR and m.stochastic()
+
+
+def _in_own_terms(m: IntRows) -> IntRows:
+    """``m`` with its rows over their least common denominators (each divided by the gcd of its
+    denominator and numerators) when that brings every denominator below ``INT64_DENOMINATOR``, else ``m``
+    itself: T·Y is rebuilt over den(T)·lcm(Y), past 2³¹ where M's own rows, the audit's, may be int64 rows.
+    Rows already below stay as they are; a row that cannot get below is found from the gcd with its two
+    end entries (a multiple of the whole row's gcd) before the rest are read, and ends the search (T
+    itself: at its first row)."""
+    if not m.den or max(m.den) < INT64_DENOMINATOR:
+        return m
+    den, num = [], []
+    for d, row in zip(m.den, m.num):
+        if d >= INT64_DENOMINATOR:
+            g = math.gcd(d, *row[:1], *row[-1:])
+            if d // g >= INT64_DENOMINATOR or d // (g := math.gcd(g, *row)) >= INT64_DENOMINATOR:
+                return m
+            d, row = d // g, [a // g for a in row]
+        den.append(d)
+        num.append(row)
+    return IntRows(den, num)
 
 
 def _first_pair_above(
