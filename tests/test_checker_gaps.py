@@ -1018,6 +1018,34 @@ def test_the_dense_profile_limit_covers_rows_below_2_31_up_to_their_scans(
         assert check_certificate(doc) == ([] if dense else [f"{refused}, the audit's limit"]), scans
 
 
+def test_the_audit_refuses_a_dense_profile_whose_vertex_scans_check_would_refuse(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past the general cell limit the checker re-reads a profile on int64 rows while (ordered pairs) ×
+    vertices ≤ PROFILE_MAX_SCANS; the audit refuses, once the profile is computed, what the check would
+    (limits lowered to a mechanism on 0..2 with three vertices: certified and re-checked at its scans,
+    refused by the audit one scan below)."""
+    import mechlib.audit.approximate_dp as producer
+    import mechlib.checkers.approximate_dp as checker
+    from mechlib.errors import InputError
+
+    mech = Mechanism([[Fraction(v, 10) for v in row] for row in ([6, 3, 1], [3, 4, 3], [1, 3, 6])])
+    doc = _audit(mech, delta=Fraction(0))
+    pairs, vertices = 2 * len(doc["mechanism"]["neighbours"]), len(doc["approximate_dp"]["profile"]["vertices"])
+    cells = pairs * len(doc["outputs"])
+    assert vertices > 2
+    for module in (producer, checker):
+        monkeypatch.setattr(module, "PROFILE_MAX_CELLS", cells - 1)
+        monkeypatch.setattr(module, "DENSE_PROFILE_MAX_CELLS", cells)
+        monkeypatch.setattr(module, "PROFILE_MAX_SCANS", pairs * vertices)
+    assert _audit(mech, delta=Fraction(0)) == doc
+    for module in (producer, checker):
+        monkeypatch.setattr(module, "PROFILE_MAX_SCANS", pairs * vertices - 1)
+    with pytest.raises(InputError, match=f"the privacy profile has {vertices} vertices over {pairs} ordered"):
+        _audit(mech, delta=Fraction(0))
+    assert check_certificate(doc)  # ... as the check refuses the certificate written without the limit
+
+
 @pytest.mark.parametrize("den", [2**31 - 1, 2**31])
 def test_the_dense_profile_limit_reads_a_t_times_y_matrix_in_its_own_denominators(
     monkeypatch: pytest.MonkeyPatch, den: int

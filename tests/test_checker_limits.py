@@ -31,7 +31,13 @@ from mechlib.core.mechanism import Mechanism
 def test_the_checker_limits_are_the_producers() -> None:
     assert mechlib.checkers.audit_certificate.MAX_CELLS == mechlib.core.stochastic.MAX_CELLS
     assert mechlib.checkers.audit_certificate.LP_CHECK_MAX_N == mechlib.audit.whitebox.LP_MAX_N_CAP
-    for name in ("PROFILE_MAX_CELLS", "DENSE_PROFILE_MAX_CELLS", "RENYI_MAX_CELLS", "RENYI_MAX_TERMS"):
+    for name in (
+        "PROFILE_MAX_CELLS",
+        "DENSE_PROFILE_MAX_CELLS",
+        "RENYI_MAX_CELLS",
+        "RENYI_MAX_TERMS",
+        "PROFILE_MAX_SCANS",
+    ):
         assert getattr(mechlib.checkers.approximate_dp, name) == getattr(mechlib.audit.approximate_dp, name)
     assert mechlib.checkers.approximate_dp.INT64_DENOMINATOR == mechlib.core.approximate.INT64_DENOMINATOR
 

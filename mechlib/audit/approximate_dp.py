@@ -29,6 +29,10 @@ PROFILE_MAX_CELLS = 2_000_000
 #: ... and up to this when every row denominator is below ``INT64_DENOMINATOR`` (the rows are read as
 #: int64: a dense n = 2000, 8,004,000 cells, in ≈ 1.2 s; ``mechlib check`` as fast).
 DENSE_PROFILE_MAX_CELLS = 8_100_000
+#: ... while (ordered pairs) × the profile's vertices is at most this (``mechlib check`` scans each pair at
+#: each vertex; a dense n = 2000: 4000 pairs × ≈ 500 vertices): a profile past the general limit with more
+#: vertices is refused once computed (its cost is bounded by the cells), not written for check to refuse.
+PROFILE_MAX_SCANS = 20_000_000
 #: The zCDP bracket merges each pair's outputs by likelihood ratio (integers) up to this many pair-output
 #: cells (n = 1000: T's 2,002,000 in ≈ 1.2 s), and then takes arb exponentials at up to 400 orders for up
 #: to this many (pair, ratio) terms (a dense mechanism: one per cell; T: two per pair).
@@ -77,6 +81,15 @@ def approximate_section(
             "this mechanism",
         )
     profile = privacy_profile(mechanism, progress) if t_alpha is None else t_profile(t_alpha)
+    pairs = len(mechanism.ordered_neighbour_positions)
+    if t_alpha is None and cells > PROFILE_MAX_CELLS and pairs * len(profile.ts) > PROFILE_MAX_SCANS:
+        raise InputError(
+            f"the privacy profile has {len(profile.ts):,} vertices over {pairs:,} ordered neighbour pairs and "
+            f"{cells:,} (pair, output) cells: mechlib check would scan {pairs * len(profile.ts):,} (pair, vertex) "
+            "pairs",
+            hint=f"past {PROFILE_MAX_CELLS:,} cells, at most {PROFILE_MAX_SCANS:,} (pair, vertex) scans: audit a "
+            "smaller mechanism, or drop --delta/--renyi/claimed_delta",
+        )
     section = {
         "profile": profile_json(mechanism, profile),
         "at_delta": None if delta is None else at_delta_json(profile, delta),
