@@ -24,7 +24,7 @@ its function, the line above the change and the changed lines, so renumbering do
 note) with a one-line argument that it is equivalent, recognised as changing only the text of an
 error, or listed as unexplained (exit 1). ``--baseline`` (a report of a first run, before the tests
 that kill its survivors) puts that run's scores beside these and counts its survivors killed since;
-with ``--find-killers`` the report names, for each, the first test of tests/test_checker_gaps.py that
+with ``--find-killers`` the report names, for each, the first test of tests/test_checker_gaps*.py that
 kills it now. ``--survivors`` reruns the survivors not argued equivalent, all in one mutmut run.
 
 Results carried over: mutmut keeps a mutant's result in mutants/ until the source of its function
@@ -94,7 +94,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-children", type=int, default=1, help="parallel mutant runs (default 1)")
     parser.add_argument("--report-only", action="store_true", help="no mutmut run: report what mutants/ holds")
     parser.add_argument(
-        "--survivors", action="store_true", help="rerun only the last run's survivors not argued equivalent"
+        "--survivors",
+        action="store_true",
+        help="rerun only the last run's survivors (and mutants no test reached) not argued equivalent; with --new, "
+        "both in one run",
     )
     parser.add_argument(
         "--new",
@@ -108,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         "--baseline", type=Path, help="an earlier report: its scores beside these, its survivors killed since"
     )
     parser.add_argument("--find-killers", action="store_true",
-                        help="with --baseline: name the test of tests/test_checker_gaps.py that kills each survivor "
+                        help="with --baseline: name the test of tests/test_checker_gaps*.py that kills each survivor "
                         "of the baseline now (one pytest run per survivor)")  # fmt: skip
     parser.add_argument("--reports", type=Path, default=ROOT / "reports", help="where the report goes")
     parser.add_argument("--deselect", action="append", default=[], metavar="NODEID",
@@ -207,16 +210,18 @@ def _keep_results_across_added_tests() -> None:
 
 
 def _names(selection: str, survivors: bool, new: bool = False) -> list[str]:
-    """The mutants of MODULE[.FUNCTION] to run: all (as mutmut's pattern), those with no result yet,
-    or the last run's survivors not argued equivalent (they would only survive again)."""
+    """The mutants of MODULE[.FUNCTION] to run: all (as mutmut's pattern), or those with no result yet
+    (``new``) and/or the last run's survivors and mutants no test reached, not argued equivalent
+    (``survivors``: they would only survive again)."""
     module, _, function = selection.partition(".")
-    if new:
-        return [n for n, code in _codes(module).items() if code is None and (not function or _function(n) == function)]
-    if not survivors:
+    if not (survivors or new):
         return [f"mechlib.checkers.{module}." + (f"x_{function}__mutmut_*" if function else "*")]
-    notes = _load(NOTES)
-    return [n for n in _survivors(module) if (not function or _function(n) == function)
-            and not (notes.get(note_key(n, _diff(n))) or _wording_only(_diff(n)))]  # fmt: skip
+    codes = _codes(module)
+    names = [n for n, code in codes.items() if new and code is None]
+    if survivors:
+        notes = _load(NOTES)
+        names += [n for n in _survivors(module) if not (notes.get(note_key(n, _diff(n))) or _wording_only(_diff(n)))]
+    return [n for n in names if not function or _function(n) == function]
 
 
 def carry_over(commit: str) -> dict[str, int]:
@@ -550,14 +555,15 @@ def note_key(name: str, diff: str) -> str:
 
 
 def killer(survivor: dict[str, Any]) -> str:
-    """The first test of tests/test_checker_gaps.py (where the tests aimed at survivors are) that fails
+    """The first test of tests/test_checker_gaps*.py (where the tests aimed at survivors are) that fails
     against this (no longer surviving) mutant; run in mutants/, on the tests of the last run."""
     env = {**os.environ, "MUTANT_UNDER_TEST": survivor["mutant"], "HYPOTHESIS_PROFILE": "mechlib-ci"}
     argv = [sys.executable, "-m", "pytest", "-x", "-q", "-rf", "-p", "no:cacheprovider", "-p", "no:xdist",
-            "-p", "no:randomly", "-m", "not slow and not browser", "tests/test_checker_gaps.py"]  # fmt: skip
+            "-p", "no:randomly", "-m", "not slow and not browser",
+            *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob("test_checker_gaps*.py"))]  # fmt: skip
     out = subprocess.run(argv, cwd=ROOT / "mutants", env=env, capture_output=True, text=True, check=False).stdout
     found = re.search(r"^FAILED (\S+)", out, re.MULTILINE)
-    return found.group(1) if found else "killed by mutmut's run (by a test outside tests/test_checker_gaps.py)"
+    return found.group(1) if found else "killed by mutmut's run (by a test outside tests/test_checker_gaps*.py)"
 
 
 def markdown(doc: dict[str, Any]) -> str:
@@ -626,7 +632,7 @@ def markdown(doc: dict[str, Any]) -> str:
         unrun = sum(s.get("killed_by") == NOT_RUN for s in before)
         lines += ["", "## Survivors of the first run, killed since", "",
                   f"{len(killed)} of the {len(before)} survivors of the first run are killed now, by the tests "
-                  f"written against them (tests/test_checker_gaps.py; {unrun} not run since, their functions "
+                  f"written against them (tests/test_checker_gaps*.py; {unrun} not run since, their functions "
                   "changed or not run yet); checker_mutation.json lists each"
                   + (" with the test that kills it." if any(s["killed_by"].startswith("tests/") for s in killed)
                      else " (`--find-killers` names the test).")]  # fmt: skip
