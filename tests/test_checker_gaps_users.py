@@ -78,7 +78,7 @@ def _with_users(certificates: dict[str, dict[str, Any]], which: str, weights: li
     return cert
 
 
-# zeros and two distinct weights (T's closed-form path is for one weight alone); no weight reduced to 1
+# zeros and two distinct weights (T's closed-form path is for one weight alone); [2, 3, 2, 3]: no weight reduced to 1
 PRIORS = [[0, 1, 1, 0], [2, 3, 2, 3], [1, 2, 3, 5]]
 
 
@@ -94,9 +94,10 @@ def test_users_with_other_priors_check(certificates: dict[str, dict[str, Any]], 
 
 @pytest.mark.parametrize("which", ["T", "RR"])
 def test_a_prior_named_uniform_must_be_uniform(certificates: dict[str, dict[str, Any]], which: str) -> None:
+    """A prior named uniform with every other field the true one for another prior: the name alone is false."""
     cert = _with_users(certificates, which, [1, 2, 3, 5])
     for u in cert["user_losses"]["users"][3:]:
-        u["prior_name"] = "uniform"  # every other field still the true one for this prior
+        u["prior_name"] = "uniform"
     assert check_certificate(cert) == [f"user (uniform, {kind}): the prior is not uniform" for kind in STANDARD_LOSSES]
 
 
@@ -134,13 +135,11 @@ def test_a_remap_that_is_not_optimal_for_m_is_refused(certificates: dict[str, di
     k = STANDARD_LOSSES.index(kind)
     u = cert["user_losses"]["users"][k]
     assert u["mechanism"] != u["optimum"]
-    guess = {int(r): g for r, g in u["optimal_remap"].items()}
-    guess[0] = N - guess[0]  # the far end: strictly worse
+    optimal = {int(r): g for r, g in u["optimal_remap"].items()}
+    guess = {**optimal, 0: N - optimal[0]}  # output 0 to the other end
     prior = [Fraction(p) for p in u["prior"]]
     worse = _loss(RR, prior, kind, guess)
-    assert (
-        worse > Fraction(u["mechanism"]) == _loss(RR, prior, kind, {int(r): g for r, g in u["optimal_remap"].items()})
-    )
+    assert worse > Fraction(u["mechanism"]) == _loss(RR, prior, kind, optimal)
     u["optimal_remap"] = {str(r): g for r, g in guess.items()}
     u["mechanism"], u["ratio"] = format_fraction(worse), format_fraction(worse / Fraction(u["optimum"]))
     assert check_certificate(cert) == [
@@ -156,7 +155,8 @@ def test_a_remap_that_is_not_optimal_for_m_is_refused(certificates: dict[str, di
 )
 def test_column_losses_are_the_exact_ones(kind: str, w: list[int], guesses: list[int]) -> None:
     """The closed forms of ``_column_losses`` (least loss, loss at each guess) against every guess
-    tried: small weights with zeros, so a total of 1 or 2 (a median at the first half-weight) occurs."""
+    tried: small weights with zeros, so totals of 0, 1 and 2 (a median at the first half-weight)
+    occur — the cases the equivalence notes of its n, total = 0 and A_0 mutants rest on."""
     n = len(w) - 1
     guesses = [g % (n + 1) for g in guesses]
     at = [sum(v * loss_at(kind, i, g) for i, v in enumerate(w)) for g in range(n + 1)]
@@ -175,6 +175,7 @@ def test_weighted_columns_are_the_exact_products(k: list[int]) -> None:
 
 @pytest.mark.parametrize("den", [[2, 3, 6], [2, 3, 5], [4, 4, 4]])
 def test_common_columns_are_over_one_denominator(den: list[int]) -> None:
+    """Rows of other denominators (none of them the common one, or one of them) over their lcm."""
     num = [[1, 1], [1, 2], [1, 0]]
     columns, common = _common_columns(IntRows(den, num))
     assert len(set(common)) == 1
@@ -196,4 +197,5 @@ def _cone(w: list[int], alpha: Fraction) -> bool:
     st.sampled_from([Fraction(1, 2), Fraction(1, 3), Fraction(2, 3), Fraction(9, 10), Fraction(1, 7)]),
 )
 def test_the_checkers_cone_test_is_the_rational_recursion(w: list[int], alpha: Fraction) -> None:
+    """``cone_nonnegative`` in integers is the recursion on Fractions, both branches (F ≥ 0 and F < 0)."""
     assert cone_nonnegative(w, Q(alpha.numerator, alpha.denominator)) == _cone(w, alpha)
