@@ -1,0 +1,201 @@
+"""Tests that kill mutants of mechlib/checkers/standard_users.py (the re-check of a standard Bayesian
+user's optimum) that tests/test_standard_users.py left alive (``python3 dev.py mutate``,
+reports/checker_mutation.md). The audit writes its standard users with a uniform prior only, so the
+checker's paths for any other prior (zero weights, a few distinct weights, M other than T) are
+reached here by rows built with the producer for such a prior — each must check; forgeries keep a
+row's other fields consistent so that one check alone can refuse them; the private integer helpers
+are compared with exact recomputations in Fractions. benchmarks/checker_mutation_equivalent.json
+argues why each mutant of the module these tests leave alive changes nothing."""
+
+from __future__ import annotations
+
+import copy
+import json
+from fractions import Fraction
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mechlib import randomized_response, truncated_geometric
+from mechlib.audit.loading import LoadedMechanism
+from mechlib.audit.whitebox import audit
+from mechlib.checkers.audit_certificate import check_certificate
+from mechlib.checkers.fields import IntRows, Q
+from mechlib.checkers.standard_users import _column_losses, _columns, _common_columns, cone_nonnegative, loss_at
+from mechlib.core.exact import format_fraction
+from mechlib.core.mechanism import Mechanism
+from mechlib.core.users import Prior
+from mechlib.optimality import standard_users
+from mechlib.optimality.derivability import TBasis
+from mechlib.optimality.standard_users import STANDARD_LOSSES, StandardUser
+
+N = 3
+T = truncated_geometric("1/2", N)  # an audit of T: M = T
+RR = randomized_response("1/3", N + 1)  # M other than T, not at the optimum
+
+
+@pytest.fixture(scope="module")
+def certificates() -> dict[str, dict[str, Any]]:
+    def certify(mech: Mechanism) -> dict[str, Any]:
+        loaded = LoadedMechanism(mech, path="m.json", format="json", sha256="0" * 64, name="m")
+        doc: dict[str, Any] = json.loads(json.dumps(audit(loaded)))
+        return doc
+
+    return {"T": certify(T), "RR": certify(RR)}
+
+
+def _user_row(mech: Mechanism, cert: dict[str, Any], kind: str, weights: list[int]) -> dict[str, Any]:
+    """The row the audit would write for the standard user (``kind``, prior ∝ ``weights``), by the
+    producer (whitebox.user_losses with another prior)."""
+    alpha, user = Fraction(cert["dp_level"]), StandardUser(kind, Prior.from_weights(weights))
+    basis, geometric = TBasis(alpha, N), standard_users.GeometricColumns.of(alpha, N)
+    is_t = mech is T
+    remap = standard_users.optimal_remap(mech, user)
+    of_t = standard_users.optimum_of_t(user, alpha, basis.t, basis.inverse, remap if is_t else None, geometric)
+    assert of_t is not None
+    mine = of_t.value if is_t else standard_users.remapped_loss(mech, user, remap)
+    return {
+        "prior_name": "p",
+        "loss_name": kind,
+        "prior": [format_fraction(p) for p in user.prior.probabilities],
+        "loss": kind,
+        "mechanism": format_fraction(mine),
+        "optimal_remap": {str(r): g for r, g in remap.as_mapping().items()},
+        "optimum": format_fraction(of_t.value),
+        "ratio": format_fraction(mine / of_t.value) if of_t.value else None,
+        "dual": [format_fraction(u) for u in of_t.dual],
+        "t_optimal_remap": {str(r): g for r, g in of_t.remap.as_mapping().items()},
+    }
+
+
+def _with_users(certificates: dict[str, dict[str, Any]], which: str, weights: list[int]) -> dict[str, Any]:
+    """The certificate with a fourth to sixth user row: the three standard losses at prior ∝ weights."""
+    cert = copy.deepcopy(certificates[which])
+    mech = T if which == "T" else RR
+    cert["user_losses"]["users"] += [_user_row(mech, cert, kind, weights) for kind in STANDARD_LOSSES]
+    return cert
+
+
+# zeros and two distinct weights (T's closed-form path is for one weight alone); [2, 3, 2, 3]: no weight reduced to 1
+PRIORS = [[0, 1, 1, 0], [2, 3, 2, 3], [1, 2, 3, 5]]
+
+
+@pytest.mark.parametrize("which", ["T", "RR"])
+@pytest.mark.parametrize("weights", PRIORS)
+def test_users_with_other_priors_check(certificates: dict[str, dict[str, Any]], which: str, weights: list[int]) -> None:
+    """A prior with zeros is a distribution; a prior named other than uniform need not be uniform;
+    M's weights over a non-uniform prior are L·p_i·M[i][r]/g, T's losses then by passes, not by its
+    one-weight closed form."""
+    cert = _with_users(certificates, which, weights)
+    assert check_certificate(cert) == []
+
+
+@pytest.mark.parametrize("which", ["T", "RR"])
+def test_a_prior_named_uniform_must_be_uniform(certificates: dict[str, dict[str, Any]], which: str) -> None:
+    """A prior named uniform with every other field the true one for another prior: the name alone is false."""
+    cert = _with_users(certificates, which, [1, 2, 3, 5])
+    for u in cert["user_losses"]["users"][3:]:
+        u["prior_name"] = "uniform"
+    assert check_certificate(cert) == [f"user (uniform, {kind}): the prior is not uniform" for kind in STANDARD_LOSSES]
+
+
+@pytest.mark.parametrize("field", ["prior", "dual"])
+def test_a_list_of_another_length_is_malformed(certificates: dict[str, dict[str, Any]], field: str) -> None:
+    """One entry more ("0": the sum, and so the prior's being a distribution, unchanged) is named."""
+    cert = copy.deepcopy(certificates["T"])
+    cert["user_losses"]["users"][0][field].append("0")
+    expected = f"malformed certificate: user_losses.users[0].{field}: expected a list of {N + 1}"
+    assert check_certificate(cert) == [expected]
+
+
+@pytest.mark.parametrize("prior", [["-1/4", "3/4", "1/4", "1/4"], ["1/4", "1/4", "1/4", "1/2"]])
+def test_a_prior_that_is_not_a_distribution_is_named(certificates: dict[str, dict[str, Any]], prior: list[str]) -> None:
+    """A negative entry summing to 1, or nonnegative entries summing to more than 1: either fails."""
+    cert = copy.deepcopy(certificates["T"])
+    cert["user_losses"]["users"][0]["prior"] = prior
+    assert "user (uniform, absolute): the prior is not a distribution" in check_certificate(cert)
+
+
+def _loss(mech: Mechanism, weights: list[Fraction], kind: str, guess: dict[int, int]) -> Fraction:
+    """Σ_i p_i·Σ_r M[i][r]·l(i, guess[r]), in Fractions."""
+    num, den = mech.scaled()
+    total = Fraction(0)
+    for i, (p, row, d) in enumerate(zip(weights, num, den)):
+        total += sum(p * Fraction(v, d) * loss_at(kind, i, guess[r]) for r, v in enumerate(row))
+    return total
+
+
+@pytest.mark.parametrize("kind", STANDARD_LOSSES)
+def test_a_remap_that_is_not_optimal_for_m_is_refused(certificates: dict[str, dict[str, Any]], kind: str) -> None:
+    """M (not at the optimum) with a worse remap, its loss and ratio recorded consistently: only the
+    search for M's least loss can tell, and it must run whenever M's loss is not the optimum."""
+    cert = copy.deepcopy(certificates["RR"])
+    k = STANDARD_LOSSES.index(kind)
+    u = cert["user_losses"]["users"][k]
+    assert u["mechanism"] != u["optimum"]
+    optimal = {int(r): g for r, g in u["optimal_remap"].items()}
+    guess = {**optimal, 0: N - optimal[0]}  # output 0 to the other end
+    prior = [Fraction(p) for p in u["prior"]]
+    worse = _loss(RR, prior, kind, guess)
+    assert worse > Fraction(u["mechanism"]) == _loss(RR, prior, kind, optimal)
+    u["optimal_remap"] = {str(r): g for r, g in guess.items()}
+    u["mechanism"], u["ratio"] = format_fraction(worse), format_fraction(worse / Fraction(u["optimum"]))
+    assert check_certificate(cert) == [
+        f"user (uniform, {kind}): the mechanism's loss with its optimal remap is not {u['mechanism']}"
+    ]
+
+
+@settings(max_examples=200, deadline=None, database=None)
+@given(
+    st.sampled_from(STANDARD_LOSSES),
+    st.lists(st.integers(0, 3), min_size=1, max_size=7),
+    st.lists(st.integers(0, 6), min_size=1, max_size=3),
+)
+def test_column_losses_are_the_exact_ones(kind: str, w: list[int], guesses: list[int]) -> None:
+    """The closed forms of ``_column_losses`` (least loss, loss at each guess) against every guess
+    tried: small weights with zeros, so totals of 0, 1 and 2 (a median at the first half-weight)
+    occur — the cases the equivalence notes of its n, total = 0 and A_0 mutants rest on."""
+    n = len(w) - 1
+    guesses = [g % (n + 1) for g in guesses]
+    at = [sum(v * loss_at(kind, i, g) for i, v in enumerate(w)) for g in range(n + 1)]
+    assert _column_losses(kind, w, guesses, None) == (min(at), [at[g] for g in guesses])
+
+
+@pytest.mark.parametrize("k", [[2, 3, 2, 3], [0, 4, 2, 6], [1, 1, 1, 1], [5, 5, 0, 5]])
+def test_weighted_columns_are_the_exact_products(k: list[int]) -> None:
+    """Per column, k_i·x_i/g with g = gcd(k), in integers: entries past 2⁵³ stay exact."""
+    columns = [tuple(2**60 + 3 * i + r for i in range(4)) for r in range(2)]
+    weighted, g = _columns(columns, k)
+    found = [list(w) for w in weighted]
+    assert found == [[v * kv // g for v, kv in zip(c, k)] for c in columns]
+    assert all(type(v) is int for w in found for v in w)
+
+
+@pytest.mark.parametrize("den", [[2, 3, 6], [2, 3, 5], [4, 4, 4]])
+def test_common_columns_are_over_one_denominator(den: list[int]) -> None:
+    """Rows of other denominators (none of them the common one, or one of them) over their lcm."""
+    num = [[1, 1], [1, 2], [1, 0]]
+    columns, common = _common_columns(IntRows(den, num))
+    assert len(set(common)) == 1
+    assert [[Q(c[i], common[i]) for c in columns] for i in range(3)] == [
+        [Q(v, d) for v in row] for row, d in zip(num, den)
+    ]
+
+
+def _cone(w: list[int], alpha: Fraction) -> bool:
+    f = Fraction(w[-1])
+    for v in reversed(w[:-1]):
+        f = v + (alpha * f if f >= 0 else f / alpha)
+    return f >= 0
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(
+    st.lists(st.integers(-9, 9), min_size=1, max_size=8),
+    st.sampled_from([Fraction(1, 2), Fraction(1, 3), Fraction(2, 3), Fraction(9, 10), Fraction(1, 7)]),
+)
+def test_the_checkers_cone_test_is_the_rational_recursion(w: list[int], alpha: Fraction) -> None:
+    """``cone_nonnegative`` in integers is the recursion on Fractions, both branches (F ≥ 0 and F < 0)."""
+    assert cone_nonnegative(w, Q(alpha.numerator, alpha.denominator)) == _cone(w, alpha)
