@@ -540,10 +540,12 @@ def _rounded_the_wrong_way(count: int) -> list[IntRows]:
 
 
 def test_weight_bounds_enclose_entries_that_round_the_wrong_way() -> None:
-    """Each weight x/(n + 1) of such a matrix is enclosed (the last: a row a search over them found
-    to need every one of x_lo's steps down); an empty matrix has empty enclosures."""
+    """Each weight x/(n + 1) of such a matrix is enclosed (the last two: rows a search over them found
+    to need every step down of x_lo, and every step up of x_hi); an empty matrix has empty enclosures."""
     a, d = 36028797018963867, 72057594037927651  # 2⁵⁵ − 101 over 2⁵⁶ − 285: x just under 1/2, n = 4
-    for m in [*_rounded_the_wrong_way(400), IntRows([d] * 5, [[a, d - a]] * 5)]:
+    e = 288230376151721633  # 2⁵⁸ + 9889, which float() rounds up by 31: x = 3906/e, n = 8
+    found = [IntRows([d] * 5, [[a, d - a]] * 5), IntRows([e] * 9, [[e - 3906, 3906]] * 9)]
+    for m in [*_rounded_the_wrong_way(400), *found]:
         lo, hi = checker.weight_bounds(m)
         for i, (row, d) in enumerate(zip(m.num, m.den)):
             for r, a in enumerate(row):
