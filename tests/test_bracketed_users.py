@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from fractions import Fraction
 from typing import Any
 
@@ -322,8 +323,9 @@ def _exact_signs(kind: str, lo: np.ndarray, hi: np.ndarray, g: int, n: int, room
 def _columns(draw: st.DrawFn) -> tuple[str, np.ndarray, np.ndarray, int, int]:
     """One column of float weights near a least-loss boundary: random weights (some a big one followed
     by terms of half an ulp, which a running float sum loses or rounds up), one row solved so that a
-    condition of guess g holds with equality, rounded and moved a few ulps; then a box of 0–2 ulps
-    around each weight (or none), or the enclosures of ``weight_bounds``' zero weights (±5e-324)."""
+    condition of guess g holds with equality, rounded and moved a few ulps — at scales from 1 down to
+    subnormals, where an ulp is absolute; then a box of 0–2 ulps around each weight (or none), or the
+    enclosures of ``weight_bounds``' zero weights (±5e-324)."""
     kind = draw(st.sampled_from(STANDARD_LOSSES))
     n = draw(st.sampled_from([1, 2, 3, 5, 8, 40, 300]))
     g = draw(st.integers(0, n))
@@ -379,17 +381,24 @@ def test_guess_signs_agree_with_fractions_at_the_boxs_worst_ends(column: tuple[s
             assert not clear_fails or disproved[at], "a guess far from least-loss is left open"
 
 
-def _direct(
-    bracketed: tuple[dict[str, Any], Mechanism], row: dict[str, Any], alpha: Fraction | None = None
-) -> list[str]:
-    """``check_bracketed_user`` on a user row of the bracketed audit, at the audit's α (or ``alpha``)."""
-    report, mech = bracketed
+def _matrix(mech: Mechanism) -> IntRows:
     num, den = mech.scaled()
-    rows = IntRows(list(den), [list(r) for r in num])
+    return IntRows(list(den), [list(r) for r in num])
+
+
+def _direct(
+    bracketed: tuple[dict[str, Any], Mechanism],
+    row: dict[str, Any],
+    alpha: Fraction | None = None,
+    bounds: tuple[Any, Any] | None = None,
+) -> list[str]:
+    """``check_bracketed_user`` on a user row of the bracketed audit, at the audit's α (or ``alpha``),
+    with ``weight_bounds`` of its matrix (or ``bounds``)."""
+    report, mech = bracketed
+    rows = _matrix(mech)
     level = Fraction(report["dp_level"]) if alpha is None else alpha
-    return checker.check_bracketed_user(
-        row, "u", rows, list(range(N + 1)), Q(*level.as_integer_ratio()), N, checker.weight_bounds(rows)
-    )
+    bounds = checker.weight_bounds(rows) if bounds is None else bounds
+    return checker.check_bracketed_user(row, "u", rows, list(range(N + 1)), Q(*level.as_integer_ratio()), N, bounds)
 
 
 @pytest.mark.parametrize(
@@ -414,7 +423,7 @@ def test_a_malformed_bracket_field_is_named_by_the_checker(
     """Past the schema (which refuses most of these first), the checker's own reading names the field
     — a list of the wrong length too, not a failure or an IndexError further on."""
     row = _set(_rows(bracketed[0])[0], path, value)
-    with pytest.raises(Malformed, match=f"^{field.replace('.', chr(92) + '.')}: "):
+    with pytest.raises(Malformed, match=f"^{re.escape(field)}: "):
         _direct(bracketed, row)
 
 
@@ -442,10 +451,8 @@ def test_the_loss_bracket_may_be_the_checkers_own_enclosure(
 ) -> None:
     """A recorded bracket equal to the checker's float enclosure (both ends) is in it; one whose lower
     end is the enclosure's upper end is not (the mechanism's loss may be below it)."""
-    report, mech = bracketed
-    num, den = mech.scaled()
-    rows = IntRows(list(den), [list(r) for r in num])
-    for row, kind in zip(_rows(report), STANDARD_LOSSES, strict=True):
+    rows = _matrix(bracketed[1])
+    for row, kind in zip(_rows(bracketed[0]), STANDARD_LOSSES, strict=True):
         guess = [int(row["optimal_remap"][str(r)]) for r in range(N + 1)]
         enclosed = checker._enclosed_loss(kind, rows, checker.weight_bounds(rows), guess, N)
         assert enclosed is not None
@@ -462,7 +469,8 @@ def test_a_lower_end_of_one_is_a_ratio_like_any_other(
     """The ratio is None only where an optimum's end is 0: at L*(α_lo) = 1 (forged, so the lower end
     fails) the recorded ratio mine/1 is still checked as a ratio."""
     row = _rows(bracketed[0])[0]
-    forged = _with_bracket(_set(row, ["optimum", "lower", "value"], "1"), *map(Fraction, row["mechanism"].values()))
+    mine = (Fraction(row["mechanism"]["lower"]), Fraction(row["mechanism"]["upper"]))
+    forged = _with_bracket(_set(row, ["optimum", "lower", "value"], "1"), *mine)
     failures = _direct(bracketed, forged)
     assert failures and not any("the ratio" in failure for failure in failures), failures
 
@@ -472,14 +480,9 @@ def test_open_columns_are_decided_in_integers_by_the_row_check(
 ) -> None:
     """With enclosures too wide for the floats to decide any column ([0, 1] for every weight), each
     recorded guess is still found least-loss, in integers; only the loss bracket is then too wide."""
-    report, mech = bracketed
-    num, den = mech.scaled()
-    rows = IntRows(list(den), [list(r) for r in num])
     wide = (np.zeros((N + 1, N + 1)), np.ones((N + 1, N + 1)))
-    alpha = Q(*Fraction(report["dp_level"]).as_integer_ratio())
-    for row in _rows(report):
-        failures = checker.check_bracketed_user(row, "u", rows, list(range(N + 1)), alpha, N, wide)
-        assert failures == [
+    for row in _rows(bracketed[0]):
+        assert _direct(bracketed, row, bounds=wide) == [
             f"user (uniform, {row['loss']}): the mechanism's loss with its optimal remap is not in the recorded bracket"
         ]
 
