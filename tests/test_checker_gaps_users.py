@@ -219,7 +219,9 @@ def test_a_user_who_knows_the_input_has_no_ratio(certificates: dict[str, dict[st
     optimum then, and refuses a ratio written for it."""
     cert = _with_users(certificates, which, [0, 0, 1, 0])
     rows = cert["user_losses"]["users"][3:]
-    assert [(Fraction(u["optimum"]), Fraction(u["mechanism"]), u["ratio"]) for u in rows] == [(0, 0, None)] * 3
+    assert [(Fraction(u["optimum"]), Fraction(u["mechanism"]), u["ratio"]) for u in rows] == [
+        (Fraction(0), Fraction(0), None)
+    ] * 3
     assert check_certificate(cert) == []
     for u in rows:
         u["ratio"] = "1"
@@ -250,7 +252,7 @@ def test_numbers_fit_is_the_audits_digit_bound(monkeypatch: pytest.MonkeyPatch) 
 class _Unreached(int):
     """A digit limit whose power 10**D fails the test: numbers_fit took the exact (costly) path."""
 
-    def __rpow__(self, base: int) -> int:
+    def __rpow__(self, base: int, mod: int | None = None, /) -> Any:
         raise AssertionError(f"{base}**MAX_DIGITS computed: b^n was taken past the limit")
 
 
