@@ -4,7 +4,8 @@ reports/checker_mutation.md). The audit writes its standard users with a uniform
 checker's paths for any other prior (zero weights, a few distinct weights, M other than T) are
 reached here by rows built with the producer for such a prior — each must check; forgeries keep a
 row's other fields consistent so that one check alone can refuse them; the private integer helpers
-are compared with exact recomputations in Fractions. benchmarks/checker_mutation_equivalent.json
+are compared with exact recomputations in Fractions; numbers_fit with the audit's own least digit
+limit, at limits set for the test. benchmarks/checker_mutation_equivalent.json
 argues why each mutant of the module these tests leave alive changes nothing."""
 
 from __future__ import annotations
