@@ -4,7 +4,8 @@ reports/checker_mutation.md). The audit writes its standard users with a uniform
 checker's paths for any other prior (zero weights, a few distinct weights, M other than T) are
 reached here by rows built with the producer for such a prior — each must check; forgeries keep a
 row's other fields consistent so that one check alone can refuse them; the private integer helpers
-are compared with exact recomputations in Fractions. benchmarks/checker_mutation_equivalent.json
+are compared with exact recomputations in Fractions; numbers_fit with the audit's own least digit
+limit, at limits set for the test. benchmarks/checker_mutation_equivalent.json
 argues why each mutant of the module these tests leave alive changes nothing."""
 
 from __future__ import annotations
@@ -21,15 +22,23 @@ from hypothesis import strategies as st
 from mechlib import randomized_response, truncated_geometric
 from mechlib.audit.loading import LoadedMechanism
 from mechlib.audit.whitebox import audit
+from mechlib.checkers import numbers
 from mechlib.checkers.audit_certificate import check_certificate
 from mechlib.checkers.fields import IntRows, Q
-from mechlib.checkers.standard_users import _column_losses, _columns, _common_columns, cone_nonnegative, loss_at
+from mechlib.checkers.standard_users import (
+    _column_losses,
+    _columns,
+    _common_columns,
+    cone_nonnegative,
+    loss_at,
+    numbers_fit,
+)
 from mechlib.core.exact import format_fraction
 from mechlib.core.mechanism import Mechanism
 from mechlib.core.users import Prior
 from mechlib.optimality import standard_users
 from mechlib.optimality.derivability import TBasis
-from mechlib.optimality.standard_users import STANDARD_LOSSES, StandardUser
+from mechlib.optimality.standard_users import STANDARD_LOSSES, StandardUser, digits_needed
 
 N = 3
 T = truncated_geometric("1/2", N)  # an audit of T: M = T
@@ -199,3 +208,60 @@ def _cone(w: list[int], alpha: Fraction) -> bool:
 def test_the_checkers_cone_test_is_the_rational_recursion(w: list[int], alpha: Fraction) -> None:
     """``cone_nonnegative`` in integers is the recursion on Fractions, both branches (F ≥ 0 and F < 0)."""
     assert cone_nonnegative(w, Q(alpha.numerator, alpha.denominator)) == _cone(w, alpha)
+
+
+# second round (issue 32 item 5): a user whose optimum is 0, and the digit limit of numbers_fit
+
+
+@pytest.mark.parametrize("which", ["T", "RR"])
+def test_a_user_who_knows_the_input_has_no_ratio(certificates: dict[str, dict[str, Any]], which: str) -> None:
+    """A point prior: the user guesses its one input whatever the output, so the optimum and the
+    mechanism's loss are 0 and the ratio is recorded as none — the checker must not divide by the
+    optimum then, and refuses a ratio written for it."""
+    cert = _with_users(certificates, which, [0, 0, 1, 0])
+    rows = cert["user_losses"]["users"][3:]
+    assert [(Fraction(u["optimum"]), Fraction(u["mechanism"]), u["ratio"]) for u in rows] == [
+        (Fraction(0), Fraction(0), None)
+    ] * 3
+    assert check_certificate(cert) == []
+    for u in rows:
+        u["ratio"] = "1"
+    assert check_certificate(cert) == [
+        f"user (p, {kind}): the ratio is not mechanism/optimum" for kind in STANDARD_LOSSES
+    ]
+
+
+# denominators of 2 to 4 bits (b = 2, 3: the shortcut's b^n ≥ 2^(n·(bits − 1)) is then 2^n), numerators near and far
+ALPHAS = [Fraction(a, b) for a, b in [(1, 2), (1, 3), (2, 3), (3, 4), (1, 7), (5, 8), (9, 10)]]
+
+
+def test_numbers_fit_is_the_audits_digit_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """At any digit limit D the checker decides exactly the users the audit certified exactly:
+    numbers_fit(α, n) holds at D = digits_needed(α, n) (the producer's least D for its bound) and not
+    one digit below — at the boundary, where any change of a factor of the bound (n = 0, 1: max(n, 1))
+    or of the shortcut that skips b^n shows."""
+    for alpha in ALPHAS:
+        q = Q(alpha.numerator, alpha.denominator)
+        for n in range(65):
+            least = digits_needed(alpha, n)
+            monkeypatch.setattr(numbers, "MAX_DIGITS", least)
+            assert numbers_fit(q, n), (alpha, n, least)
+            monkeypatch.setattr(numbers, "MAX_DIGITS", least - 1)
+            assert not numbers_fit(q, n), (alpha, n, least - 1)
+
+
+class _Unreached(int):
+    """A digit limit whose power 10**D fails the test: numbers_fit took the exact (costly) path."""
+
+    def __rpow__(self, base: int, mod: int | None = None, /) -> Any:
+        raise AssertionError(f"{base}**MAX_DIGITS computed: b^n was taken past the limit")
+
+
+@pytest.mark.parametrize("b", [3, 5, 2**1000 + 1], ids=["b=3", "b=5", "b=2^1000+1"])
+def test_numbers_past_the_limit_take_no_power(monkeypatch: pytest.MonkeyPatch, b: int) -> None:
+    """Where b^n ≥ 2^(n·(bits(b) − 1)) > 2^(4D) > 10^D already (n just past that line: 1, 2 and 1000
+    bits dropped), numbers_fit answers False before any power: a certificate's α may have a
+    denominator of D digits, whose n-th power has millions."""
+    digits, dropped = numbers.MAX_DIGITS, b.bit_length() - 1
+    monkeypatch.setattr(numbers, "MAX_DIGITS", _Unreached(digits))
+    assert not numbers_fit(Q(1, b), 4 * digits // dropped + 1)
