@@ -6,7 +6,7 @@ and the derivability test Y = T⁻¹·M recomputed in Fractions from the produce
 at an input outside the outputs, T's digit limit at its boundary, a SOURCE whose claim differs or
 whose neighbours are tuples, sparse remaps one row short or long or with a repeated column, and the
 standard users written with their loss matrices; then (second round) claims of α, ε and δ at
-and inside the ends of their ranges, ε against e^−ε in balls (256 bits, touching balls), the
+the ends of their ranges and past them, ε against e^−ε in balls (256 bits, touching balls), the
 witness (none, labels the mechanism lacks, an output neither input gives) and the mechanism's
 matrix sparse or a row off. benchmarks/checker_mutation_equivalent.json argues why each mutant
 these tests leave alive changes nothing."""
@@ -233,8 +233,8 @@ def test_the_standard_users_check_with_their_loss_matrices_written_out() -> None
 def _verdict_failures(holds: bool) -> list[str]:
     """What the checker says of a certificate whose claim holds (``holds``) but is recorded the
     other way round, with the other verdict."""
-    return [f"claimed.holds is {not holds}, recomputed {holds}", f"verdict is {'FAIL' if holds else 'PASS'!r}, "
-            f"the claim {'holds' if holds else 'fails'}"]  # fmt: skip
+    verdict, claim = ("FAIL", "holds") if holds else ("PASS", "fails")
+    return [f"claimed.holds is {not holds}, recomputed {holds}", f"verdict is {verdict!r}, the claim {claim}"]
 
 
 def _flipped(doc: dict[str, Any]) -> dict[str, Any]:
