@@ -5,17 +5,22 @@ and the derivability test Y = T⁻¹·M recomputed in Fractions from the produce
 α, Y over unreduced denominators), row comparisons over long denominators, the tails by distance
 at an input outside the outputs, T's digit limit at its boundary, a SOURCE whose claim differs or
 whose neighbours are tuples, sparse remaps one row short or long or with a repeated column, and the
-standard users written with their loss matrices. benchmarks/checker_mutation_equivalent.json
-argues why each mutant these tests leave alive changes nothing."""
+standard users written with their loss matrices; then (second round) claims of α, ε and δ at
+the ends of their ranges and past them, ε against e^−ε in balls (256 bits, touching balls), the
+witness (none, labels the mechanism lacks, an output neither input gives) and the mechanism's
+matrix sparse or a row off. benchmarks/checker_mutation_equivalent.json argues why each mutant
+these tests leave alive changes nothing."""
 
 from __future__ import annotations
 
 import copy
 import json
 import math
+from decimal import Decimal, localcontext
 from fractions import Fraction
 from typing import Any
 
+import flint
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -25,6 +30,7 @@ from mechlib.audit.loading import LoadedMechanism
 from mechlib.audit.whitebox import audit
 from mechlib.checkers import numbers
 from mechlib.checkers.audit_certificate import (
+    _check_claim,
     _int_tails,
     _is_inverse_t_times,
     _same_values,
@@ -42,8 +48,13 @@ ALPHAS = st.integers(2, 2**90).flatmap(lambda q: st.integers(1, q - 1).map(lambd
 LONG_ALPHA = Fraction(2**70 + 1, 3**45)
 
 
-def _audit(mech: Mechanism, claimed: Fraction | None = None) -> dict[str, Any]:
-    loaded = LoadedMechanism(mech, "test", "json", "0" * 64, claimed_alpha=claimed)
+def _audit(
+    mech: Mechanism, *, alpha: Fraction | None = None, epsilon: Fraction | None = None, delta: Fraction | None = None
+) -> dict[str, Any]:
+    """The producer's certificate of ``mech`` with the claimed level given (α or ε, and δ), checked clean."""
+    loaded = LoadedMechanism(
+        mech, "test", "json", "0" * 64, claimed_alpha=alpha, claimed_epsilon=epsilon, claimed_delta=delta
+    )
     doc: dict[str, Any] = json.loads(json.dumps(audit(loaded, ())))
     assert check_certificate(doc) == []
     return doc
@@ -165,7 +176,7 @@ def test_source_is_compared_by_value_its_pairs_as_any_sequence_its_claim_by_valu
     its rows over denominators 2⁶⁴ + 13 times longer are the certificate's; a claimed α of 1/3
     where the certificate claims 1/2 is not (both present, same key: only the values differ)."""
     mech = randomized_response("1/2", 2)
-    doc = _audit(mech, claimed=Fraction(1, 2))
+    doc = _audit(mech, alpha=Fraction(1, 2))
     parsed = _parsed(mech, {"alpha": "1/2"})
     assert check_certificate(doc, None, parsed) == []
     assert check_certificate(doc, None, {**parsed, "neighbours": list(mech.neighbours)}) == []
@@ -214,3 +225,213 @@ def test_the_standard_users_check_with_their_loss_matrices_written_out() -> None
     swapped = copy.deepcopy(doc)  # the squared user with the absolute loss: named wrongly
     swapped["user_losses"]["users"][1]["loss"] = users[0]["loss"]
     assert "user (uniform, squared): the loss is not the squared loss" in check_certificate(swapped)
+
+
+# Second round: mutants of _check_claim, _check_witness and _int_rows the tests above leave alive.
+
+
+def _verdict_failures(holds: bool) -> list[str]:
+    """What the checker says of a certificate whose claim holds (``holds``) but is recorded the
+    other way round, with the other verdict."""
+    verdict, claim = ("FAIL", "holds") if holds else ("PASS", "fails")
+    return [f"claimed.holds is {not holds}, recomputed {holds}", f"verdict is {verdict!r}, the claim {claim}"]
+
+
+def _flipped(doc: dict[str, Any]) -> dict[str, Any]:
+    forged = copy.deepcopy(doc)
+    forged["claimed"]["holds"] = not doc["claimed"]["holds"]
+    forged["verdict"] = "FAIL" if doc["verdict"] == "PASS" else "PASS"
+    return forged
+
+
+#: Mechanisms at the DP levels 1/2 (randomized response, no zero), 1/3 (T) and 1 (T at 1: every row
+#: (1/2, 0, 1/2), so an output no input gives)
+LEVELS = {"1/2": randomized_response("1/2", 3), "1/3": truncated_geometric("1/3", 2), "1": truncated_geometric(1, 2)}
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("epsilon", ["0", "1/2", "1", "3/2", "3"])
+def test_a_claimed_epsilon_holds_exactly_when_alpha_is_at_least_e_to_the_minus_epsilon(
+    level: str, epsilon: str
+) -> None:
+    """A claimed ε (0: holds at α = 1 alone; 1/2 and 1: below 1; up to 3) holds iff α ≥ e^−ε, recomputed
+    here in 50-digit decimals (ε = 0 exactly: e^0 = 1); the checker accepts the producer's verdict
+    and refuses it reversed, naming both fields."""
+    alpha, eps = Fraction(level), Fraction(epsilon)
+    with localcontext() as ctx:
+        ctx.prec = 50
+        holds = Decimal(alpha.numerator) / alpha.denominator >= (-Decimal(eps.numerator) / eps.denominator).exp()
+    doc = _audit(LEVELS[level], epsilon=eps)
+    assert doc["dp_level"] == level and doc["claimed"] == {"epsilon": epsilon, "holds": holds}
+    assert check_certificate(_flipped(doc)) == _verdict_failures(holds)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("claimed", ["0", "1/3", "1/2", "1"])
+def test_a_claimed_alpha_holds_exactly_when_the_level_is_at_least_it(level: str, claimed: str) -> None:
+    """A claimed α anywhere in [0, 1], both ends included, holds iff the DP level is at least it."""
+    holds = Fraction(level) >= Fraction(claimed)
+    doc = _audit(LEVELS[level], alpha=Fraction(claimed))
+    assert doc["claimed"] == {"alpha": claimed, "holds": holds}
+    assert check_certificate(_flipped(doc)) == _verdict_failures(holds)
+
+
+@pytest.mark.parametrize("which", ["alpha", "epsilon"])
+@pytest.mark.parametrize("delta", ["0", "1/8", "1"])
+def test_a_claimed_delta_anywhere_in_0_1_is_decided_by_the_profile(which: str, delta: str) -> None:
+    """(ε, δ) and (α, δ) claims with δ = 0, 1/8 or 1 (both ends of [0, 1] are claims) are read and
+    decided at the profile's tightest α at δ; reversed, they fail; without the approximate_dp
+    section (the profile) a claimed δ is a failure, not silently passed."""
+    mech = randomized_response("1/2", 3)
+    doc = _audit(mech, **{which: Fraction(1, 3) if which == "alpha" else Fraction(1)}, delta=Fraction(delta))
+    assert doc["claimed"]["delta"] == delta
+    assert check_certificate(_flipped(doc)) == _verdict_failures(doc["claimed"]["holds"])
+    bare = copy.deepcopy(doc)
+    bare["approximate_dp"] = None
+    assert check_certificate(bare) == ["a claimed δ needs the approximate_dp section (the privacy profile)"]
+
+
+@pytest.mark.parametrize(
+    ("field", "text", "problem"),
+    [("alpha", "3/2", "is not in [0, 1]"), ("delta", "3/2", "is not in [0, 1]"), ("epsilon", "-1", "is negative")],
+)
+def test_a_claimed_level_out_of_its_range_is_refused_naming_it(field: str, text: str, problem: str) -> None:
+    """α and δ past 1 (by half: not a near miss) and a negative ε are malformed, the field named."""
+    level = "epsilon" if field == "epsilon" else "alpha"
+    doc = _audit(randomized_response("1/2", 3), **{level: Fraction(1, 3)}, delta=Fraction(1, 8))
+    doc["claimed"][field] = text
+    assert check_certificate(doc) == [f"malformed certificate: claimed.{field}: {text} {problem}"]
+
+
+def test_the_epsilon_claim_is_decided_at_256_bits_and_undecided_inside_that_ball(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """α = e^−ε·(1 ± 3·2⁻²⁵⁶) is within the 256-bit balls' reach of e^−ε (not separated: the
+    failure says so, as the checker's message promises 256 bits — at 257 these are separated),
+    α = e^−ε·(1 ± 2⁻²⁴⁰) is decided (above: holds). e^−ε is taken from arb at 1000 bits, far
+    closer than either offset."""
+    for eps in (Fraction(1), Fraction(1, 3), Fraction(5, 2)):
+        monkeypatch.setattr(flint.ctx, "prec", 1000)
+        mid = _fraction((-flint.arb(Q(eps.numerator, eps.denominator))).exp().mid().fmpq())
+        for sign in (1, -1):
+            claim = {"epsilon": str(eps), "holds": sign > 0}
+            near = mid * (1 + sign * Fraction(3, 2**256))
+            assert _check_claim(claim, "PASS", Q(near.numerator, near.denominator), False, None) == [
+                "could not separate α from e^-ε at 256 bits"
+            ]
+            far = mid * (1 + sign * Fraction(1, 2**240))
+            verdict = "PASS" if sign > 0 else "FAIL"
+            assert _check_claim(claim, verdict, Q(far.numerator, far.denominator), False, None) == []
+
+
+class _Ball:
+    """An exact interval with arb's comparisons (true iff true for every pair of points), for
+    ``flint.arb`` in ``_check_claim``: ``exp`` gives ``_Ball.exp_of``, a chosen enclosure of e^−ε."""
+
+    exp_of: tuple[Fraction, Fraction] = (Fraction(0), Fraction(0))
+
+    def __init__(self, value: Any) -> None:
+        self.lo = self.hi = _fraction(Q(value))
+
+    def __neg__(self) -> _Ball:
+        return self
+
+    def exp(self) -> _Ball:
+        ball = _Ball(0)
+        ball.lo, ball.hi = _Ball.exp_of
+        return ball
+
+    def __gt__(self, other: _Ball) -> bool:
+        return self.lo > other.hi
+
+    def __ge__(self, other: _Ball) -> bool:
+        return self.lo >= other.hi
+
+    def __lt__(self, other: _Ball) -> bool:
+        return self.hi < other.lo
+
+    def __le__(self, other: _Ball) -> bool:
+        return self.hi <= other.lo
+
+
+@pytest.mark.parametrize("side", [1, -1])
+def test_balls_that_touch_leave_the_epsilon_claim_undecided(monkeypatch: pytest.MonkeyPatch, side: int) -> None:
+    """α's ball touching e^−ε's (arb: α ≥ e^−ε, or ≤, is then certain but > and < are not) decides
+    nothing: α at the top of e^−ε's enclosure must not be read as α < e^−ε (a FAIL for a claim that
+    holds), nor at its bottom as decided; strictly outside it, the claim is decided."""
+    alpha = Fraction(1, 2)
+    width = Fraction(1, 2**40)
+    monkeypatch.setattr(flint, "arb", _Ball)
+    monkeypatch.setattr(_Ball, "exp_of", (alpha - width, alpha) if side > 0 else (alpha, alpha + width))
+    for verdict in ("PASS", "FAIL"):
+        claim = {"epsilon": "1", "holds": verdict == "PASS"}
+        assert _check_claim(claim, verdict, Q(1, 2), False, None) == ["could not separate α from e^-ε at 256 bits"]
+    monkeypatch.setattr(
+        _Ball, "exp_of", (alpha - 2 * width, alpha - width) if side > 0 else (alpha + width, alpha + 2 * width)
+    )
+    verdict = "PASS" if side > 0 else "FAIL"
+    assert _check_claim({"epsilon": "1", "holds": side > 0}, verdict, Q(1, 2), False, None) == []
+
+
+def test_a_mechanism_with_neighbours_needs_a_witness_with_labels_it_has() -> None:
+    """No witness, or one naming an input (alone) or an output (alone) the mechanism lacks, fails
+    with its own message (never a KeyError read as malformed)."""
+    doc = _audit(randomized_response("1/2", 3))
+    missing = {**doc, "witness": None}
+    assert check_certificate(missing) == ["a mechanism with neighbouring inputs needs a DP witness"]
+    for field, value in (("inputs", [0, 7]), ("inputs", [7, 0]), ("output", 7)):
+        forged = copy.deepcopy(doc)
+        forged["witness"][field] = value
+        assert check_certificate(forged) == ["the witness names an input or output the mechanism does not have"]
+
+
+def test_a_witness_at_an_output_neither_input_gives_attains_level_1() -> None:
+    """At T(1) (every row (1/2, 0, 1/2): the DP level 1), a witness at output 1, which both inputs
+    give with probability 0, has the ratio 0/0 read as 1: it attains the level; a ratio of 0 or 2
+    recorded there is not the matrix's."""
+    doc = _audit(truncated_geometric(1, 2))
+    assert doc["dp_level"] == "1"
+    doc["witness"] = {"inputs": [1, 0], "output": 1, "probabilities": ["0", "0"], "ratio": "1"}
+    assert check_certificate(doc) == []
+    for ratio in ("0", "2"):
+        forged = copy.deepcopy(doc)
+        forged["witness"]["ratio"] = ratio
+        assert check_certificate(forged) == ["the witness's probabilities or ratio are not the matrix's"]
+
+
+def _with_zero_output() -> dict[str, Any]:
+    """Randomized response (α = 1/2) on 0..2 with a fourth output no input gives: count query, so
+    every finding reads M, and a zero in every row."""
+    rows = [[Fraction(v, 4) for v in row] for row in ([2, 1, 1, 0], [1, 2, 1, 0], [1, 1, 2, 0])]
+    return _audit(Mechanism(rows))
+
+
+def test_a_sparse_mechanism_matrix_reads_its_unlisted_entries_as_zero() -> None:
+    """The mechanism's matrix written sparse (each row's nonzeros and their columns) is the same
+    M: the certificate checks as it does dense."""
+    doc = _with_zero_output()
+    dense = doc["mechanism"]["matrix"]
+    assert all(row[-1] == "0" for row in dense["numerators"])
+    doc["mechanism"]["matrix"] = {
+        "denominators": dense["denominators"],
+        "numerators": [[v for v in row if v != "0"] for row in dense["numerators"]],
+        "columns": [[c for c, v in enumerate(row) if v != "0"] for row in dense["numerators"]],
+    }
+    assert check_certificate(doc) == []
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("extra", [-1, 1])
+def test_a_mechanism_matrix_has_exactly_a_row_per_input(sparse: bool, extra: int) -> None:
+    """The matrix with a row fewer or one more than the 3 inputs (a stochastic copy of the last
+    row; dense: in its numerators alone, sparse: in every field) is malformed, the field named."""
+    doc = _with_zero_output()
+    matrix = doc["mechanism"]["matrix"]
+    if sparse:
+        matrix["columns"] = [list(range(4))] * 3
+    fields = ["denominators", "numerators", "columns"] if sparse else ["numerators"]
+    for field in fields:
+        rows = matrix[field]
+        matrix[field] = rows[:-1] if extra < 0 else [*rows, rows[-1]]
+    where = "mechanism.matrix" if sparse else "mechanism.matrix.numerators"
+    assert check_certificate(doc) == [f"malformed certificate: {where}: expected a list of 3"]
