@@ -277,6 +277,29 @@ def test_weight_bounds_enclose_the_weights(bits: int, parts: list[int]) -> None:
             assert Fraction(float(c_lo[i][j])) <= exact <= Fraction(float(c_hi[i][j]))
 
 
+@pytest.mark.parametrize("k", [0, 1, 64])
+@pytest.mark.parametrize(
+    ("n", "top", "up", "den"),
+    [(60, 0x1C73FA23C77E7B, True, 0x1F53C7727EA8E3), (4, 0x106681A2EB4550, False, 0x1CBC5056AEE306)],
+)
+def test_weight_bounds_hold_where_each_outward_step_is_least(n: int, top: int, up: bool, den: int, k: int) -> None:
+    """Rows where lo's outward steps leave the least room: a and d a hair past a rounding midpoint
+    next to top·2⁹⁴⁷ and den·2⁹⁴⁷ (each rounds up, to the float above; d's step up then lands only
+    about half an ulp above it), with the quotient's and the product's rounding errors also near
+    their worst. One step the wrong way then crosses the weight: 1/(n + 1) rounded up (n = 60), or
+    the numerator stepped up, ≈ 1.5 ulp above a at a mantissa near 1 (n = 4) — both surviving
+    mutants of the 50k-matrix search. Found by a directed search over such floats; k > 0 lifts the
+    row past 1000 bits (a·2^k over d·2^k − 1, cut back to the same floats)."""
+    half = 1 << 946
+    a, d = (top << 947) + (half + 1 if up else 1 - half), (den << 947) - half - 1
+    a, d = (a << k, (d << k) - 1) if k else (a, d)
+    rows = IntRows([d] + [1] * n, [[a, d - a]] + [[1, 0]] * n)
+    lo, hi = checker.weight_bounds(rows)
+    for i, r in enumerate(rows.num):
+        for j, v in enumerate(r):
+            assert Fraction(float(lo[i][j])) <= Fraction(v, rows.den[i]) / (n + 1) <= Fraction(float(hi[i][j]))
+
+
 def test_an_older_audit_certificate_is_named_as_such(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
     """A mechlib.audit/7 file (before the t_at remap and the bracketed users): exit 2, one line saying
     it comes from an older mechlib and what to do; the checker's own precheck says the same."""
