@@ -1731,3 +1731,21 @@ def test_t_times_an_identity_remap_with_extra_zero_columns_keeps_every_column() 
     wide = _t_times(t, [1, 1, 1], identity, 4)
     assert [len(row) for row in wide.num] == [4, 4, 4]
     assert [row[:3] for row in wide.num] == t.num and [row[3] for row in wide.num] == [0, 0, 0]
+
+
+def test_rows_past_2_31_are_reduced_only_by_a_gcd_of_the_whole_row() -> None:
+    """Rows over d = 2³¹ + 2 whose first and last entries (and d) are even, a middle entry odd: the gcd
+    with the end entries (2) would bring them below 2³¹, the whole row's (1) does not — the matrix stays
+    as written and its profile checks; reduced by the end entries' gcd alone, 1 // 2 = 0 would change the
+    mechanism the profile is checked against."""
+    d = 2**31 + 2
+    rows = [[Fraction(v, d) for v in row] for row in ([2, 1, 1, d - 4], [4, 1, 1, d - 6], [2, 3, 1, d - 6])]
+    doc = _audit(Mechanism(rows), delta=Fraction(0))
+    assert doc["mechanism"]["matrix"]["denominators"] == [f"{d:x}"] * 3
+
+
+def test_t_past_the_float_range_has_its_delta_profile_checked() -> None:
+    """T at α = 1/3 on 0..650: its row denominator 3⁶⁵⁰·4 is past 2¹⁰²⁴, so a float quotient of it
+    overflows; the reduction of T·Y's rows is decided in integers."""
+    doc = _audit(truncated_geometric("1/3", 650), delta=Fraction(1, 100))
+    assert doc["approximate_dp"]["at_delta"] is not None
