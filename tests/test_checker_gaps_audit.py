@@ -8,7 +8,10 @@ whose neighbours are tuples, sparse remaps one row short or long or with a repea
 standard users written with their loss matrices; then (second round) claims of α, ε and δ at
 the ends of their ranges and past them, ε against e^−ε in balls (256 bits, touching balls), the
 witness (none, labels the mechanism lacks, an output neither input gives) and the mechanism's
-matrix sparse or a row off. benchmarks/checker_mutation_equivalent.json argues why each mutant
+matrix sparse or a row off; then (third round) GS Theorem 2's non-derivability witness at every
+entry of T⁻¹·I (negative, zero, positive; end rows and inner ones), witnesses outside the mechanism
+or malformed, the one-pass hexadecimal row reader and the applicability failure's wording.
+benchmarks/checker_mutation_equivalent.json argues why each mutant
 these tests leave alive changes nothing."""
 
 from __future__ import annotations
@@ -526,9 +529,10 @@ def test_a_derivation_of_another_form_is_bad_input() -> None:
         with pytest.raises(Malformed, match="^derivation: expected a status of"):
             _check_derivation(d, IntRows([1], [[1]]), [0], {0: 0}, Q(2, 7), n, True, None)
     identity = [[str(int(i == j)) for j in range(n + 1)] for i in range(n + 2)]  # Y = I of M = T, a row more
-    d = {"status": "derivable", "alpha": _text(alpha), "remap": {"denominators": ["1"] * (n + 2), "numerators": identity}}
+    remap = {"denominators": ["1"] * (n + 2), "numerators": identity}
+    derivable = {"status": "derivable", "alpha": _text(alpha), "remap": remap}
     with pytest.raises(Malformed, match=r"^derivation\.remap: expected a list of 3$"):
-        _check_derivation(d, _rows(_t(alpha, n)), [0, 1, 2], {0: 0, 1: 1, 2: 2}, Q(2, 7), n, True, None)
+        _check_derivation(derivable, _rows(_t(alpha, n)), [0, 1, 2], {0: 0, 1: 1, 2: 2}, Q(2, 7), n, True, None)
 
 
 def test_a_hex_row_takes_exactly_comma_free_non_empty_entries_and_names_the_bad_one() -> None:
