@@ -8,7 +8,10 @@ whose neighbours are tuples, sparse remaps one row short or long or with a repea
 standard users written with their loss matrices; then (second round) claims of α, ε and δ at
 the ends of their ranges and past them, ε against e^−ε in balls (256 bits, touching balls), the
 witness (none, labels the mechanism lacks, an output neither input gives) and the mechanism's
-matrix sparse or a row off. benchmarks/checker_mutation_equivalent.json argues why each mutant
+matrix sparse or a row off; then (third round) GS Theorem 2's non-derivability witness at every
+entry of T⁻¹·I (negative, zero, positive; end rows and inner ones), witnesses outside the mechanism
+or malformed, the one-pass hexadecimal row reader and the applicability failure's wording.
+benchmarks/checker_mutation_equivalent.json argues why each mutant
 these tests leave alive changes nothing."""
 
 from __future__ import annotations
@@ -30,10 +33,15 @@ from mechlib.audit.loading import LoadedMechanism
 from mechlib.audit.whitebox import audit
 from mechlib.checkers import numbers
 from mechlib.checkers.audit_certificate import (
+    BOUNDARY,
+    INTERIOR,
     _check_claim,
+    _check_derivation,
+    _hex_row,
     _int_tails,
     _is_inverse_t_times,
     _same_values,
+    _status,
     _t_fits,
     _t_inverse_row,
     check_certificate,
@@ -435,3 +443,116 @@ def test_a_mechanism_matrix_has_exactly_a_row_per_input(sparse: bool, extra: int
         matrix[field] = rows[:-1] if extra < 0 else [*rows, rows[-1]]
     where = "mechanism.matrix" if sparse else "mechanism.matrix.numerators"
     assert check_certificate(doc) == [f"malformed certificate: {where}: expected a list of 3"]
+
+
+def _text(x: Fraction) -> str:
+    return f"{x.numerator}/{x.denominator}"
+
+
+def _derivation(level: Fraction, n: int, violation: dict[str, Any] | None = None, **fields: Any) -> list[str]:
+    """``_check_derivation`` on M = I (n + 1 outputs): T⁻¹M = T⁻¹, negative beside the diagonal,
+    positive on it and 0 elsewhere (n ≥ 2), so every kind of entry is at hand."""
+    eye = IntRows([1] * (n + 1), [[int(i == j) for j in range(n + 1)] for i in range(n + 1)])
+    d = {"status": "not derivable", "alpha": _text(level), "violation": violation, **fields}
+    q_alpha = Q(level.numerator, level.denominator)
+    return _check_derivation(d, eye, list(range(n + 1)), {o: o for o in range(n + 1)}, q_alpha, n, True, None)
+
+
+def _witness(alpha: Fraction, n: int, row: int, output: int) -> dict[str, Any]:
+    """The witness of GS Theorem 2 at (row, output) of T⁻¹·I, T⁻¹ inverted from the producer's T."""
+    inv = flint.fmpq_mat([[flint.fmpq(x.numerator, x.denominator) for x in r] for r in _t(alpha, n)]).inv()
+    w = [_fraction(inv[row, k]) for k in range(n + 1)]
+    boundary = row in (0, n)
+    entry = w[output]  # (T⁻¹·I)[row][output]
+    return {
+        "row": row,
+        "output": output,
+        "condition": BOUNDARY if boundary else INTERIOR,
+        "value": _text(entry * ((1 - alpha) if boundary else (1 - alpha) ** 2)),
+        "entry": _text(entry),
+        "inverse_row": list(map(_text, w)),
+    }
+
+
+NOT_GIVEN = "the non-derivability witness does not give its negative entry of T⁻¹M"
+
+
+@settings(max_examples=15, deadline=None)
+@given(alpha=ALPHAS, n=st.integers(1, 4))
+@example(alpha=Fraction(2, 7), n=3)
+def test_a_non_derivability_witness_holds_exactly_at_a_negative_entry_with_its_own_condition(
+    alpha: Fraction, n: int
+) -> None:
+    """Every (row, output) of T⁻¹·I, the end rows 0 and n included: the witness recomputed exactly is
+    accepted iff its entry is negative (0 and positive entries are not witnesses); the boundary
+    factor and condition swapped for the interior ones (and back) are refused."""
+    for row in range(n + 1):
+        for output in range(n + 1):
+            v = _witness(alpha, n, row, output)
+            negative = Fraction(v["entry"]) < 0
+            assert _derivation(alpha, n, v) == ([] if negative else [NOT_GIVEN]), (row, output)
+            boundary = row in (0, n)
+            swapped = {
+                **v,
+                "condition": INTERIOR if boundary else BOUNDARY,
+                "value": _text(Fraction(v["entry"]) * ((1 - alpha) ** 2 if boundary else (1 - alpha))),
+            }
+            assert _derivation(alpha, n, swapped) == [NOT_GIVEN]
+            for field in ("condition", "value"):
+                assert _derivation(alpha, n, {**v, field: swapped[field]}) == [NOT_GIVEN]
+
+
+def test_a_non_derivability_witness_outside_the_mechanism_or_malformed_is_refused_naming_it() -> None:
+    """A row outside 0..n (-1 indexes T⁻¹ from the end, n + 1 past it) or an output the mechanism does
+    not have is named as such; a wrong α is named; an inverse_row of another length and an entry or
+    value that is not a number are bad input naming the field."""
+    alpha, n = Fraction(2, 7), 3
+    v = _witness(alpha, n, 1, 0)
+    outside = "the non-derivability witness names a row or output the mechanism does not have"
+    for bad in ({"row": -1}, {"row": n + 1}, {"output": n + 1}):
+        assert _derivation(alpha, n, {**v, **bad}) == [outside]
+    assert _derivation(alpha, n, v, alpha="1/3") == ["derivation.alpha is not the DP level"]
+    with pytest.raises(Malformed, match=r"^inverse_row: expected a list of 4$"):
+        _derivation(alpha, n, {**v, "inverse_row": [*v["inverse_row"], "0"]})
+    with pytest.raises(Malformed, match=r"^inverse_row: expected a list of 4$"):
+        _derivation(alpha, n, {**v, "inverse_row": "0"})
+    for field in ("entry", "value"):
+        with pytest.raises(Malformed, match=rf"^derivation\.violation\.{field}: "):
+            _derivation(alpha, n, {**v, field: "x"})
+
+
+def test_a_derivation_of_another_form_is_bad_input() -> None:
+    """An unknown status or a derivation that is not an object, and a remap Y with a row more than
+    the mechanism's inputs, are refused as bad input naming the field."""
+    alpha, n = Fraction(2, 7), 2
+    for d in ({"status": "maybe", "reason": "r"}, ["derivable"]):
+        with pytest.raises(Malformed, match="^derivation: expected a status of"):
+            _check_derivation(d, IntRows([1], [[1]]), [0], {0: 0}, Q(2, 7), n, True, None)
+    identity = [[str(int(i == j)) for j in range(n + 1)] for i in range(n + 2)]  # Y = I of M = T, a row more
+    remap = {"denominators": ["1"] * (n + 2), "numerators": identity}
+    derivable = {"status": "derivable", "alpha": _text(alpha), "remap": remap}
+    with pytest.raises(Malformed, match=r"^derivation\.remap: expected a list of 3$"):
+        _check_derivation(derivable, _rows(_t(alpha, n)), [0, 1, 2], {0: 0, 1: 1, 2: 2}, Q(2, 7), n, True, None)
+
+
+def test_a_hex_row_takes_exactly_comma_free_non_empty_entries_and_names_the_bad_one() -> None:
+    """The one-pass reader of a row of hexadecimal integers: an empty row is empty; an entry with
+    commas inside or an empty entry between others is refused as the entry-by-entry reader refuses it,
+    naming the first bad entry by its index."""
+    assert _hex_row([], "w") == []
+    assert _hex_row(["1f", "0", "a"], "w") == [31, 0, 10]
+    for texts, k in ((["1,2,3"], 0), (["1,2", "3,4"], 0), (["1", "", "2"], 1), (["1", "g"], 1)):
+        with pytest.raises(Malformed, match=rf"^w\[{k}\]: expected at most"):
+            _hex_row(texts, "w")
+
+
+@pytest.mark.parametrize("applicable", [True, False])
+def test_a_finding_reported_against_its_applicability_says_which_way(applicable: bool) -> None:
+    """'not applicable' where the finding is defined, or certified where it is not, is a failure
+    saying whether the finding is defined for this mechanism."""
+    failures: list[str] = []
+    status = "not applicable" if applicable else "certified"
+    finding = {"status": status, "reason": "r"} if applicable else {"status": status}
+    assert _status(finding, "dominance", applicable, True, failures) != "certified"
+    defined = "defined" if applicable else "not defined"
+    assert failures == [f"dominance is reported {status} although it is {defined} for this mechanism"]
