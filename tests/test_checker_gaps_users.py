@@ -29,6 +29,7 @@ from mechlib.checkers.standard_users import (
     _column_losses,
     _columns,
     _common_columns,
+    _rays,
     cone_nonnegative,
     loss_at,
     numbers_fit,
@@ -265,3 +266,55 @@ def test_numbers_past_the_limit_take_no_power(monkeypatch: pytest.MonkeyPatch, b
     digits, dropped = numbers.MAX_DIGITS, b.bit_length() - 1
     monkeypatch.setattr(numbers, "MAX_DIGITS", _Unreached(digits))
     assert not numbers_fit(Q(1, b), 4 * digits // dropped + 1)
+
+
+# third round (issue 32 item 5): the rays of _rays, from T⁻¹ written out (GS Lemma 2)
+
+
+def _t(alpha: Fraction, n: int) -> list[list[Fraction]]:
+    """GRS's T by its definition: T[i][r] = α^|i−r|·c_r, c_r = 1/(1 + α) at the end columns and
+    (1 − α)/(1 + α) inside (not the checker's integer rows)."""
+    ends = (0, n)
+    return [[alpha ** abs(i - r) * (1 if r in ends else 1 - alpha) / (1 + alpha) for r in range(n + 1)] for i in range(n + 1)]
+
+
+def _solve(a: list[list[Fraction]], y: list[Fraction]) -> list[Fraction]:
+    """x with a·x = y, by Gauss–Jordan in Fractions (a invertible)."""
+    m = [[*row, v] for row, v in zip(a, y)]
+    size = len(m)
+    for c in range(size):
+        pivot = next(r for r in range(c, size) if m[r][c] != 0)
+        m[c], m[pivot] = m[pivot], m[c]
+        m[c] = [v / m[c][c] for v in m[c]]
+        for r in range(size):
+            if r != c and m[r][c] != 0:
+                m[r] = [v - m[r][c] * p for v, p in zip(m[r], m[c])]
+    return [row[-1] for row in m]
+
+
+@settings(max_examples=60, deadline=None, database=None)
+@given(
+    st.sampled_from([Fraction(1, 2), Fraction(1, 3), Fraction(2, 3), Fraction(9, 10), Fraction(1, 7)]),
+    st.integers(1, 5).flatmap(
+        lambda n: st.tuples(
+            st.lists(st.fractions(-9, 9, max_denominator=12), min_size=n + 1, max_size=n + 1),
+            st.lists(st.integers(0, n), min_size=n + 1, max_size=n + 1),
+        )
+    ),
+    st.fractions(-3, 3, max_denominator=7).filter(bool),
+)
+def test_rays_are_found_exactly_when_the_dual_is_t_inverse_transposed_b(
+    alpha: Fraction, b_steps: tuple[list[Fraction], list[int]], shift: Fraction
+) -> None:
+    """With u solving Tᵀu = b (T from its definition, solved in Fractions) the checker's tridiagonal
+    T⁻¹ finds every column's ray — the least output r remapped to it, −1 for a column no output
+    reaches; with any one u_i moved (the end ones too), none."""
+    b, steps = b_steps
+    n, q = len(b) - 1, Q(alpha.numerator, alpha.denominator)
+    t = _t(alpha, n)
+    dual = [Q(u.numerator, u.denominator) for u in _solve([list(column) for column in zip(*t)], b)]
+    b_q = [Q(v.numerator, v.denominator) for v in b]
+    assert _rays(dual, b_q, steps, q) == [steps.index(j) if j in steps else -1 for j in range(n + 1)]
+    for i in range(n + 1):
+        moved = [u + Q(shift.numerator, shift.denominator) if k == i else u for k, u in enumerate(dual)]
+        assert _rays(moved, b_q, steps, q) == [-1] * (n + 1)
