@@ -44,7 +44,7 @@ def failing(input_: int, output: int, claimed: str, interval: list[str], pmf_row
     pmf = [{"0": "1/2", "1": "1/2"}, {"0": "1/2", "1": "1/2"}]
     pmf[input_] = pmf_row
     k = COUNTS[input_].get(output, 0)
-    cell = {"input": input_, "output": output, "count": k, "samples": 100, "claimed": claimed}
+    cell = {"input": input_, "output": output, "count": k, "samples": sum(COUNTS[input_].values()), "claimed": claimed}
     return section("nonconformant", pmf=pmf, cell=cell, interval=interval)
 
 
