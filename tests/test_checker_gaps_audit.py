@@ -526,7 +526,7 @@ def test_a_derivation_of_another_form_is_bad_input() -> None:
     the mechanism's inputs, are refused as bad input naming the field."""
     alpha, n = Fraction(2, 7), 2
     for d in ({"status": "maybe", "reason": "r"}, ["derivable"]):
-        with pytest.raises(Malformed, match="^derivation: expected a status of"):
+        with pytest.raises(Malformed, match=r"^derivation: expected a status of"):
             _check_derivation(d, IntRows([1], [[1]]), [0], {0: 0}, Q(2, 7), n, True, None)
     identity = [[str(int(i == j)) for j in range(n + 1)] for i in range(n + 2)]  # Y = I of M = T, a row more
     remap = {"denominators": ["1"] * (n + 2), "numerators": identity}

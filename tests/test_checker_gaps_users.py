@@ -275,7 +275,10 @@ def _t(alpha: Fraction, n: int) -> list[list[Fraction]]:
     """GRS's T by its definition: T[i][r] = α^|i−r|·c_r, c_r = 1/(1 + α) at the end columns and
     (1 − α)/(1 + α) inside (not the checker's integer rows)."""
     ends = (0, n)
-    return [[alpha ** abs(i - r) * (1 if r in ends else 1 - alpha) / (1 + alpha) for r in range(n + 1)] for i in range(n + 1)]
+    return [
+        [alpha ** abs(i - r) * (1 if r in ends else 1 - alpha) / (1 + alpha) for r in range(n + 1)]
+        for i in range(n + 1)
+    ]
 
 
 def _solve(a: list[list[Fraction]], y: list[Fraction]) -> list[Fraction]:
