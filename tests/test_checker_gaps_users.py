@@ -15,6 +15,7 @@ import json
 from fractions import Fraction
 from typing import Any
 
+import flint
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -281,20 +282,6 @@ def _t(alpha: Fraction, n: int) -> list[list[Fraction]]:
     ]
 
 
-def _solve(a: list[list[Fraction]], y: list[Fraction]) -> list[Fraction]:
-    """x with a·x = y, by Gauss–Jordan in Fractions (a invertible)."""
-    m = [[*row, v] for row, v in zip(a, y)]
-    size = len(m)
-    for c in range(size):
-        pivot = next(r for r in range(c, size) if m[r][c] != 0)
-        m[c], m[pivot] = m[pivot], m[c]
-        m[c] = [v / m[c][c] for v in m[c]]
-        for r in range(size):
-            if r != c and m[r][c] != 0:
-                m[r] = [v - m[r][c] * p for v, p in zip(m[r], m[c])]
-    return [row[-1] for row in m]
-
-
 @settings(max_examples=60, deadline=None, database=None)
 @given(
     st.sampled_from([Fraction(1, 2), Fraction(1, 3), Fraction(2, 3), Fraction(9, 10), Fraction(1, 7)]),
@@ -309,14 +296,16 @@ def _solve(a: list[list[Fraction]], y: list[Fraction]) -> list[Fraction]:
 def test_rays_are_found_exactly_when_the_dual_is_t_inverse_transposed_b(
     alpha: Fraction, b_steps: tuple[list[Fraction], list[int]], shift: Fraction
 ) -> None:
-    """With u solving Tᵀu = b (T from its definition, solved in Fractions) the checker's tridiagonal
+    """With u solving Tᵀu = b (T from its definition, solved exactly by flint) the checker's tridiagonal
     T⁻¹ finds every column's ray — the least output r remapped to it, −1 for a column no output
     reaches; with any one u_i moved (the end ones too), none."""
     b, steps = b_steps
     n, q = len(b) - 1, Q(alpha.numerator, alpha.denominator)
     t = _t(alpha, n)
-    dual = [Q(u.numerator, u.denominator) for u in _solve([list(column) for column in zip(*t)], b)]
     b_q = [Q(v.numerator, v.denominator) for v in b]
+    transposed = flint.fmpq_mat([[Q(x.numerator, x.denominator) for x in column] for column in zip(*t)])
+    solution = transposed.solve(flint.fmpq_mat([[v] for v in b_q]))  # exact (flint)
+    dual = [solution[i, 0] for i in range(n + 1)]
     assert _rays(dual, b_q, steps, q) == [steps.index(j) if j in steps else -1 for j in range(n + 1)]
     for i in range(n + 1):
         moved = [u + Q(shift.numerator, shift.denominator) if k == i else u for k, u in enumerate(dual)]
