@@ -6,7 +6,7 @@ python3 dev.py test     # the test suite, in parallel (CI=true: Hypothesis 'mech
 python3 dev.py bench    # benchmarks beside their peers (the bench extra), write reports/bench.{json,md}
 python3 dev.py fuzz     # verify with the deep fuzzing profile (20× the examples)
 python3 dev.py examples # regenerate the example audits in reports/examples/
-python3 dev.py lint     # ruff + import-linter (layering) + mypy
+python3 dev.py lint     # ruff (check, format) + import-linter (layering) + mypy
 python3 dev.py docs     # the documentation site, warnings as errors, into docs/_build/html
 python3 dev.py mutate   # mutation-test the checkers (hours), write reports/checker_mutation.{json,md}
 """
@@ -96,6 +96,7 @@ def main(args: list[str]) -> int:
     if task == "docs":  # -n: every cross-reference must resolve; -W --keep-going: all warnings, then fail
         return run(py, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-n", "-q", *rest, *DOCS_BUILD)
     status = run(py, "-m", "ruff", "check", ".")
+    status = run(py, "-m", "ruff", "format", "--check", ".") or status
     status = run(str(BIN / "lint-imports")) or status  # the layering contracts of pyproject.toml
     return run(py, "-m", "mypy") or status
 

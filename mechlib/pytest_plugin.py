@@ -53,6 +53,7 @@ def pytest_configure(config: pytest.Config) -> None:
         except InvalidArgument:
             raise pytest.UsageError(f"HYPOTHESIS_PROFILE={wanted!r} names no registered Hypothesis profile") from None
 
+
 HALF = Fraction(1, 2)
 
 

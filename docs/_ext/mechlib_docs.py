@@ -51,7 +51,6 @@ ROOT = Path(__file__).resolve().parents[2]
 LOG = logging.getLogger(__name__)
 
 
-
 #: The scratch directory of each page read in this build: a page gets a fresh one each time it is read.
 SCRATCH: dict[str, Path] = {}
 
