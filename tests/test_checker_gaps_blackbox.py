@@ -131,3 +131,95 @@ def test_either_bound_of_the_nonconformant_interval_must_be_verified(interval: l
 )
 def test_a_claimed_probability_on_a_bound_is_inside(c: dict[str, Any]) -> None:
     assert _check_conformance_v8(c, COUNTS) == ["the nonconformant cell's claimed probability lies inside its interval"]
+
+
+# --- r4bba: _alpha, _check, check_result, _claimed_pmf ---
+# A small /9 result made by the producer from fixed phases (no sampling): n = 2, outputs 0..2, at
+# α_FA = 2/5 (in [1/3, 1/2)), one sample per count (λ is provenance, but ≥ 1), a claimed pmf whose
+# rows also name output 3 at probability 0 (never seen), so its cells are 3 × 4 = 12.
+_R4BBA_SELECTION = [{0: 8, 1: 1, 2: 2}, {0: 4, 1: 4, 2: 3}, {0: 1, 1: 2, 2: 7}]
+_R4BBA_TEST = [{0: 23, 1: 2, 2: 6}, {0: 11, 1: 11, 2: 7}, {0: 4, 1: 3, 2: 20}]
+_R4BBA_PMF = [["2/3", "1/6", "1/6"], ["1/3", "1/3", "1/3"], ["1/6", "1/6", "2/3"]]
+
+
+@pytest.fixture(scope="module")
+def r4bba_json() -> str:
+    """The small result's JSON text, made once for this module."""
+    import json
+
+    from mechlib.audit.blackbox import blackbox_result as result_of
+
+    pmf = [{s: Fraction(p) for s, p in enumerate([*row, "0"])} for row in _R4BBA_PMF]
+    doc = result_of(
+        spec="r4bba",
+        library="mechlib",
+        n=2,
+        samples=1,
+        seed=1,
+        seconds=1.0,
+        phases=(_R4BBA_SELECTION, _R4BBA_TEST),
+        epsilon=Fraction(1),
+        alpha_fa="2/5",
+        pmf=pmf,
+    )
+    return json.dumps(doc)
+
+
+def _r4bba_doc(text: str) -> dict[str, Any]:
+    """A fresh copy of the small result, as a reader of its JSON sees it."""
+    import json
+
+    out: dict[str, Any] = json.loads(text)
+    return out
+
+
+def _r4bba_check(doc: Any) -> list[str]:
+    from mechlib.checkers.blackbox_result import check_result
+
+    return check_result(doc)
+
+
+def test_r4bba_the_small_result_passes_at_its_alpha_sample_size_and_cells(r4bba_json: str) -> None:
+    doc = _r4bba_doc(r4bba_json)
+    assert (doc["samples_per_count"], doc["dp"]["alpha_fa"], doc["conformance"]["cells"]) == (1, "2/5", 12)
+    assert _r4bba_check(doc) == []
+
+
+@pytest.mark.parametrize("alpha", ["0", "1/2", "0.5", "2/3", "1"])
+def test_r4bba_alpha_fa_outside_the_open_interval_to_one_half_is_refused(alpha: str, r4bba_json: str) -> None:
+    doc = _r4bba_doc(r4bba_json)
+    doc["dp"]["alpha_fa"] = alpha
+    assert _r4bba_check(doc) == [f"malformed result: dp.alpha_fa: expected 0 < α_FA < 1/2, got {alpha!r}"]
+
+
+@pytest.mark.parametrize("phase", ["counts", "selection_counts", "test_counts"])
+def test_r4bba_a_phase_short_of_a_histogram_is_named(phase: str, r4bba_json: str) -> None:
+    doc = _r4bba_doc(r4bba_json)
+    doc[phase].pop()
+    assert _r4bba_check(doc) == [f"malformed result: {phase}: expected 3 histograms (inputs 0..2)"]
+
+
+def test_r4bba_a_result_that_is_not_an_object_is_refused_by_its_schema() -> None:
+    assert _r4bba_check([]) == ["schema 'list' is not 'mechlib.blackbox/9'"]
+    assert _r4bba_check(None) == ["schema 'NoneType' is not 'mechlib.blackbox/9'"]
+
+
+def test_r4bba_a_claimed_pmf_short_of_a_row_is_refused(r4bba_json: str) -> None:
+    doc = _r4bba_doc(r4bba_json)
+    doc["conformance"]["pmf"].pop()
+    assert _r4bba_check(doc) == ["malformed result: conformance.pmf: expected 3 rows"]
+
+
+def test_r4bba_a_claimed_pmf_output_that_is_no_integer_is_named(r4bba_json: str) -> None:
+    doc = _r4bba_doc(r4bba_json)
+    doc["conformance"]["pmf"][1]["x"] = "0"
+    wrong = _r4bba_check(doc)
+    assert len(wrong) == 1 and wrong[0].startswith("malformed result: conformance.pmf[1]: invalid literal"), wrong
+
+
+def test_r4bba_an_empty_claimed_pmf_row_is_no_distribution(r4bba_json: str) -> None:
+    doc = _r4bba_doc(r4bba_json)
+    doc["conformance"]["pmf"][0] = {}
+    wrong = _r4bba_check(doc)
+    assert "conformance.pmf: a row is not a probability distribution" in wrong
+    assert not any(w.startswith("malformed") for w in wrong), wrong
