@@ -223,3 +223,11 @@ def test_r4bba_an_empty_claimed_pmf_row_is_no_distribution(r4bba_json: str) -> N
     wrong = _r4bba_check(doc)
     assert "conformance.pmf: a row is not a probability distribution" in wrong
     assert not any(w.startswith("malformed") for w in wrong), wrong
+
+
+# JSON Schema's "integer" takes 2.0 (a number with no fractional part): the checker's own reading refuses it.
+@pytest.mark.parametrize("field, value", [("n", 2.0), ("samples_per_count", 1.0)])
+def test_r4bba_a_whole_float_count_passes_the_schema_but_is_refused(field: str, value: float, r4bba_json: str) -> None:
+    doc = _r4bba_doc(r4bba_json)
+    doc[field] = value
+    assert _r4bba_check(doc) == [f"malformed result: {field}: expected an integer ≥ 1, got {value!r}"]
