@@ -275,4 +275,3 @@ def test_r4bbb_bounds_outside_0_1_are_refused() -> None:
     for bad in (Fraction(-1), Fraction(2)):
         assert not lower_ok(1, 2, bad, delta)
         assert not upper_ok(0, 1, bad, delta)
-    assert upper_ok(1, 1, Fraction(1), delta)  # k = N: U = 1, no tail to compute
