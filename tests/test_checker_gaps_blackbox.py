@@ -1,12 +1,15 @@
 """Tests that kill mutants of mechlib/checkers/blackbox_result.py (the re-check of a black-box audit
 result) that the other tests left alive (``python3 dev.py mutate``, reports/checker_mutation.md).
 
-They all sit in ``_check_conformance_v8``, the re-check of a /8 (or earlier) result's conformance
+The first ones sit in ``_check_conformance_v8``, the re-check of a /8 (or earlier) result's conformance
 section, which only one stored result reached. Here the private function is called directly on a
 small two-histogram sample (n = 1, outputs 0 and 1) with a hand-built section: a conformant one, a
 nonconformant one whose cell has no count and no pmf entry (the defaults 0), and forgeries that each
 break one field while the others stay consistent. The intervals are chosen far from the
 Clopper–Pearson boundaries, so their validity follows from a one-line bound given beside each.
+The later sections (r4bba, r4bbb) are fast stand-ins for the slow tampering tests of test_tampering.py:
+one small /9 result made once from fixed phases (the top-level fields, α_FA, the claimed pmf), and the /9
+conformance section and the Clopper–Pearson bound checks called directly.
 benchmarks/checker_mutation_equivalent.json argues why each mutant left alive changes nothing."""
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from mechlib.checkers.blackbox_result import Malformed, _check_conformance_v8
+from mechlib.checkers.blackbox_result import Malformed, _check_conformance, _check_conformance_v8, lower_ok, upper_ok
 
 #: Input 0 saw outputs 0 and 1 fifty times each; input 1 saw output 0 a hundred times (never 1).
 COUNTS = [{0: 50, 1: 50}, {0: 100}]
@@ -231,3 +234,147 @@ def test_r4bba_a_whole_float_count_passes_the_schema_but_is_refused(field: str, 
     doc = _r4bba_doc(r4bba_json)
     doc[field] = value
     assert _r4bba_check(doc) == [f"malformed result: {field}: expected an integer ≥ 1, got {value!r}"]
+
+
+# --- r4bbb: _check_conformance, _outside_cells, lower_ok, upper_ok ---
+# The /9 conformance section, re-checked by calling ``_check_conformance`` directly on COUNTS with
+# α_FA = 1/100, so the level is α_FA/(2·cells) = 1/800. The claimed pmf below puts every cell outside
+# its interval: row 0 claims output 0 surely (the histogram says 50 of 100, and nothing for output 1,
+# so the cell (0, 1) takes the pmf's default 0); row 1 claims 1/2 each where the histogram saw output
+# 0 a hundred times (so the cell (1, 1) takes the histogram's default count 0). Each interval is far
+# from the Clopper–Pearson boundaries: P(Bin(100, 1/10) ≥ 50) and P(Bin(100, 9/10) ≤ 50) are < 1e-20,
+# P(Bin(100, 9/10) ≥ 100) = 0.9^100 < 3e-5 and P(Bin(100, 1/5) ≤ 0) = 0.8^100 < 3e-10, all < 1/800.
+_R4BBB_ALPHA = Fraction(1, 100)
+_R4BBB_LEVEL = _R4BBB_ALPHA / (2 * 4)
+_R4BBB_PMF = [{"0": "1"}, {"0": "1/2", "1": "1/2"}]
+
+
+def _r4bbb_cell(input_: int, output: int, claimed: str, interval: list[str], **over: Any) -> dict[str, Any]:
+    """A listed cell with the histogram's count and samples and its decimals to 6 significant digits."""
+    k = COUNTS[input_].get(output, 0) if input_ < len(COUNTS) else 0
+    samples = sum(COUNTS[input_].values()) if input_ < len(COUNTS) else 0
+
+    def approx(text: str) -> str:
+        return f"{float(Fraction(text)):.6g}"
+
+    cell = {
+        "input": input_,
+        "output": output,
+        "count": k,
+        "samples": samples,
+        "claimed": claimed,
+        "interval": interval,
+        "approx": {"claimed": approx(claimed), "interval": [approx(v) for v in interval]},
+    }
+    return cell | over
+
+
+#: The four cells of _R4BBB_PMF, each with a valid interval its claimed probability lies outside of.
+_R4BBB_OUTSIDE = [
+    _r4bbb_cell(0, 0, "1", ["1/10", "9/10"]),
+    _r4bbb_cell(0, 1, "0", ["1/10", "9/10"]),
+    _r4bbb_cell(1, 0, "1/2", ["9/10", "1"]),
+    _r4bbb_cell(1, 1, "1/2", ["0", "1/5"]),
+]
+
+
+def _r4bbb_section(outside: list[dict[str, Any]], pmf: list[dict[str, str]] = _R4BBB_PMF) -> dict[str, Any]:
+    return {
+        "verdict": "nonconformant" if outside else "conformant",
+        "alpha_fa": str(_R4BBB_ALPHA),
+        "cells": 4,
+        "per_bound_level": str(_R4BBB_LEVEL),
+        "pmf": pmf,
+        "outside": outside,
+    }
+
+
+def _r4bbb_check(outside: list[dict[str, Any]], pmf: list[dict[str, str]] = _R4BBB_PMF) -> list[str]:
+    return _check_conformance(_r4bbb_section(outside, pmf), _R4BBB_ALPHA, COUNTS)
+
+
+def test_r4bbb_a_consistent_section_with_default_count_and_pmf_cells_passes() -> None:
+    # (0, 1) has no pmf entry (claimed 0), (1, 1) no histogram entry (count 0), (1, 0) k = N (U = 1).
+    assert _r4bbb_check(_R4BBB_OUTSIDE) == []
+    assert _r4bbb_check([], [{"0": "1/2", "1": "1/2"}, {"0": "1"}]) == []
+
+
+def test_r4bbb_a_cell_outside_its_interval_must_be_listed() -> None:
+    assert _r4bbb_check(_R4BBB_OUTSIDE[1:]) == [
+        "conformance: the cell (input, output) = (0, 0) is outside its interval but not listed"
+    ]
+    assert _r4bbb_check([]) == ["conformance: the cell (input, output) = (0, 0) is outside its interval but not listed"]
+
+
+def test_r4bbb_each_cell_that_is_not_a_cell_of_the_counts_and_the_pmf_is_named() -> None:
+    # An input one past the last count (output 0 is a cell), then an output no histogram or pmf has.
+    strays = [_r4bbb_cell(len(COUNTS), 0, "1/2", ["0", "1"]), _r4bbb_cell(0, 7, "0", ["0", "1"])]
+    assert _r4bbb_check([*strays, *_R4BBB_OUTSIDE]) == [
+        "conformance.outside[0] is not a cell of the counts and the pmf",
+        "conformance.outside[1] is not a cell of the counts and the pmf",
+    ]
+
+
+def test_r4bbb_a_negative_input_is_malformed_and_named() -> None:
+    with pytest.raises(Malformed, match=r"^conformance\.outside\[0\]\.input: expected an integer ≥ 0, got -1$"):
+        _r4bbb_check([_r4bbb_cell(1, 0, "1/2", ["9/10", "1"], input=-1)])
+
+
+@pytest.mark.parametrize(
+    "over",
+    [
+        {"count": 49},  # count alone wrong
+        {"samples": 99},  # samples alone wrong
+        {"claimed": "1/2", "approx": {"claimed": "0.5", "interval": ["0.1", "0.9"]}},  # claimed p alone wrong
+    ],
+)
+def test_r4bbb_count_samples_and_claimed_p_are_each_checked(over: dict[str, Any]) -> None:
+    # The forged claimed 1/2 is not the pmf's 1 (and inside the interval: the mismatch is reported first).
+    outside = [_R4BBB_OUTSIDE[0] | over, *_R4BBB_OUTSIDE[1:]]
+    assert _r4bbb_check(outside) == [
+        "conformance.outside[0]: its count, samples or claimed p are not the histogram's and the pmf's"
+    ]
+
+
+@pytest.mark.parametrize("interval", [["9/20", "9/10"], ["1/10", "11/20"]])
+def test_r4bbb_both_bounds_of_a_listed_interval_are_verified(interval: list[str]) -> None:
+    # k = 50 of 100: P(Bin(100, 9/20) ≥ 50) > 1/10 and P(Bin(100, 11/20) ≤ 50) > 1/10, far above 1/800.
+    outside = [_r4bbb_cell(0, 0, "1", interval), *_R4BBB_OUTSIDE[1:]]
+    assert _r4bbb_check(outside) == [
+        "conformance.outside[0]: the interval is not a verified Clopper–Pearson interval at α_FA/(2·cells)"
+    ]
+
+
+def test_r4bbb_a_listed_claimed_p_on_a_bound_is_inside() -> None:
+    # Rows (9/10, 1/10) and (4/5, 1/5): (0, 1) claims 1/10, on the lower bound of [1/10, 9/10], and (1, 1)
+    # 1/5, on the upper bound of [0, 1/5]; (0, 0) claims 9/10, outside [1/10, 4/5] (P(Bin(100, 4/5) ≤ 50)
+    # < 1e-9), (1, 0) 4/5. All four are outside the checker's own (tighter) intervals, so they are rightly
+    # listed, but these two do not show it.
+    pmf = [{"0": "9/10", "1": "1/10"}, {"0": "4/5", "1": "1/5"}]
+    outside = [
+        _r4bbb_cell(0, 0, "9/10", ["1/10", "4/5"]),
+        _r4bbb_cell(0, 1, "1/10", ["1/10", "9/10"]),
+        _r4bbb_cell(1, 0, "4/5", ["9/10", "1"]),
+        _r4bbb_cell(1, 1, "1/5", ["0", "1/5"]),
+    ]
+    assert _r4bbb_check(outside, pmf) == [
+        f"conformance.outside[{x}]: the claimed probability lies inside its interval" for x in (1, 3)
+    ]
+
+
+def test_r4bbb_bounds_on_their_level_are_accepted() -> None:
+    # n = 1: P(Bin(1, L) ≥ 1) = L and P(Bin(1, U) ≤ 0) = 1 − U, exact in arb at these dyadic values.
+    delta = Fraction(1, 16)
+    assert lower_ok(1, 1, delta, delta)
+    assert upper_ok(0, 1, 1 - delta, delta)
+    assert not lower_ok(1, 1, delta * 2, delta)
+    assert not upper_ok(0, 1, 1 - delta * 2, delta)
+
+
+def test_r4bbb_bounds_outside_0_1_are_refused() -> None:
+    # Read as polynomials beyond [0, 1], the tails are small there: P(Bin(2, x) ≥ 1) = 1 − (1 − x)² is 0
+    # at x = 2, and P(Bin(1, x) ≤ 0) = 1 − x is −1; a probability bound must still lie in [0, 1].
+    delta = Fraction(1, 16)
+    for bad in (Fraction(-1), Fraction(2)):
+        assert not lower_ok(1, 2, bad, delta)
+        assert not upper_ok(0, 1, bad, delta)
