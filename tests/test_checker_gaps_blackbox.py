@@ -7,9 +7,10 @@ small two-histogram sample (n = 1, outputs 0 and 1) with a hand-built section: a
 nonconformant one whose cell has no count and no pmf entry (the defaults 0), and forgeries that each
 break one field while the others stay consistent. The intervals are chosen far from the
 Clopper–Pearson boundaries, so their validity follows from a one-line bound given beside each.
-The later sections (r4bba, r4bbb) are fast stand-ins for the slow tampering tests of test_tampering.py:
-one small /9 result made once from fixed phases (the top-level fields, α_FA, the claimed pmf), and the /9
-conformance section and the Clopper–Pearson bound checks called directly.
+The later sections (r4bba, r4bbb, r4bbc) are fast stand-ins for the slow tampering tests of
+test_tampering.py: one small /9 result made once from fixed phases (the top-level fields, α_FA, the
+claimed pmf, ε = 0, the conformance α_FA), the /9 conformance section, the Clopper–Pearson bound checks,
+the neighbour list and the DP section's levels called directly, and a forgery of the stored /8 result.
 benchmarks/checker_mutation_equivalent.json argues why each mutant left alive changes nothing."""
 
 from __future__ import annotations
@@ -148,6 +149,11 @@ _R4BBA_PMF = [["2/3", "1/6", "1/6"], ["1/3", "1/3", "1/3"], ["1/6", "1/6", "2/3"
 @pytest.fixture(scope="module")
 def r4bba_json() -> str:
     """The small result's JSON text, made once for this module."""
+    return _r4bba_json(Fraction(1))
+
+
+def _r4bba_json(epsilon: Fraction) -> str:
+    """The small result's JSON text for the claim ε = epsilon, as the producer writes it."""
     import json
 
     from mechlib.audit.blackbox import blackbox_result as result_of
@@ -161,7 +167,7 @@ def r4bba_json() -> str:
         seed=1,
         seconds=1.0,
         phases=(_R4BBA_SELECTION, _R4BBA_TEST),
-        epsilon=Fraction(1),
+        epsilon=epsilon,
         alpha_fa="2/5",
         pmf=pmf,
     )
@@ -378,3 +384,131 @@ def test_r4bbb_bounds_outside_0_1_are_refused() -> None:
     for bad in (Fraction(-1), Fraction(2)):
         assert not lower_ok(1, 2, bad, delta)
         assert not upper_ok(0, 1, bad, delta)
+
+
+# --- r4bbc: _added, _neighbours, _levels, _check_dp, _check ---
+# The per-level bounds of the DP section and the neighbour list, called directly and compared with an
+# exact recomputation; the cross-section checks of _check on the small /9 result above and on the
+# stored /8 result of tests/results_v8.
+
+
+def test_r4bbc_added_takes_an_output_missing_from_either_phase_as_zero() -> None:
+    from mechlib.checkers.blackbox_result import _added
+
+    assert _added({0: 3, 1: 1}, {1: 2, 5: 4}) == {0: 3, 1: 3, 5: 4}
+    assert _added({}, {}) == {}
+
+
+@pytest.mark.parametrize("raw", [[], "", {}, "01", None])
+def test_r4bbc_neighbours_must_be_a_nonempty_list(raw: Any) -> None:
+    from mechlib.checkers.blackbox_result import _neighbours
+
+    with pytest.raises(Malformed, match=r"^neighbours: expected a nonempty list of pairs of counts$"):
+        _neighbours(raw, 2)
+
+
+@pytest.mark.parametrize("pair", [[-1, 0], [0, -1]])
+def test_r4bbc_a_negative_neighbour_is_named(pair: list[int]) -> None:
+    from mechlib.checkers.blackbox_result import _neighbours
+
+    with pytest.raises(Malformed, match=r"^neighbours\[1\]: expected an integer ≥ 0, got -1$"):
+        _neighbours([[0, 1], pair], 2)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        [[0, 1], [1, 1]],  # a count paired with itself (within 0..n)
+        [[0, 1], [0, 3]],  # a count beyond n = 2 (distinct)
+        [[0, 1], [1, 0]],  # a pair listed twice (each pair itself fine)
+        [[0, 1], [0, 1]],
+    ],
+)
+def test_r4bbc_each_fault_of_a_neighbour_list_is_refused_alone(raw: list[list[int]]) -> None:
+    from mechlib.checkers.blackbox_result import _neighbours
+
+    assert _neighbours([[0, 1], [2, 1]], 2) == [(0, 1), (2, 1)]
+    with pytest.raises(Malformed, match=r"^neighbours: expected distinct pairs of distinct counts in 0\.\.2$"):
+        _neighbours(raw, 2)
+
+
+_R4BBC_ALPHA = Fraction(1, 10)
+
+
+@pytest.mark.parametrize("version", ["mechlib.blackbox/7", "mechlib.blackbox/6"])
+@pytest.mark.parametrize("single, summed", [(0, 0), (1, 0), (2, 1), (6, 5)])
+def test_r4bbc_v7_levels_are_alpha_over_h(version: str, single: int, summed: int) -> None:
+    from mechlib.checkers.blackbox_result import _levels
+
+    h = single + summed
+    level = _R4BBC_ALPHA / h if h else _R4BBC_ALPHA
+    dp = {"hypotheses": h, "per_bound_level": str(level)}
+    assert _levels(dp, _R4BBC_ALPHA, single, summed, version) == ([], level, level)
+    want = [f"dp.hypotheses/per_bound_level are not {h} and α_FA/H = {level}"]
+    for forged in ({"hypotheses": h + 1}, {"per_bound_level": str(level / 2)}):  # each field alone
+        assert _levels(dp | forged, _R4BBC_ALPHA, single, summed, version) == (want, level, level)
+
+
+@pytest.mark.parametrize("version", ["mechlib.blackbox/9", "mechlib.blackbox/8"])
+@pytest.mark.parametrize("single, summed", [(0, 0), (1, 0), (3, 0), (0, 2), (1, 2), (5, 3)])
+def test_r4bbc_v9_levels_give_the_sums_a_quarter_of_alpha(version: str, single: int, summed: int) -> None:
+    from mechlib.checkers.blackbox_result import _levels
+
+    alpha = _R4BBC_ALPHA
+    share = alpha * 3 / 4 if summed else alpha  # what the single hypotheses share
+    one = share / single if single else share
+    each = alpha / 4 / summed if summed else None
+    dp: dict[str, Any] = {
+        "hypotheses": {"single": single, "summed": summed},
+        "per_bound_level": {"single": str(one), "summed": None if each is None else str(each)},
+    }
+    assert _levels(dp, alpha, single, summed, version) == ([], one, each or one)
+    want = f"{single} single at {one}, {summed} summed" + ("" if each is None else f" at {each}")
+    forgeries = [
+        {"hypotheses": {"single": single + 1, "summed": summed}},
+        {"per_bound_level": {"single": str(one / 2), "summed": dp["per_bound_level"]["summed"]}},
+        {"per_bound_level": {"single": str(one), "summed": str(alpha / 4)}},  # summed is null or α_FA/4/summed
+    ]
+    for forged in forgeries:
+        got = _levels(dp | forged, alpha, single, summed, version)
+        assert got == ([f"dp.hypotheses/per_bound_level are not {want}"], one, each or one), forged
+
+
+def test_r4bbc_a_single_level_that_is_no_string_is_named() -> None:
+    from mechlib.checkers.blackbox_result import _levels
+
+    dp = {"hypotheses": {"single": 1, "summed": 0}, "per_bound_level": {"single": 0.1, "summed": None}}
+    with pytest.raises(Malformed, match=r"^dp\.per_bound_level\.single: expected an exact number as a string"):
+        _levels(dp, _R4BBC_ALPHA, 1, 0, "mechlib.blackbox/9")
+
+
+def test_r4bbc_epsilon_zero_is_a_claim_the_checker_reads(r4bba_json: str) -> None:
+    # ε = 0 (a constant mechanism's claim) is no malformed result: the producer's passes, and a
+    # claim changed to 0 alone is refused for its e^ε bound (made for ε = 1), not as malformed.
+    zero = _r4bba_doc(_r4bba_json(Fraction(0)))
+    assert (zero["dp"]["epsilon"], _r4bba_check(zero)) == ("0", [])
+    doc = _r4bba_doc(r4bba_json)
+    doc["dp"]["epsilon"] = "0"
+    assert _r4bba_check(doc) == ["dp.e_epsilon_upper is not an upper bound on e^ε within 10⁻¹⁰"]
+
+
+def test_r4bbc_the_conformance_alpha_must_be_the_dp_tests(r4bba_json: str) -> None:
+    doc = _r4bba_doc(r4bba_json)
+    doc["conformance"]["alpha_fa"] = "1/3"
+    assert "conformance.alpha_fa is not the DP test's" in _r4bba_check(doc)
+
+
+def test_r4bbc_a_v8_results_dp_failure_survives_its_conformance_check() -> None:
+    # The stored /8 result passes; a forged one_sided total is reported beside its (consistent)
+    # nonconformant section, whose own re-check finds nothing.
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).parent / "results_v8" / "rt_samplers_wrong_spec_pmf.blackbox.json"
+    doc = json.loads(path.read_text())
+    assert (doc["schema"], doc["conformance"]["verdict"]) == ("mechlib.blackbox/8", "nonconformant")
+    assert _r4bba_check(doc) == []
+    doc["dp"]["one_sided"]["total"] += 1
+    assert _r4bba_check(doc) == [
+        "dp.one_sided is not the counts' outputs seen under one count and never under a neighbour"
+    ]
