@@ -21,7 +21,16 @@ from typing import Any
 
 import pytest
 
-from mechlib.checkers.blackbox_result import Malformed, _check_conformance, _check_conformance_v8, lower_ok, upper_ok
+from mechlib.checkers.blackbox_result import (
+    Malformed,
+    _added,
+    _check_conformance,
+    _check_conformance_v8,
+    _levels,
+    _neighbours,
+    lower_ok,
+    upper_ok,
+)
 
 #: Input 0 saw outputs 0 and 1 fifty times each; input 1 saw output 0 a hundred times (never 1).
 COUNTS = [{0: 50, 1: 50}, {0: 100}]
@@ -393,24 +402,18 @@ def test_r4bbb_bounds_outside_0_1_are_refused() -> None:
 
 
 def test_r4bbc_added_takes_an_output_missing_from_either_phase_as_zero() -> None:
-    from mechlib.checkers.blackbox_result import _added
-
     assert _added({0: 3, 1: 1}, {1: 2, 5: 4}) == {0: 3, 1: 3, 5: 4}
     assert _added({}, {}) == {}
 
 
 @pytest.mark.parametrize("raw", [[], "", {}, "01", None])
 def test_r4bbc_neighbours_must_be_a_nonempty_list(raw: Any) -> None:
-    from mechlib.checkers.blackbox_result import _neighbours
-
     with pytest.raises(Malformed, match=r"^neighbours: expected a nonempty list of pairs of counts$"):
         _neighbours(raw, 2)
 
 
 @pytest.mark.parametrize("pair", [[-1, 0], [0, -1]])
 def test_r4bbc_a_negative_neighbour_is_named(pair: list[int]) -> None:
-    from mechlib.checkers.blackbox_result import _neighbours
-
     with pytest.raises(Malformed, match=r"^neighbours\[1\]: expected an integer ≥ 0, got -1$"):
         _neighbours([[0, 1], pair], 2)
 
@@ -425,8 +428,6 @@ def test_r4bbc_a_negative_neighbour_is_named(pair: list[int]) -> None:
     ],
 )
 def test_r4bbc_each_fault_of_a_neighbour_list_is_refused_alone(raw: list[list[int]]) -> None:
-    from mechlib.checkers.blackbox_result import _neighbours
-
     assert _neighbours([[0, 1], [2, 1]], 2) == [(0, 1), (2, 1)]
     with pytest.raises(Malformed, match=r"^neighbours: expected distinct pairs of distinct counts in 0\.\.2$"):
         _neighbours(raw, 2)
@@ -438,8 +439,6 @@ _R4BBC_ALPHA = Fraction(1, 10)
 @pytest.mark.parametrize("version", ["mechlib.blackbox/7", "mechlib.blackbox/6"])
 @pytest.mark.parametrize("single, summed", [(0, 0), (1, 0), (2, 1), (6, 5)])
 def test_r4bbc_v7_levels_are_alpha_over_h(version: str, single: int, summed: int) -> None:
-    from mechlib.checkers.blackbox_result import _levels
-
     h = single + summed
     level = _R4BBC_ALPHA / h if h else _R4BBC_ALPHA
     dp = {"hypotheses": h, "per_bound_level": str(level)}
@@ -452,8 +451,6 @@ def test_r4bbc_v7_levels_are_alpha_over_h(version: str, single: int, summed: int
 @pytest.mark.parametrize("version", ["mechlib.blackbox/9", "mechlib.blackbox/8"])
 @pytest.mark.parametrize("single, summed", [(0, 0), (1, 0), (3, 0), (0, 2), (1, 2), (5, 3)])
 def test_r4bbc_v9_levels_give_the_sums_a_quarter_of_alpha(version: str, single: int, summed: int) -> None:
-    from mechlib.checkers.blackbox_result import _levels
-
     alpha = _R4BBC_ALPHA
     share = alpha * 3 / 4 if summed else alpha  # what the single hypotheses share
     one = share / single if single else share
@@ -475,8 +472,6 @@ def test_r4bbc_v9_levels_give_the_sums_a_quarter_of_alpha(version: str, single: 
 
 
 def test_r4bbc_a_single_level_that_is_no_string_is_named() -> None:
-    from mechlib.checkers.blackbox_result import _levels
-
     dp = {"hypotheses": {"single": 1, "summed": 0}, "per_bound_level": {"single": 0.1, "summed": None}}
     with pytest.raises(Malformed, match=r"^dp\.per_bound_level\.single: expected an exact number as a string"):
         _levels(dp, _R4BBC_ALPHA, 1, 0, "mechlib.blackbox/9")
