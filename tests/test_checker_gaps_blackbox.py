@@ -26,6 +26,7 @@ from mechlib.checkers.blackbox_result import (
     _added,
     _check_conformance,
     _check_conformance_v8,
+    _check_dp,
     _levels,
     _neighbours,
     lower_ok,
@@ -506,4 +507,65 @@ def test_r4bbc_a_v8_results_dp_failure_survives_its_conformance_check() -> None:
     doc["dp"]["one_sided"]["total"] += 1
     assert _r4bba_check(doc) == [
         "dp.one_sided is not the counts' outputs seen under one count and never under a neighbour"
+    ]
+
+
+# --- r4bbd: _check_dp ---
+# The DP section's own checks on the small /9 result above, claimed for ε = 0 so that e^ε = 1 is exact
+# and t − e^ε is the recorded excess itself; and the stored /6 and /7 results (n = 3 on the path), whose
+# families and levels differ from /9's: /6 has no sums, /7 the one-tailed ones at one level α_FA/H.
+_R4BBD_UPPER = "dp.e_epsilon_upper is not an upper bound on e^ε within 10⁻¹⁰"
+
+
+@pytest.mark.parametrize(
+    "excess, failures",
+    [
+        (Fraction(0), [_R4BBD_UPPER]),  # t = e^0 = 1 is not above e^ε
+        (Fraction(5, 10**11), []),  # above, by less than 10⁻¹⁰ (and more than 10⁻¹¹ and 11⁻¹⁰)
+        (Fraction(1, 10**10), [_R4BBD_UPPER]),  # not within 10⁻¹⁰: the bound is strict
+        (Fraction(2, 10**10), [_R4BBD_UPPER]),
+    ],
+)
+def test_r4bbd_e_epsilon_upper_is_above_e_epsilon_by_less_than_1e_10(excess: Fraction, failures: list[str]) -> None:
+    doc = _r4bba_doc(_r4bba_json(Fraction(0)))
+    doc["dp"]["e_epsilon_upper"] = str(1 + excess)
+    assert _r4bba_check(doc) == failures
+
+
+@pytest.mark.parametrize("version", [6, 7])
+def test_r4bbd_stored_v6_and_v7_results_check_against_their_own_families(version: int) -> None:
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).parent / f"results_v{version}" / "opendp_make_gaussian.blackbox.json"
+    doc = json.loads(path.read_text())
+    assert doc["schema"] == f"mechlib.blackbox/{version}"
+    assert _r4bba_check(doc) == []
+
+
+# Three equal histograms on the path 0–1–2: no hypothesis rejects (k = m·θ at θ = 1/2 and 1/3, and θ₀ is
+# larger still), so no violation and no bound on ε. /6 and /7 test 5 events (outputs 0, 1, 2, s ≤ 1,
+# s ≥ 1) on the 4 ordered pairs and count 1 against its two neighbours pooled: H = 25. Neither adds a
+# sum on so short a path (/7's one-tailed ones take two pairs a side); /8 and /9 would add two.
+_R4BBD_COUNTS = [{0: 5, 1: 5, 2: 5}] * 3
+_R4BBD_PATH = [(0, 1), (1, 0), (1, 2), (2, 1)]
+
+
+@pytest.mark.parametrize("version", ["mechlib.blackbox/7", "mechlib.blackbox/6"])
+def test_r4bbd_a_short_path_has_no_sums_before_v8(version: str) -> None:
+    alpha = Fraction(1, 10)
+    dp = {
+        "epsilon": "1",
+        "e_epsilon_upper": "135914091423/50000000000",  # e + 9.5·10⁻¹³
+        "hypotheses": 25,
+        "per_bound_level": str(alpha / 25),
+        "verdict": "no violation found",
+        "violation": None,
+        "epsilon_lower_bound": None,
+        "one_sided": {"total": 0, "shown": []},
+    }
+    assert _check_dp(dp, alpha, _R4BBD_COUNTS, _R4BBD_PATH, version) == []
+    dp["hypotheses"], dp["per_bound_level"] = 27, str(alpha / 27)
+    assert _check_dp(dp, alpha, _R4BBD_COUNTS, _R4BBD_PATH, version) == [
+        f"dp.hypotheses/per_bound_level are not 25 and α_FA/H = {alpha / 25}"
     ]
