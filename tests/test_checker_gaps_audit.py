@@ -566,9 +566,9 @@ def test_a_bracketed_users_column_left_open_by_the_floats_is_decided_on_the_mech
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The exponential mechanism on 0..12 (α = 8191/20476) with a 14th output no input gives, under
-    a digit limit of 60: the exact optima do not fit, so each user is bracketed; the binary
-    user's guess at the zero column ties with every other, which M's float bounds (one ulp about 0)
-    cannot prove, so that column is decided on M's integer rows — and the certificate checks."""
+    a digit limit of 60: the exact optima do not fit, so each user is bracketed; at the zero
+    column every guess loses 0, a tie M's float bounds (one ulp about 0) cannot prove, so that column
+    is decided on M's integer rows (``_enclosed_loss``) — and the certificate checks."""
     monkeypatch.setattr(mechlib.core.exact, "MAX_DIGITS", 60)
     monkeypatch.setattr(numbers, "MAX_DIGITS", 60)
     rows = [[*row, Fraction(0)] for row in exponential("1/2", 12).rows]
