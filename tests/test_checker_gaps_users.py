@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -196,7 +197,7 @@ def test_common_columns_are_over_one_denominator(den: list[int]) -> None:
     ]
 
 
-def _cone(w: list[int], alpha: Fraction) -> bool:
+def _cone(w: Sequence[int | Fraction], alpha: Fraction) -> bool:
     f = Fraction(w[-1])
     for v in reversed(w[:-1]):
         f = v + (alpha * f if f >= 0 else f / alpha)
@@ -397,7 +398,8 @@ def test_a_column_with_a_ray_is_accepted_exactly_when_it_is_feasible(
     prior = [Fraction(w, sum(weights)) for w in weights]
     dual = [f * p for f, p in zip(factors, prior)]
     dual[r] = sum(
-        (prior[i] * loss_at(kind, i, j) - (dual[i] if i != r else 0)) * alpha ** abs(i - r) for i in range(n + 1)
+        ((prior[i] * loss_at(kind, i, j) - (dual[i] if i != r else 0)) * alpha ** abs(i - r) for i in range(n + 1)),
+        Fraction(0),
     )
     ray = [r if k == j else -1 for k in range(n + 1)]
     q = Q(alpha.numerator, alpha.denominator)
