@@ -387,6 +387,12 @@ def test_the_dual_check_is_the_cone_recursion_on_every_column(
 @example(Fraction(1, 7), "squared", ([1, 7, 7], [Fraction(0), Fraction(8, 9), Fraction(-5, 3)], 1, 0))
 @example(Fraction(1, 3), "absolute", ([8, 1, 3], [Fraction(0), Fraction(3), Fraction(1, 9)], 0, 0))
 @example(Fraction(1, 7), "absolute", ([7, 1], [Fraction(-7), Fraction(0)], 1, 1))
+# … S_n's row or one more row left unwritten (np.empty), the S run started a step early
+@example(Fraction(2, 3), "absolute", ([7, 2], [Fraction(0), Fraction(3)], 0, 0))
+@example(Fraction(9, 10), "squared", ([3, 5, 3], [Fraction(0), Fraction(1), Fraction(1, 3)], 1, 0))
+@example(
+    Fraction(3, 4), "squared", ([3, 7, 4, 7], [Fraction(-5, 8), Fraction(0), Fraction(7, 4), Fraction(2, 9)], 2, 1)
+)
 def test_a_column_with_a_ray_is_accepted_exactly_when_it_is_feasible(
     alpha: Fraction, kind: str, case: tuple[list[int], list[Fraction], int, int]
 ) -> None:
