@@ -423,6 +423,8 @@ def test_a_column_with_a_ray_is_accepted_exactly_when_it_is_feasible(
     ],
 )
 def test_numbers_past_the_floats_are_decided_in_integers(alpha: Fraction, dual: list[int | Fraction]) -> None:
+    """Where α, 1/α or u does not convert to a float every column goes to the integers (the last ones
+    too, and no column past n); where the screen's sums overflow it stays quiet and leaves them open."""
     prior, exact = [Fraction(1, 4)] * 4, [Fraction(u) for u in dual]
     q = Q(alpha.numerator, alpha.denominator)
     assert _dual_feasible(_q(prior), _q(exact), "absolute", q, [-1] * 4) == _feasible(prior, exact, "absolute", alpha)
