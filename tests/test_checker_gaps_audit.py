@@ -28,7 +28,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from mechlib import randomized_response, truncated_geometric
+import mechlib.core.exact
+from mechlib import exponential, randomized_response, truncated_geometric
 from mechlib.audit.loading import LoadedMechanism
 from mechlib.audit.whitebox import audit
 from mechlib.checkers import numbers
@@ -556,3 +557,20 @@ def test_a_finding_reported_against_its_applicability_says_which_way(applicable:
     assert _status(finding, "dominance", applicable, True, failures) != "certified"
     defined = "defined" if applicable else "not defined"
     assert failures == [f"dominance is reported {status} although it is {defined} for this mechanism"]
+
+
+# fourth round (issue 32 item 5): a bracketed user whose guess the floats leave open
+
+
+def test_a_bracketed_users_column_left_open_by_the_floats_is_decided_on_the_mechanisms_integers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The exponential mechanism on 0..12 (α = 8191/20476) with a 14th output no input gives, under
+    a digit limit of 60: the exact optima do not fit, so each user is bracketed; at the zero
+    column every guess loses 0, a tie M's float bounds (one ulp about 0) cannot prove, so that column
+    is decided on M's integer rows (``_enclosed_loss``) — and the certificate checks."""
+    monkeypatch.setattr(mechlib.core.exact, "MAX_DIGITS", 60)
+    monkeypatch.setattr(numbers, "MAX_DIGITS", 60)
+    rows = [[*row, Fraction(0)] for row in exponential("1/2", 12).rows]
+    doc = _audit(Mechanism(rows))
+    assert [isinstance(u["optimum"], dict) for u in doc["user_losses"]["users"]] == [True] * 3

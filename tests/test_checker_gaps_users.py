@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
 import flint
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from mechlib import randomized_response, truncated_geometric
@@ -30,6 +31,7 @@ from mechlib.checkers.standard_users import (
     _column_losses,
     _columns,
     _common_columns,
+    _dual_feasible,
     _rays,
     cone_nonnegative,
     loss_at,
@@ -195,7 +197,7 @@ def test_common_columns_are_over_one_denominator(den: list[int]) -> None:
     ]
 
 
-def _cone(w: list[int], alpha: Fraction) -> bool:
+def _cone(w: Sequence[int | Fraction], alpha: Fraction) -> bool:
     f = Fraction(w[-1])
     for v in reversed(w[:-1]):
         f = v + (alpha * f if f >= 0 else f / alpha)
@@ -310,3 +312,119 @@ def test_rays_are_found_exactly_when_the_dual_is_t_inverse_transposed_b(
     for i in range(n + 1):
         moved = [u + Q(shift.numerator, shift.denominator) if k == i else u for k, u in enumerate(dual)]
         assert _rays(moved, b_q, steps, q) == [-1] * (n + 1)
+
+
+# fourth round (issue 32 item 5): _dual_feasible's float screen and its exact fallback, against the
+# cone recursion in Fractions on every column
+
+
+def _feasible(prior: list[Fraction], dual: list[Fraction], kind: str, alpha: Fraction) -> bool:
+    """Every column c_j − u, c[i][j] = p_i·l(i, j), nonnegative on the α-DP cone (the recursion in Fractions)."""
+    n = len(prior) - 1
+    return all(
+        _cone([p * loss_at(kind, i, j) - u for i, (p, u) in enumerate(zip(prior, dual))], alpha) for j in range(n + 1)
+    )
+
+
+def _q(values: list[Fraction]) -> list[Q]:
+    return [Q(v.numerator, v.denominator) for v in values]
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(
+    st.sampled_from([*ALPHAS, Fraction(1_000_003, 3_000_017), Fraction(2**52 + 1, 2**53)]),
+    st.sampled_from(["absolute", "squared", "binary"]),
+    st.integers(1, 6).flatmap(
+        lambda n: st.tuples(
+            st.lists(st.integers(1, 10**6), min_size=n + 1, max_size=n + 1),
+            st.lists(st.integers(0, n), min_size=n + 1, max_size=n + 1),
+            st.integers(0, n),
+        )
+    ),
+    st.sampled_from([Fraction(0), Fraction(1, 10**30), Fraction(-1, 10**30), Fraction(1, 10**6), Fraction(-1, 10**6)]),
+)
+def test_the_dual_check_is_the_cone_recursion_on_every_column(
+    alpha: Fraction, kind: str, weights_steps_at: tuple[list[int], list[int], int], shift: Fraction
+) -> None:
+    """u = (Tᵀ)⁻¹b with b_r = Σ_i p_i·T[i][r]·l(i, steps[r]) for ANY steps (T from its definition,
+    solved by flint): columns reached by a step have an exact ray (w·x = 0), feasible or not as the
+    steps are optimal or not, so the rays' float proof (S_k, P_k runs) is tried on both; with u_at
+    moved by a shift (tiny: near-zero columns on both sides) no column has a ray and the interval
+    recursion and the integer fallback decide. The float screen may leave a column open, never
+    decide it wrongly: the answer is the recursion's in Fractions on every column."""
+    weights, steps, at = weights_steps_at
+    n = len(weights) - 1
+    prior = [Fraction(w, sum(weights)) for w in weights]
+    t = _t(alpha, n)
+    b = [
+        sum((prior[i] * t[i][r] * loss_at(kind, i, steps[r]) for i in range(n + 1)), Fraction(0)) for r in range(n + 1)
+    ]
+    transposed = flint.fmpq_mat([_q(list(column)) for column in zip(*t)])
+    solution = transposed.solve(flint.fmpq_mat([[v] for v in _q(b)]))
+    dual = [Fraction(int(solution[i, 0].p), int(solution[i, 0].q)) for i in range(n + 1)]
+    dual[at] += shift
+    ray = [steps.index(j) if j in steps and not shift else -1 for j in range(n + 1)]
+    q = Q(alpha.numerator, alpha.denominator)
+    assert _dual_feasible(_q(prior), _q(dual), kind, q, ray) == _feasible(prior, dual, kind, alpha)
+
+
+@settings(max_examples=80, deadline=None, database=None)
+@given(
+    st.sampled_from([*ALPHAS, Fraction(1_000_003, 3_000_017)]),
+    st.sampled_from(["absolute", "squared", "binary"]),
+    st.integers(1, 5).flatmap(
+        lambda n: st.tuples(
+            st.lists(st.integers(1, 9), min_size=n + 1, max_size=n + 1),
+            st.lists(st.fractions(-9, 9, max_denominator=9), min_size=n + 1, max_size=n + 1),
+            st.integers(0, n),
+            st.integers(0, n),
+        )
+    ),
+)
+# found by a search against the mutants: the S run not multiplied by α or lagging a step, lo built
+# from u's lower bound for p's, the S run's last value stored in the wrong row; α's bounds both upward
+@example(Fraction(2, 3), "squared", ([1, 7, 5, 5], [Fraction(-3, 7), Fraction(-5), Fraction(0), Fraction(9, 7)], 2, 2))
+@example(Fraction(1, 7), "squared", ([1, 7, 7], [Fraction(0), Fraction(8, 9), Fraction(-5, 3)], 1, 0))
+@example(Fraction(1, 3), "absolute", ([8, 1, 3], [Fraction(0), Fraction(3), Fraction(1, 9)], 0, 0))
+@example(Fraction(1, 7), "absolute", ([7, 1], [Fraction(-7), Fraction(0)], 1, 1))
+# … S_n's row or one more row left unwritten (np.empty), the S run started a step early
+@example(Fraction(2, 3), "absolute", ([7, 2], [Fraction(0), Fraction(3)], 0, 0))
+@example(Fraction(9, 10), "squared", ([3, 5, 3], [Fraction(0), Fraction(1), Fraction(1, 3)], 1, 0))
+@example(
+    Fraction(3, 4), "squared", ([3, 7, 4, 7], [Fraction(-5, 8), Fraction(0), Fraction(7, 4), Fraction(2, 9)], 2, 1)
+)
+def test_a_column_with_a_ray_is_accepted_exactly_when_it_is_feasible(
+    alpha: Fraction, kind: str, case: tuple[list[int], list[Fraction], int, int]
+) -> None:
+    """u_i = f_i·p_i, then u_r set so that column j is exactly 0 on the cone's ray x_i = α^|i−r| (the
+    ray's precondition), the ray given for j alone: the S_k and P_k runs must prove j only when the
+    recursion in Fractions holds on it, and the intervals must refuse only what it refuses."""
+    weights, factors, j, r = case
+    n = len(weights) - 1
+    prior = [Fraction(w, sum(weights)) for w in weights]
+    dual = [f * p for f, p in zip(factors, prior)]
+    dual[r] = sum(
+        ((prior[i] * loss_at(kind, i, j) - (dual[i] if i != r else 0)) * alpha ** abs(i - r) for i in range(n + 1)),
+        Fraction(0),
+    )
+    ray = [r if k == j else -1 for k in range(n + 1)]
+    q = Q(alpha.numerator, alpha.denominator)
+    assert _dual_feasible(_q(prior), _q(dual), kind, q, ray) == _feasible(prior, dual, kind, alpha)
+
+
+@pytest.mark.parametrize(
+    ("alpha", "dual"),
+    [
+        (Fraction(1, 10**400), [0, 0, 0, 0]),  # 1/α past the floats: every column in integers
+        (Fraction(1, 10**400), [0, 0, 0, Fraction(1, 100)]),  # … and only the last one fails
+        (Fraction(1, 10**400), [0, 0, Fraction(1, 100), 0]),  # … only the one before it
+        (Fraction(1, 2), [0, 0, 0, 10**400]),  # u past the floats
+        (Fraction(1, 2), [10**308] * 4),  # floats that overflow to −∞ in the screen, quietly
+    ],
+)
+def test_numbers_past_the_floats_are_decided_in_integers(alpha: Fraction, dual: list[int | Fraction]) -> None:
+    """Where α, 1/α or u does not convert to a float every column goes to the integers (the last ones
+    too, and no column past n); where the screen's sums overflow it stays quiet and leaves them open."""
+    prior, exact = [Fraction(1, 4)] * 4, [Fraction(u) for u in dual]
+    q = Q(alpha.numerator, alpha.denominator)
+    assert _dual_feasible(_q(prior), _q(exact), "absolute", q, [-1] * 4) == _feasible(prior, exact, "absolute", alpha)
