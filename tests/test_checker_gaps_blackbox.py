@@ -27,6 +27,7 @@ from mechlib.checkers.blackbox_result import (
     _check_conformance,
     _check_conformance_v8,
     _check_dp,
+    _check_epsilon_bound,
     _levels,
     _neighbours,
     lower_ok,
@@ -569,3 +570,58 @@ def test_r4bbd_a_short_path_has_no_sums_before_v8(version: str) -> None:
     assert _check_dp(dp, alpha, _R4BBD_COUNTS, _R4BBD_PATH, version) == [
         f"dp.hypotheses/per_bound_level are not 25 and α_FA/H = {alpha / 25}"
     ]
+
+
+# --- r4bbe: _check_dp (the recorded violation), _check_epsilon_bound ---
+# The recorded violation's rejection on the small /9 result above, and the certified lower bound on ε
+# called directly on hand-made table rows with k = m, where P(Bin(m, θ) ≥ m) = θ^m is exact in Fractions.
+_R4BBE_LEVEL = Fraction(1, 10)
+_R4BBE_NULL = "dp.epsilon_lower_bound is null, but a hypothesis shows a ratio of at least 1"
+
+
+def test_r4bbe_a_recorded_violation_must_reject_with_its_own_hits(r4bba_json: str) -> None:
+    # The result says no violation; its bound's summed hypothesis (k = 57 of m = 77 at θ₀ = t/(1 + t))
+    # does not reject, though all m hits would: θ₀^m is below its level. Recorded as the violation, it
+    # is refused for its own k.
+    doc = _r4bba_doc(r4bba_json)
+    dp = doc["dp"]
+    hypothesis = {key: dp["epsilon_lower_bound"][key] for key in ("parts", "counts")}
+    t = Fraction(dp["e_epsilon_upper"])
+    assert (t / (1 + t)) ** sum(hypothesis["counts"]) <= Fraction(dp["per_bound_level"]["summed"])
+    dp["verdict"], dp["violation"] = "violation", hypothesis
+    assert _r4bba_check(doc) == ["dp.violation is not a hypothesis of the test that rejects at its level"]
+
+
+def _r4bbe_row(k: int, m: int, steps: list[int]) -> Any:
+    """A table row: k of m hits of count 0 against its |J| = len(steps) neighbours, at level 1/10."""
+    recorded = {"inputs": [0, 1 if len(steps) == 1 else list(range(1, 1 + len(steps)))], "event": {"outputs": [0]}}
+    return (recorded | {"counts": [k, m - k]}, k, m, Fraction(1, 2), _R4BBE_LEVEL, steps)
+
+
+@pytest.mark.parametrize("steps", [[1], [1, 1], [1, 2]])
+def test_r4bbe_a_null_bound_is_refused_exactly_when_a_hypothesis_rejects_a_ratio_of_1(steps: list[int]) -> None:
+    # At a ratio of 1, θ = 1/(1 + |J|) whatever the distances; m is the fewest all-hit samples that
+    # reject: θ^m ≤ level < θ^(m−1).
+    theta = Fraction(1, 1 + len(steps))
+    m = next(m for m in range(1, 100) if theta**m <= _R4BBE_LEVEL)
+    below = [_r4bbe_row(m - 1, m - 1, steps)]
+    assert _check_epsilon_bound(None, below) == []
+    assert _check_epsilon_bound(None, [*below, _r4bbe_row(m, m, steps)]) == [_R4BBE_NULL]
+
+
+#: k = m = 5 at level 1/10: θ_L = 5/8 is a lower bound ((5/8)^5 < 1/10), the ratio 1·θ_L/(1 − θ_L) = 5/3,
+#: and ε = 1/2 follows: e^(−1/2) > 3/5 = (1 − θ_L)/θ_L.
+_R4BBE_ROW = _r4bbe_row(5, 5, [1])
+_R4BBE_BOUND = _R4BBE_ROW[0] | {"theta_lower_bound": "5/8", "ratio_lower_bound": "5/3", "epsilon": "0.500000"}
+
+
+@pytest.mark.parametrize("shown", ["0.5", "0.5000000", "00.50000", "5e-1", 0.5, None])
+def test_r4bbe_the_bounds_epsilon_must_be_a_decimal_with_6_digits(shown: Any) -> None:
+    assert _check_epsilon_bound(_R4BBE_BOUND, [_R4BBE_ROW]) == []
+    with pytest.raises(Malformed, match=r"^dp\.epsilon_lower_bound\.epsilon: expected a decimal with 6 digits"):
+        _check_epsilon_bound(_R4BBE_BOUND | {"epsilon": shown}, [_R4BBE_ROW])
+
+
+def test_r4bbe_a_bound_on_no_hypothesis_of_the_test_is_named() -> None:
+    other = _R4BBE_BOUND | {"counts": [4, 1]}
+    assert _check_epsilon_bound(other, [_R4BBE_ROW]) == ["dp.epsilon_lower_bound is not a hypothesis of the test"]
