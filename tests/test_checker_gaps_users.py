@@ -444,10 +444,10 @@ def _r4suc_case(alpha: Fraction, j: int, w: list[Fraction]) -> tuple[list[Fracti
     return prior, [p * loss_at("binary", i, j) - v / 10**4 for i, (p, v) in enumerate(zip(prior, w))]
 
 
-# (α, j, r, w): w·x = 0 on the ray x_i = α^|i−r|, F_0 < 0; the tail runs S_k = w_k + α·S_{k+1} and
-# P_k = α·(P_{k−1} + w_{k−1}) leave open: P_1 (n = 1: P read from w_1, not read at column 0 or at k = r);
-# P_2 while the plain sums w_0, w_0 + w_1 are ≥ 0 (α left out); S_6 and S_4 (r = 4 < 6) and S_1, with S_7,
-# S_5, S_3 proved (every other row of S read from the end)
+# (α, j, r, w) with w·x = 0 on the ray x_i = α^|i−r| and F_0 < 0, each open in one run (P_k = α·(P_{k−1} +
+# w_{k−1}) for 1 ≤ k ≤ r, S_k = w_k + α·S_{k+1} for k > r) that a slip would pass: P_1 = α·w_0 < 0 (found by
+# P_r's own row, read at column 0, from w_n, or not at all); P_2 < 0 while w_0 and w_0 + w_1 are ≥ 0 (α left
+# out of P); S_6 < 0 with S_7, S_5, S_3 proved and S_4, S_1 open (only every other row of S read from n)
 R4SUC_CASES = [
     pytest.param(Fraction(2, 3), 0, 1, [Fraction(-3), Fraction(2)], id="P_1<0"),
     pytest.param(Fraction(1, 2), 1, 2, [Fraction(1), Fraction(-9, 10), Fraction(1, 5)], id="P_2<0"),
@@ -469,7 +469,7 @@ def test_a_ray_column_the_cone_refuses_is_refused_among_feasible_ones(
     columns = [[p * loss_at("binary", i, k) - u for i, (p, u) in enumerate(zip(prior, dual))] for k in range(n + 1)]
     assert [_cone(c, alpha) for c in columns] == [k != j for k in range(n + 1)]
     if fill is not None:
-        monkeypatch.setattr(np, "empty", lambda *shape, **kw: fill(*shape, **kw))
+        monkeypatch.setattr(np, "empty", fill)
     ray = [r if k == j else -1 for k in range(n + 1)]
     q = Q(alpha.numerator, alpha.denominator)
     assert _dual_feasible(_q(prior), _q(dual), "binary", q, ray) == _feasible(prior, dual, "binary", alpha)
