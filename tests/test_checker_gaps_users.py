@@ -17,6 +17,7 @@ from fractions import Fraction
 from typing import Any
 
 import flint
+import numpy as np
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -428,3 +429,47 @@ def test_numbers_past_the_floats_are_decided_in_integers(alpha: Fraction, dual: 
     prior, exact = [Fraction(1, 4)] * 4, [Fraction(u) for u in dual]
     q = Q(alpha.numerator, alpha.denominator)
     assert _dual_feasible(_q(prior), _q(exact), "absolute", q, [-1] * 4) == _feasible(prior, exact, "absolute", alpha)
+
+
+# --- r4suc ---
+# fifth round (issue 32 item 5): one column with an exact ray that the cone refuses, among columns it accepts
+
+
+def _r4suc_case(alpha: Fraction, j: int, w: list[Fraction]) -> tuple[list[Fraction], list[Fraction]]:
+    """Binary loss; prior p_j = 1 − n/10⁴ and 1/10⁴ elsewhere; u = c_j − w/10⁴, so column j is w/10⁴ and
+    column k ≠ j is w/10⁴ + p_j·e_j − p_k·e_k: on the cone (x_k ≤ α^−|k−j|·x_j) at least
+    x_j·(p_j − (1 + Σ|w|)·α^−n/10⁴) > 0 for the cases below, so only column j can fail."""
+    n = len(w) - 1
+    prior = [Fraction(1, 10**4) if i != j else 1 - Fraction(n, 10**4) for i in range(n + 1)]
+    return prior, [p * loss_at("binary", i, j) - v / 10**4 for i, (p, v) in enumerate(zip(prior, w))]
+
+
+# (α, j, r, w) with w·x = 0 on the ray x_i = α^|i−r| and F_0 < 0, each open in one run (P_k = α·(P_{k−1} +
+# w_{k−1}) for 1 ≤ k ≤ r, S_k = w_k + α·S_{k+1} for k > r) that a slip would pass: P_1 = α·w_0 < 0 (found by
+# P_r's own row, read at column 0, from w_n, or not at all); P_2 < 0 while w_0 and w_0 + w_1 are ≥ 0 (α left
+# out of P); S_6 < 0 with S_7, S_5, S_3 proved and S_4, S_1 open (only every other row of S read from n)
+R4SUC_CASES = [
+    pytest.param(Fraction(2, 3), 0, 1, [Fraction(-3), Fraction(2)], id="P_1<0"),
+    pytest.param(Fraction(1, 2), 1, 2, [Fraction(1), Fraction(-9, 10), Fraction(1, 5)], id="P_2<0"),
+    pytest.param(Fraction(1, 2), 0, 4, [Fraction(v) for v in (6, -1, 1, 1, Fraction(-5, 4), 1, -2, 2)], id="S_6<0"),
+]
+
+
+@pytest.mark.parametrize("fill", [None, np.ones], ids=["empty", "ones"])
+@pytest.mark.parametrize(("alpha", "j", "r", "w"), R4SUC_CASES)
+def test_a_ray_column_the_cone_refuses_is_refused_among_feasible_ones(
+    monkeypatch: pytest.MonkeyPatch, fill: Any, alpha: Fraction, j: int, r: int, w: list[Fraction]
+) -> None:
+    """The S_k and P_k runs must not prove column j by its (exact) ray: the answer is the recursion's in
+    Fractions, which refuses j alone. With np.empty filled with ones (True) the screen must still
+    read only what it wrote."""
+    n = len(w) - 1
+    assert sum((v * alpha ** abs(i - r) for i, v in enumerate(w)), Fraction(0)) == 0  # the ray is exact
+    prior, dual = _r4suc_case(alpha, j, w)
+    columns = [[p * loss_at("binary", i, k) - u for i, (p, u) in enumerate(zip(prior, dual))] for k in range(n + 1)]
+    assert [_cone(c, alpha) for c in columns] == [k != j for k in range(n + 1)]
+    if fill is not None:
+        monkeypatch.setattr(np, "empty", fill)
+    ray = [r if k == j else -1 for k in range(n + 1)]
+    q = Q(alpha.numerator, alpha.denominator)
+    assert _dual_feasible(_q(prior), _q(dual), "binary", q, ray) == _feasible(prior, dual, "binary", alpha)
