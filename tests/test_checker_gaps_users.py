@@ -443,6 +443,11 @@ def _r4sud_recursion(w: Sequence[Fraction], alpha: Fraction) -> Fraction:
     return f
 
 
+def _r4sud_column(prior: list[Fraction], dual: list[Fraction], kind: str, j: int) -> list[Fraction]:
+    """Column j of the dual check, c_j − u with c[i][j] = p_i·l(i, j)."""
+    return [p * loss_at(kind, i, j) - u for i, (p, u) in enumerate(zip(prior, dual))]
+
+
 @settings(max_examples=200, deadline=None, database=None)
 @given(
     st.sampled_from(ALPHAS),
@@ -469,9 +474,8 @@ def test_a_column_at_the_cones_edge_is_decided_exactly(
     n = len(weights) - 1
     prior = [Fraction(w, sum(weights)) for w in weights]
     dual = [Fraction(0)] + [f * p for f, p in zip(factors, prior[1:])]
-    w = [p * loss_at(kind, i, j) - u for i, (p, u) in enumerate(zip(prior, dual))]
-    dual[0] = _r4sud_recursion(w, alpha) + gap  # F_0 moves with −u_0 alone: now −gap
-    assert _r4sud_recursion([p * loss_at(kind, i, j) - u for i, (p, u) in enumerate(zip(prior, dual))], alpha) == -gap
+    dual[0] = _r4sud_recursion(_r4sud_column(prior, dual, kind, j), alpha) + gap  # F_0 moves with −u_0 alone: now −gap
+    assert _r4sud_recursion(_r4sud_column(prior, dual, kind, j), alpha) == -gap
     q = Q(alpha.numerator, alpha.denominator)
     assert _dual_feasible(_q(prior), _q(dual), kind, q, [-1] * (n + 1)) == _feasible(prior, dual, kind, alpha)
 
@@ -481,6 +485,6 @@ def test_the_integers_scale_the_prior_too() -> None:
     w = (−1/4, 1/3, 1/3) and F = 1/3, 1/2, 0) is decided over the common denominator of p AND u: u's
     alone (4) does not clear p's thirds."""
     prior, dual, half = [Fraction(1, 3)] * 3, [Fraction(1, 4), Fraction(0), Fraction(0)], Fraction(1, 2)
-    assert _r4sud_recursion([p * loss_at("binary", i, 0) - u for i, (p, u) in enumerate(zip(prior, dual))], half) == 0
+    assert _r4sud_recursion(_r4sud_column(prior, dual, "binary", 0), half) == 0
     assert _feasible(prior, dual, "binary", half)
     assert _dual_feasible(_q(prior), _q(dual), "binary", Q(1, 2), [-1] * 3)
