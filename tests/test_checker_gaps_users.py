@@ -473,3 +473,63 @@ def test_a_ray_column_the_cone_refuses_is_refused_among_feasible_ones(
     ray = [r if k == j else -1 for k in range(n + 1)]
     q = Q(alpha.numerator, alpha.denominator)
     assert _dual_feasible(_q(prior), _q(dual), "binary", q, ray) == _feasible(prior, dual, "binary", alpha)
+
+
+# --- r4sud ---
+# fifth round (issue 32 item 5): the interval recursion on columns with no ray, at F_0 = 0 and
+# just either side of it, where the float bounds alone cannot decide
+
+
+def _r4sud_recursion(w: Sequence[Fraction], alpha: Fraction) -> Fraction:
+    """F_0 of the cone recursion (``_cone`` tests its sign)."""
+    f = w[-1]
+    for v in reversed(w[:-1]):
+        f = v + (alpha * f if f >= 0 else f / alpha)
+    return f
+
+
+def _r4sud_column(prior: list[Fraction], dual: list[Fraction], kind: str, j: int) -> list[Fraction]:
+    """Column j of the dual check, c_j − u with c[i][j] = p_i·l(i, j)."""
+    return [p * loss_at(kind, i, j) - u for i, (p, u) in enumerate(zip(prior, dual))]
+
+
+@settings(max_examples=200, deadline=None, database=None)
+@given(
+    st.sampled_from(ALPHAS),
+    st.sampled_from(["absolute", "squared", "binary"]),
+    st.integers(1, 5).flatmap(
+        lambda n: st.tuples(
+            st.lists(st.integers(1, 9), min_size=n + 1, max_size=n + 1),
+            st.lists(st.fractions(-3, 3, max_denominator=9), min_size=n, max_size=n),
+            st.integers(0, n),
+        )
+    ),
+    st.sampled_from([Fraction(0), Fraction(1, 10**30), Fraction(-1, 10**30), Fraction(1, 2**60), Fraction(-1, 2**60)]),
+)
+# found by a search against the mutants: F < 0 of magnitude > 1 divided by 1/α instead of multiplied
+@example(Fraction(1, 3), "binary", ([5, 2], [Fraction(17, 4)], 1), Fraction(1, 2**60))
+def test_a_column_at_the_cones_edge_is_decided_exactly(
+    alpha: Fraction, kind: str, case: tuple[list[int], list[Fraction], int], gap: Fraction
+) -> None:
+    """u_1..u_n = f_i·p_i (both signs, so both branches of the recursion run), then u_0 chosen so that
+    column j's F_0 is exactly −gap: 0, or below/above 0 by less than the floats resolve. No ray is
+    given, so the interval recursion runs on every column; on j it can only leave it open, and the
+    answer must be the recursion's in Fractions."""
+    weights, factors, j = case
+    n = len(weights) - 1
+    prior = [Fraction(w, sum(weights)) for w in weights]
+    dual = [Fraction(0)] + [f * p for f, p in zip(factors, prior[1:])]
+    dual[0] = _r4sud_recursion(_r4sud_column(prior, dual, kind, j), alpha) + gap  # F_0 moves with −u_0 alone: now −gap
+    assert _r4sud_recursion(_r4sud_column(prior, dual, kind, j), alpha) == -gap
+    q = Q(alpha.numerator, alpha.denominator)
+    assert _dual_feasible(_q(prior), _q(dual), kind, q, [-1] * (n + 1)) == _feasible(prior, dual, kind, alpha)
+
+
+def test_the_integers_scale_the_prior_too() -> None:
+    """A column left open (F_0 = 0 exactly: binary loss, p = 1/3 each, u = (1/4, 0, 0), α = 1/2 gives
+    w = (−1/4, 1/3, 1/3) and F = 1/3, 1/2, 0) is decided over the common denominator of p AND u: u's
+    alone (4) does not clear p's thirds."""
+    prior, dual, half = [Fraction(1, 3)] * 3, [Fraction(1, 4), Fraction(0), Fraction(0)], Fraction(1, 2)
+    assert _r4sud_recursion(_r4sud_column(prior, dual, "binary", 0), half) == 0
+    assert _feasible(prior, dual, "binary", half)
+    assert _dual_feasible(_q(prior), _q(dual), "binary", Q(1, 2), [-1] * 3)
