@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
@@ -533,3 +534,28 @@ def test_the_integers_scale_the_prior_too() -> None:
     assert _r4sud_recursion(_r4sud_column(prior, dual, "binary", 0), half) == 0
     assert _feasible(prior, dual, "binary", half)
     assert _dual_feasible(_q(prior), _q(dual), "binary", Q(1, 2), [-1] * 3)
+
+
+# --- r4fp ---
+# fifth round (issue 32 item 5): the outward rounding of the lower interval recursion, where a slip
+# of one ulp a step adds up: at a fixed point of the float recursion that the true one falls away from
+
+
+def test_the_lower_recursion_rounds_every_step_outward() -> None:
+    """Binary loss, no ray, α just above the midpoint under its float 1 − 2⁻¹⁰ (α − a_lo is half an
+    ulp); column 0 is (−u_0, w/8, …, w/8, x/8), n = 64, with w and x floats found by a search against
+    the two rounding mutants: the lower bound f = lo(x/8) is a fixed point of f ↦ lo(w/8) + fl(a_lo·f),
+    whose product rounds up by 0.45 ulp, while the true F_k falls from x/8 towards w/8/(1 − α), some
+    200 ulps below. u_0 = α·F_1 + 2⁻³⁰⁰ puts F_0 at −2⁻³⁰⁰: rounded outward at every step (the product
+    down and the sum down) the screen leaves column 0 to the integers, which refuse it; with either
+    rounding turned inward f stays at the fixed point and column 0 passes. Every other column is ≥ 0
+    entrywise (u_k = 0 for k ≥ 1, p_0 > u_0). The prior is a distribution; / 8 is exact in floats."""
+    top = 1 - Fraction(1, 2**10)
+    alpha = top - Fraction(math.ulp(float(top))) / 2 + Fraction(1, 2**80)
+    n, w, x = 64, Fraction(float.fromhex("0x1.004ea4a8c1805p-11")), Fraction(float.fromhex("0x1.004ea4a8c17d2p-1"))
+    prior = [v / 8 for v in (8 - (n - 1) * w - x, *[w] * (n - 1), x)]
+    dual = [Fraction(0)] * (n + 1)
+    dual[0] = alpha * _r4sud_recursion(_r4sud_column(prior, dual, "binary", 0)[1:], alpha) + Fraction(1, 2**300)
+    assert _r4sud_recursion(_r4sud_column(prior, dual, "binary", 0), alpha) == -Fraction(1, 2**300)
+    q = Q(alpha.numerator, alpha.denominator)
+    assert _dual_feasible(_q(prior), _q(dual), "binary", q, [-1] * (n + 1)) == _feasible(prior, dual, "binary", alpha)
