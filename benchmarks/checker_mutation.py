@@ -129,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     # which functions each test reaches, read before mutmut runs: with --deselect, mutmut's listing of
     # the tests leaves the test out and drops it from this map (mutants/mutmut-stats.json)
     reach = _stats()["tests_by_mangled_function_name"]
+    mapped = set().union(*reach.values())  # every test mutmut's map knows
     if args.carry_over:
         print(f"checker_mutation: carried over from {args.carry_over}: {carry_over(args.carry_over)}")
     if not args.report_only:
@@ -161,8 +162,13 @@ def main(argv: list[str] | None = None) -> int:
                 whole = not function and not args.survivors and not args.new
                 share = elapsed * len(found) / total
                 seconds[module] = round(share + (0 if whole else seconds.get(module, 0)))
-                # a left-out test counts for a module only if it reaches one of the module's functions
-                mine = {t for t in args.deselect if any(t in reach[f] for f in reach if f.split(".")[2] == module)}
+                # a left-out test counts for a module if it reaches one of the module's functions, or if
+                # mutmut's map does not know the test (left out of every run since the map was made)
+                mine = {
+                    t
+                    for t in args.deselect
+                    if t not in mapped or any(t in reach[f] for f in reach if f.split(".")[2] == module)
+                }
                 deselected[module] = sorted(mine | (set() if whole else set(deselected.get(module, []))))
     left_out = {module: tests for module, tests in deselected.items() if tests}
     doc = summarise(seconds, _load(NOTES), set(left_out))
