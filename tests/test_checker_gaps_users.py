@@ -559,3 +559,43 @@ def test_the_lower_recursion_rounds_every_step_outward() -> None:
     assert _r4sud_recursion(_r4sud_column(prior, dual, "binary", 0), alpha) == -Fraction(1, 2**300)
     q = Q(alpha.numerator, alpha.denominator)
     assert _dual_feasible(_q(prior), _q(dual), "binary", q, [-1] * (n + 1)) == _feasible(prior, dual, "binary", alpha)
+
+
+# --- r4dn ---
+# fifth round (issue 32 item 5): the outward steps of the S_k and P_k runs that prove a column by its
+# ray, where a run rounded to nearest stalls at a fixed point that the true run falls away from
+
+
+@pytest.mark.parametrize("run", ["S", "P"])
+def test_the_ray_runs_round_every_step_outward(run: str) -> None:
+    """Binary loss, α just above the midpoint under its float 1 − 2⁻¹⁰ (as in r4fp: α − a_lo is half an
+    ulp), n = 64, t = 2⁻³⁰⁰; column 0 is w = (α·t, −α·S_2 − t, c, …, c, f) with c = 9·2⁻¹⁸ and f the float
+    160 ulps above the true fixed point c/(1 − α) of S_k = w_k + α·S_{k+1}: so S_0 = 0 (its ray r = 0 is
+    exact) and S_1 = −t, which the cone refuses (x_i = α^i, scaled up from x_1 on). The true S_k falls
+    from f towards c/(1 − α), about 10 ulps by S_2, but the run from lo(f) = f − ulp with lo(c) = c − ulp,
+    its products and sums rounded to nearest, stays at lo(f): without its outward steps (on lo and on
+    each operation) the screen reads S_1 ≥ 0 and proves column 0 by its ray. Reversed (column n, ray n)
+    the same for P_k = α·(P_{k−1} + w_{k−1}), which stays at fl(a_lo·lo(f)). u_k = 0 for k ≥ 2 and
+    p_0 > 0.9: every other column holds, so the answer turns on column 0 (resp. n) alone."""
+    top = 1 - Fraction(1, 2**10)
+    alpha = top - Fraction(math.ulp(float(top))) / 2 + Fraction(1, 2**80)
+    n, c, t = 64, Fraction(9, 2**18), Fraction(1, 2**300)
+    fixed = float(c / (1 - alpha))
+    f = fixed + 160 * math.ulp(fixed)
+    a_lo, lo_c, lo_f = float(np.nextafter(float(alpha), -np.inf)), float(c) - math.ulp(float(c)), f - math.ulp(f)
+    assert a_lo * lo_f + lo_c == lo_f and a_lo * (a_lo * lo_f + lo_c) == a_lo * lo_f  # both runs stall
+    s_2 = _r4sud_recursion([*[c] * (n - 2), Fraction(f)], alpha)  # = S_2, as every S_k ≥ 0 for k ≥ 2
+    column = [alpha * t, -alpha * s_2 - t, *[c] * (n - 2), Fraction(f)]
+    prior = [Fraction(0), Fraction(1, 2**10), *column[2:]]
+    prior[0] = 1 - sum(prior, Fraction(0))
+    dual = [p * loss_at("binary", i, 0) - v for i, (p, v) in enumerate(zip(prior, column))]
+    j = 0
+    if run == "P":
+        prior, dual, column, j = prior[::-1], dual[::-1], column[::-1], n
+    assert sum((v * alpha ** abs(i - j) for i, v in enumerate(column)), Fraction(0)) == 0  # the ray r = j is exact
+    columns = [_r4sud_column(prior, dual, "binary", k) for k in range(n + 1)]
+    assert columns[j] == column
+    assert [_cone(w, alpha) for w in columns] == [k != j for k in range(n + 1)]
+    ray = [j if k == j else -1 for k in range(n + 1)]
+    q = Q(alpha.numerator, alpha.denominator)
+    assert _dual_feasible(_q(prior), _q(dual), "binary", q, ray) == _feasible(prior, dual, "binary", alpha)
