@@ -28,7 +28,11 @@ from mechlib.checkers.blackbox_result import (
     _check_conformance_v8,
     _check_dp,
     _check_epsilon_bound,
+    _exact,
+    _int,
+    _keys,
     _levels,
+    _list2,
     _neighbours,
     lower_ok,
     one_sided,
@@ -676,3 +680,38 @@ def test_r4fin_one_sided_shows_as_many_outputs_as_the_producer() -> None:
     mine = one_sided(counts, pairs)
     assert mine == one_sided_outputs(counts, pairs)
     assert mine["total"] == 26 > len(mine["shown"])
+
+
+# The readers' one-line errors, called directly: each names the field and what was expected.
+def test_r4fin_an_inexact_number_is_named_with_the_readers_reason() -> None:
+    from mechlib.checkers.numbers import exact
+
+    with pytest.raises(ValueError) as reason:
+        exact("1/x")
+    with pytest.raises(Malformed) as err:
+        _exact("1/x", "dp.epsilon")
+    assert str(err.value) == f"dp.epsilon: {reason.value}"
+
+
+def test_r4fin_an_integer_with_no_least_value_says_no_bound() -> None:
+    with pytest.raises(Malformed) as err:
+        _int("3", "n")
+    assert str(err.value) == "n: expected an integer, got '3'"
+
+
+@pytest.mark.parametrize(
+    "obj, have",
+    [({"a": 1, "c": 2}, "['a', 'c']"), ({}, "[]"), ([], "list"), ("b", "str")],
+)
+def test_r4fin_an_object_without_exactly_its_fields_names_what_it_has(obj: Any, have: str) -> None:
+    assert _keys({"b": 1}, "w", {"b"}) == {"b": 1}
+    with pytest.raises(Malformed) as err:
+        _keys(obj, "w", {"b"})
+    assert str(err.value) == f"w: expected the fields ['b'], got {have}"
+
+
+@pytest.mark.parametrize("value", [[1], [1, 2, 3], "ab", (1, 2), None])
+def test_r4fin_a_pair_is_a_list_of_two(value: Any) -> None:
+    assert _list2([1, 2], "w") == [1, 2]
+    with pytest.raises(Malformed, match=r"^w: expected a pair$"):
+        _list2(value, "w")
