@@ -28,9 +28,14 @@ from mechlib.checkers.blackbox_result import (
     _check_conformance_v8,
     _check_dp,
     _check_epsilon_bound,
+    _exact,
+    _int,
+    _keys,
     _levels,
+    _list2,
     _neighbours,
     lower_ok,
+    one_sided,
     upper_ok,
 )
 
@@ -625,3 +630,88 @@ def test_r4bbe_the_bounds_epsilon_must_be_a_decimal_with_6_digits(shown: Any) ->
 def test_r4bbe_a_bound_on_no_hypothesis_of_the_test_is_named() -> None:
     other = _R4BBE_BOUND | {"counts": [4, 1]}
     assert _check_epsilon_bound(other, [_R4BBE_ROW]) == ["dp.epsilon_lower_bound is not a hypothesis of the test"]
+
+
+# --- r4fin ---
+# The range check of θ_L in _check_epsilon_bound, on the r4bbe rows (k = m, P(Bin(m, θ) ≥ m) = θ^m), at
+# and just below the floor 1/(1 + |J|) where a ratio of 1 (ε = 0) is all that θ_L shows; and the
+# one-sided outputs listed when more are found than a result shows.
+_R4FIN_THETA = (
+    "dp.epsilon_lower_bound: θ_L is not a verified Clopper–Pearson lower bound of at least 1/(1 + |J|) at its level"
+)
+
+
+def _r4fin_bound(steps: list[int], low: Fraction, epsilon: str) -> tuple[dict[str, Any], Any]:
+    """A bound at θ_L = low on the row k = m = 10 (low^10 ≤ 1/10 here), its ratio |J|·θ_L/(1 − θ_L) exact."""
+    row = _r4bbe_row(10, 10, steps)
+    assert low**10 <= _R4BBE_LEVEL
+    ratio = len(steps) * low / (1 - low)
+    return row[0] | {"theta_lower_bound": str(low), "ratio_lower_bound": str(ratio), "epsilon": epsilon}, row
+
+
+@pytest.mark.parametrize("steps", [[1], [1, 1], [1, 2]])
+def test_r4fin_theta_l_on_the_floor_shows_epsilon_zero_and_no_more(steps: list[int]) -> None:
+    # θ_L = 1/(1 + |J|): (1 − θ_L)/θ_L = |J| = Σ_J e^(−0·d), so ε ≥ 0 follows (equality), ε ≥ 10⁻⁶ does not.
+    low = Fraction(1, 1 + len(steps))
+    bound, row = _r4fin_bound(steps, low, "0.000000")
+    assert _check_epsilon_bound(bound, [row]) == []
+    bound, row = _r4fin_bound(steps, low, "0.000001")
+    assert _check_epsilon_bound(bound, [row]) == [
+        "dp.epsilon_lower_bound: ε ≥ 0.000001 does not follow from θ_L (Σ_J e^(−ε·d(i, j)) ≥ (1 − θ_L)/θ_L)"
+    ]
+
+
+@pytest.mark.parametrize("steps", [[1], [1, 1], [1, 2]])
+def test_r4fin_a_verified_theta_l_below_the_floor_is_refused_for_its_range(steps: list[int]) -> None:
+    # 2/(2|J| + 3) lies strictly between 1/(2 + |J|) and 1/(1 + |J|): a valid lower bound, but one that
+    # shows no ratio of 1 (the producer records null then).
+    low = Fraction(2, 2 * len(steps) + 3)
+    assert Fraction(1, 2 + len(steps)) < low < Fraction(1, 1 + len(steps))
+    bound, row = _r4fin_bound(steps, low, "0.000000")
+    assert _check_epsilon_bound(bound, [row]) == [_R4FIN_THETA]
+
+
+def test_r4fin_one_sided_shows_as_many_outputs_as_the_producer() -> None:
+    from mechlib.audit.statistics import one_sided_outputs
+
+    # Count 0 saw 25 outputs count 1 never did, and count 1 one that count 0 never did: 26 in all.
+    counts = [{s: 1 + s % 3 for s in range(25)}, {100: 2}]
+    pairs = [(0, 1), (1, 0)]
+    mine = one_sided(counts, pairs)
+    assert mine == one_sided_outputs(counts, pairs)
+    assert mine["total"] == 26 > len(mine["shown"])
+
+
+# The readers' one-line errors, called directly: each names the field and what was expected.
+def test_r4fin_an_inexact_number_is_named_with_the_readers_reason() -> None:
+    from mechlib.checkers.numbers import exact
+
+    with pytest.raises(ValueError) as reason:
+        exact("1/x")
+    with pytest.raises(Malformed) as err:
+        _exact("1/x", "dp.epsilon")
+    assert str(err.value) == f"dp.epsilon: {reason.value}"
+
+
+def test_r4fin_an_integer_with_no_least_value_says_no_bound() -> None:
+    with pytest.raises(Malformed) as err:
+        _int("3", "n")
+    assert str(err.value) == "n: expected an integer, got '3'"
+
+
+@pytest.mark.parametrize(
+    "obj, have",
+    [({"a": 1, "c": 2}, "['a', 'c']"), ({}, "[]"), ([], "list"), ("b", "str")],
+)
+def test_r4fin_an_object_without_exactly_its_fields_names_what_it_has(obj: Any, have: str) -> None:
+    assert _keys({"b": 1}, "w", {"b"}) == {"b": 1}
+    with pytest.raises(Malformed) as err:
+        _keys(obj, "w", {"b"})
+    assert str(err.value) == f"w: expected the fields ['b'], got {have}"
+
+
+@pytest.mark.parametrize("value", [[1], [1, 2, 3], "ab", (1, 2), None])
+def test_r4fin_a_pair_is_a_list_of_two(value: Any) -> None:
+    assert _list2([1, 2], "w") == [1, 2]
+    with pytest.raises(Malformed, match=r"^w: expected a pair$"):
+        _list2(value, "w")
