@@ -586,8 +586,13 @@ def markdown(doc: dict[str, Any]) -> str:
         "other statuses (segfault, suspicious, interrupted), outside the score. *Before*: the score of the "
         "first run (`--baseline`), before the tests written against its survivors; *seconds*: wall time of "
         "the module's runs (mutant generation and mutmut's stats run included), *mutant s*: the mutants' own "
-        "test runs (the last run of each); *carried*: results taken over from the report at "
-        f"{doc.get('carried_from', '(none)')} for functions unchanged since (`--carry-over`), not run again here.",
+        "test runs (the last run of each); *carried*: results taken over from an earlier report for functions "
+        "unchanged since (`--carry-over`), not run again here"
+        + (
+            f" (the report at {doc['carried_from']})."
+            if "carried_from" in doc
+            else " (none: every result is from a run here)."
+        ),
         "",
         "| module | mutants | carried | not run | killed | timeout | survived | no tests | other | equivalent | score "
         "| without equivalent | before | seconds | mutant s |",
