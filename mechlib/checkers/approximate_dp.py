@@ -339,11 +339,10 @@ def _logs(m: IntRows, x: int, y: int, ratios: list[list[int]]) -> tuple[list[Any
 
 
 def _divergence(p: list[Any], q: list[Any], lam: Q) -> flint.arb | None:
-    """D_λ(P ‖ Q) (λ = 1: KL) as a ball; None: ∞."""
+    """D_λ(P ‖ Q) (λ = 1: KL) as a ball; None: ∞. P has no zero term (``_ratios`` drops the outputs P
+    never gives)."""
     total, kl, lam_ball = flint.arb(0), lam == 1, flint.arb(lam)
     for a, b in zip(p, q):
-        if a is None:
-            continue
         if b is None:
             return None
         total += a[0] * (a[1] - b[1]) if kl else (b[1] + lam_ball * (a[1] - b[1])).exp()
