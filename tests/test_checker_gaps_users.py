@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-import flint
 import numpy as np
 import pytest
 from hypothesis import example, given, settings
@@ -40,6 +39,7 @@ from mechlib.checkers.standard_users import (
     numbers_fit,
 )
 from mechlib.core.exact import format_fraction
+from mechlib.core.exact_linear import solve, to_fmpq
 from mechlib.core.mechanism import Mechanism
 from mechlib.core.users import Prior
 from mechlib.optimality import standard_users
@@ -199,11 +199,16 @@ def test_common_columns_are_over_one_denominator(den: list[int]) -> None:
     ]
 
 
-def _cone(w: Sequence[int | Fraction], alpha: Fraction) -> bool:
+def _f0(w: Sequence[int | Fraction], alpha: Fraction) -> Fraction:
+    """F_0 of the cone recursion F_i = w_i + (α·F_{i+1} if F_{i+1} ≥ 0 else F_{i+1}/α), in Fractions."""
     f = Fraction(w[-1])
     for v in reversed(w[:-1]):
         f = v + (alpha * f if f >= 0 else f / alpha)
-    return f >= 0
+    return f
+
+
+def _cone(w: Sequence[int | Fraction], alpha: Fraction) -> bool:
+    return _f0(w, alpha) >= 0
 
 
 @settings(max_examples=300, deadline=None, database=None)
@@ -213,7 +218,7 @@ def _cone(w: Sequence[int | Fraction], alpha: Fraction) -> bool:
 )
 def test_the_checkers_cone_test_is_the_rational_recursion(w: list[int], alpha: Fraction) -> None:
     """``cone_nonnegative`` in integers is the recursion on Fractions, both branches (F ≥ 0 and F < 0)."""
-    assert cone_nonnegative(w, Q(alpha.numerator, alpha.denominator)) == _cone(w, alpha)
+    assert cone_nonnegative(w, to_fmpq(alpha)) == _cone(w, alpha)
 
 
 # second round (issue 32 item 5): a user whose optimum is 0, and the digit limit of numbers_fit
@@ -247,7 +252,7 @@ def test_numbers_fit_is_the_audits_digit_bound(monkeypatch: pytest.MonkeyPatch) 
     one digit below — at the boundary, where any change of a factor of the bound (n = 0, 1: max(n, 1))
     or of the shortcut that skips b^n shows."""
     for alpha in ALPHAS:
-        q = Q(alpha.numerator, alpha.denominator)
+        q = to_fmpq(alpha)
         for n in range(65):
             least = digits_needed(alpha, n)
             monkeypatch.setattr(numbers, "MAX_DIGITS", least)
@@ -276,6 +281,17 @@ def test_numbers_past_the_limit_take_no_power(monkeypatch: pytest.MonkeyPatch, b
 # third round (issue 32 item 5): the rays of _rays, from T⁻¹ written out (GS Lemma 2)
 
 
+def _q(values: list[Fraction]) -> list[Q]:
+    return [to_fmpq(v) for v in values]
+
+
+def _dual_of(t: list[list[Fraction]], b: list[Fraction]) -> list[Fraction]:
+    """u with Tᵀu = b, exactly (T is invertible, so the solution is unique)."""
+    u = solve([list(column) for column in zip(*t)], b)
+    assert u is not None
+    return u
+
+
 def _t(alpha: Fraction, n: int) -> list[list[Fraction]]:
     """GRS's T by its definition: T[i][r] = α^|i−r|·c_r, c_r = 1/(1 + α) at the end columns and
     (1 − α)/(1 + α) inside (not the checker's integer rows)."""
@@ -300,19 +316,15 @@ def _t(alpha: Fraction, n: int) -> list[list[Fraction]]:
 def test_rays_are_found_exactly_when_the_dual_is_t_inverse_transposed_b(
     alpha: Fraction, b_steps: tuple[list[Fraction], list[int]], shift: Fraction
 ) -> None:
-    """With u solving Tᵀu = b (T from its definition, solved exactly by flint) the checker's tridiagonal
+    """With u solving Tᵀu = b (T from its definition, solved exactly) the checker's tridiagonal
     T⁻¹ finds every column's ray — the least output r remapped to it, −1 for a column no output
     reaches; with any one u_i moved (the end ones too), none."""
     b, steps = b_steps
-    n, q = len(b) - 1, Q(alpha.numerator, alpha.denominator)
-    t = _t(alpha, n)
-    b_q = [Q(v.numerator, v.denominator) for v in b]
-    transposed = flint.fmpq_mat([[Q(x.numerator, x.denominator) for x in column] for column in zip(*t)])
-    solution = transposed.solve(flint.fmpq_mat([[v] for v in b_q]))  # exact (flint)
-    dual = [solution[i, 0] for i in range(n + 1)]
+    n, q = len(b) - 1, to_fmpq(alpha)
+    b_q, dual = _q(b), _q(_dual_of(_t(alpha, n), b))
     assert _rays(dual, b_q, steps, q) == [steps.index(j) if j in steps else -1 for j in range(n + 1)]
     for i in range(n + 1):
-        moved = [u + Q(shift.numerator, shift.denominator) if k == i else u for k, u in enumerate(dual)]
+        moved = [u + to_fmpq(shift) if k == i else u for k, u in enumerate(dual)]
         assert _rays(moved, b_q, steps, q) == [-1] * (n + 1)
 
 
@@ -320,16 +332,14 @@ def test_rays_are_found_exactly_when_the_dual_is_t_inverse_transposed_b(
 # cone recursion in Fractions on every column
 
 
+def _column(prior: list[Fraction], dual: list[Fraction], kind: str, j: int) -> list[Fraction]:
+    """Column j of the dual check, c_j − u with c[i][j] = p_i·l(i, j)."""
+    return [p * loss_at(kind, i, j) - u for i, (p, u) in enumerate(zip(prior, dual))]
+
+
 def _feasible(prior: list[Fraction], dual: list[Fraction], kind: str, alpha: Fraction) -> bool:
-    """Every column c_j − u, c[i][j] = p_i·l(i, j), nonnegative on the α-DP cone (the recursion in Fractions)."""
-    n = len(prior) - 1
-    return all(
-        _cone([p * loss_at(kind, i, j) - u for i, (p, u) in enumerate(zip(prior, dual))], alpha) for j in range(n + 1)
-    )
-
-
-def _q(values: list[Fraction]) -> list[Q]:
-    return [Q(v.numerator, v.denominator) for v in values]
+    """Every column c_j − u nonnegative on the α-DP cone (the recursion in Fractions)."""
+    return all(_cone(_column(prior, dual, kind, j), alpha) for j in range(len(prior)))
 
 
 @settings(max_examples=150, deadline=None, database=None)
@@ -349,7 +359,7 @@ def test_the_dual_check_is_the_cone_recursion_on_every_column(
     alpha: Fraction, kind: str, weights_steps_at: tuple[list[int], list[int], int], shift: Fraction
 ) -> None:
     """u = (Tᵀ)⁻¹b with b_r = Σ_i p_i·T[i][r]·l(i, steps[r]) for ANY steps (T from its definition,
-    solved by flint): columns reached by a step have an exact ray (w·x = 0), feasible or not as the
+    solved exactly): columns reached by a step have an exact ray (w·x = 0), feasible or not as the
     steps are optimal or not, so the rays' float proof (S_k, P_k runs) is tried on both; with u_at
     moved by a shift (tiny: near-zero columns on both sides) no column has a ray and the interval
     recursion and the integer fallback decide. The float screen may leave a column open, never
@@ -361,12 +371,10 @@ def test_the_dual_check_is_the_cone_recursion_on_every_column(
     b = [
         sum((prior[i] * t[i][r] * loss_at(kind, i, steps[r]) for i in range(n + 1)), Fraction(0)) for r in range(n + 1)
     ]
-    transposed = flint.fmpq_mat([_q(list(column)) for column in zip(*t)])
-    solution = transposed.solve(flint.fmpq_mat([[v] for v in _q(b)]))
-    dual = [Fraction(int(solution[i, 0].p), int(solution[i, 0].q)) for i in range(n + 1)]
+    dual = _dual_of(t, b)
     dual[at] += shift
     ray = [steps.index(j) if j in steps and not shift else -1 for j in range(n + 1)]
-    q = Q(alpha.numerator, alpha.denominator)
+    q = to_fmpq(alpha)
     assert _dual_feasible(_q(prior), _q(dual), kind, q, ray) == _feasible(prior, dual, kind, alpha)
 
 
@@ -410,7 +418,7 @@ def test_a_column_with_a_ray_is_accepted_exactly_when_it_is_feasible(
         Fraction(0),
     )
     ray = [r if k == j else -1 for k in range(n + 1)]
-    q = Q(alpha.numerator, alpha.denominator)
+    q = to_fmpq(alpha)
     assert _dual_feasible(_q(prior), _q(dual), kind, q, ray) == _feasible(prior, dual, kind, alpha)
 
 
@@ -428,7 +436,7 @@ def test_numbers_past_the_floats_are_decided_in_integers(alpha: Fraction, dual: 
     """Where α, 1/α or u does not convert to a float every column goes to the integers (the last ones
     too, and no column past n); where the screen's sums overflow it stays quiet and leaves them open."""
     prior, exact = [Fraction(1, 4)] * 4, [Fraction(u) for u in dual]
-    q = Q(alpha.numerator, alpha.denominator)
+    q = to_fmpq(alpha)
     assert _dual_feasible(_q(prior), _q(exact), "absolute", q, [-1] * 4) == _feasible(prior, exact, "absolute", alpha)
 
 
@@ -467,31 +475,18 @@ def test_a_ray_column_the_cone_refuses_is_refused_among_feasible_ones(
     n = len(w) - 1
     assert sum((v * alpha ** abs(i - r) for i, v in enumerate(w)), Fraction(0)) == 0  # the ray is exact
     prior, dual = _r4suc_case(alpha, j, w)
-    columns = [[p * loss_at("binary", i, k) - u for i, (p, u) in enumerate(zip(prior, dual))] for k in range(n + 1)]
+    columns = [_column(prior, dual, "binary", k) for k in range(n + 1)]
     assert [_cone(c, alpha) for c in columns] == [k != j for k in range(n + 1)]
     if fill is not None:
         monkeypatch.setattr(np, "empty", fill)
     ray = [r if k == j else -1 for k in range(n + 1)]
-    q = Q(alpha.numerator, alpha.denominator)
+    q = to_fmpq(alpha)
     assert _dual_feasible(_q(prior), _q(dual), "binary", q, ray) == _feasible(prior, dual, "binary", alpha)
 
 
 # --- r4sud ---
 # fifth round (issue 32 item 5): the interval recursion on columns with no ray, at F_0 = 0 and
 # just either side of it, where the float bounds alone cannot decide
-
-
-def _r4sud_recursion(w: Sequence[Fraction], alpha: Fraction) -> Fraction:
-    """F_0 of the cone recursion (``_cone`` tests its sign)."""
-    f = w[-1]
-    for v in reversed(w[:-1]):
-        f = v + (alpha * f if f >= 0 else f / alpha)
-    return f
-
-
-def _r4sud_column(prior: list[Fraction], dual: list[Fraction], kind: str, j: int) -> list[Fraction]:
-    """Column j of the dual check, c_j − u with c[i][j] = p_i·l(i, j)."""
-    return [p * loss_at(kind, i, j) - u for i, (p, u) in enumerate(zip(prior, dual))]
 
 
 @settings(max_examples=200, deadline=None, database=None)
@@ -520,9 +515,9 @@ def test_a_column_at_the_cones_edge_is_decided_exactly(
     n = len(weights) - 1
     prior = [Fraction(w, sum(weights)) for w in weights]
     dual = [Fraction(0)] + [f * p for f, p in zip(factors, prior[1:])]
-    dual[0] = _r4sud_recursion(_r4sud_column(prior, dual, kind, j), alpha) + gap  # F_0 moves with −u_0 alone: now −gap
-    assert _r4sud_recursion(_r4sud_column(prior, dual, kind, j), alpha) == -gap
-    q = Q(alpha.numerator, alpha.denominator)
+    dual[0] = _f0(_column(prior, dual, kind, j), alpha) + gap  # F_0 moves with −u_0 alone: now −gap
+    assert _f0(_column(prior, dual, kind, j), alpha) == -gap
+    q = to_fmpq(alpha)
     assert _dual_feasible(_q(prior), _q(dual), kind, q, [-1] * (n + 1)) == _feasible(prior, dual, kind, alpha)
 
 
@@ -531,12 +526,14 @@ def test_the_integers_scale_the_prior_too() -> None:
     w = (−1/4, 1/3, 1/3) and F = 1/3, 1/2, 0) is decided over the common denominator of p AND u: u's
     alone (4) does not clear p's thirds."""
     prior, dual, half = [Fraction(1, 3)] * 3, [Fraction(1, 4), Fraction(0), Fraction(0)], Fraction(1, 2)
-    assert _r4sud_recursion(_r4sud_column(prior, dual, "binary", 0), half) == 0
+    assert _f0(_column(prior, dual, "binary", 0), half) == 0
     assert _feasible(prior, dual, "binary", half)
     assert _dual_feasible(_q(prior), _q(dual), "binary", Q(1, 2), [-1] * 3)
 
 
 # --- r4fp ---
+#: Just above the midpoint under the float 1 − 2⁻¹⁰, so that α − a_lo (α's float rounded down) is half an ulp.
+_ALPHA_ABOVE_A_MIDPOINT = 1 - Fraction(1, 2**10) - Fraction(math.ulp(1 - 2**-10)) / 2 + Fraction(1, 2**80)
 # fifth round (issue 32 item 5): the outward rounding of the lower interval recursion, where a slip
 # of one ulp a step adds up: at a fixed point of the float recursion that the true one falls away from
 
@@ -550,14 +547,13 @@ def test_the_lower_recursion_rounds_every_step_outward() -> None:
     down and the sum down) the screen leaves column 0 to the integers, which refuse it; with either
     rounding turned inward f stays at the fixed point and column 0 passes. Every other column is ≥ 0
     entrywise (u_k = 0 for k ≥ 1, p_0 > u_0). The prior is a distribution; / 8 is exact in floats."""
-    top = 1 - Fraction(1, 2**10)
-    alpha = top - Fraction(math.ulp(float(top))) / 2 + Fraction(1, 2**80)
+    alpha = _ALPHA_ABOVE_A_MIDPOINT
     n, w, x = 64, Fraction(float.fromhex("0x1.004ea4a8c1805p-11")), Fraction(float.fromhex("0x1.004ea4a8c17d2p-1"))
     prior = [v / 8 for v in (8 - (n - 1) * w - x, *[w] * (n - 1), x)]
     dual = [Fraction(0)] * (n + 1)
-    dual[0] = alpha * _r4sud_recursion(_r4sud_column(prior, dual, "binary", 0)[1:], alpha) + Fraction(1, 2**300)
-    assert _r4sud_recursion(_r4sud_column(prior, dual, "binary", 0), alpha) == -Fraction(1, 2**300)
-    q = Q(alpha.numerator, alpha.denominator)
+    dual[0] = alpha * _f0(_column(prior, dual, "binary", 0)[1:], alpha) + Fraction(1, 2**300)
+    assert _f0(_column(prior, dual, "binary", 0), alpha) == -Fraction(1, 2**300)
+    q = to_fmpq(alpha)
     assert _dual_feasible(_q(prior), _q(dual), "binary", q, [-1] * (n + 1)) == _feasible(prior, dual, "binary", alpha)
 
 
@@ -577,14 +573,13 @@ def test_the_ray_runs_round_every_step_outward(run: str) -> None:
     each operation) the screen reads S_1 ≥ 0 and proves column 0 by its ray. Reversed (column n, ray n)
     the same for P_k = α·(P_{k−1} + w_{k−1}), which stays at fl(a_lo·lo(f)). u_k = 0 for k ≥ 2 and
     p_0 > 0.9: every other column holds, so the answer turns on column 0 (resp. n) alone."""
-    top = 1 - Fraction(1, 2**10)
-    alpha = top - Fraction(math.ulp(float(top))) / 2 + Fraction(1, 2**80)
+    alpha = _ALPHA_ABOVE_A_MIDPOINT
     n, c, t = 64, Fraction(9, 2**18), Fraction(1, 2**300)
     fixed = float(c / (1 - alpha))
     f = fixed + 160 * math.ulp(fixed)
     a_lo, lo_c, lo_f = float(np.nextafter(float(alpha), -np.inf)), float(c) - math.ulp(float(c)), f - math.ulp(f)
     assert a_lo * lo_f + lo_c == lo_f and a_lo * (a_lo * lo_f + lo_c) == a_lo * lo_f  # both runs stall
-    s_2 = _r4sud_recursion([*[c] * (n - 2), Fraction(f)], alpha)  # = S_2, as every S_k ≥ 0 for k ≥ 2
+    s_2 = _f0([*[c] * (n - 2), Fraction(f)], alpha)  # = S_2, as every S_k ≥ 0 for k ≥ 2
     column = [alpha * t, -alpha * s_2 - t, *[c] * (n - 2), Fraction(f)]
     prior = [Fraction(0), Fraction(1, 2**10), *column[2:]]
     prior[0] = 1 - sum(prior, Fraction(0))
@@ -593,9 +588,9 @@ def test_the_ray_runs_round_every_step_outward(run: str) -> None:
     if run == "P":
         prior, dual, column, j = prior[::-1], dual[::-1], column[::-1], n
     assert sum((v * alpha ** abs(i - j) for i, v in enumerate(column)), Fraction(0)) == 0  # the ray r = j is exact
-    columns = [_r4sud_column(prior, dual, "binary", k) for k in range(n + 1)]
+    columns = [_column(prior, dual, "binary", k) for k in range(n + 1)]
     assert columns[j] == column
     assert [_cone(w, alpha) for w in columns] == [k != j for k in range(n + 1)]
     ray = [j if k == j else -1 for k in range(n + 1)]
-    q = Q(alpha.numerator, alpha.denominator)
+    q = to_fmpq(alpha)
     assert _dual_feasible(_q(prior), _q(dual), "binary", q, ray) == _feasible(prior, dual, "binary", alpha)
