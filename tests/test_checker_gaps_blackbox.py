@@ -15,12 +15,16 @@ benchmarks/checker_mutation_equivalent.json argues why each mutant left alive ch
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from mechlib.audit.blackbox import blackbox_result as result_of
+from mechlib.audit.statistics import one_sided_outputs
 from mechlib.checkers.blackbox_result import (
     Malformed,
     _added,
@@ -34,10 +38,15 @@ from mechlib.checkers.blackbox_result import (
     _levels,
     _list2,
     _neighbours,
+    check_result,
     lower_ok,
     one_sided,
     upper_ok,
 )
+from mechlib.checkers.numbers import exact
+
+#: tests/, where the results handed out by earlier versions are kept as they were written.
+TESTS = Path(__file__).parent
 
 #: Input 0 saw outputs 0 and 1 fifty times each; input 1 saw output 0 a hundred times (never 1).
 COUNTS = [{0: 50, 1: 50}, {0: 100}]
@@ -159,6 +168,8 @@ def test_a_claimed_probability_on_a_bound_is_inside(c: dict[str, Any]) -> None:
 # rows also name output 3 at probability 0 (never seen), so its cells are 3 × 4 = 12.
 _R4BBA_SELECTION = [{0: 8, 1: 1, 2: 2}, {0: 4, 1: 4, 2: 3}, {0: 1, 1: 2, 2: 7}]
 _R4BBA_TEST = [{0: 23, 1: 2, 2: 6}, {0: 11, 1: 11, 2: 7}, {0: 4, 1: 3, 2: 20}]
+#: The failure of an e^ε upper bound t that is not above e^ε by less than 10⁻¹⁰.
+_E_EPSILON_UPPER = "dp.e_epsilon_upper is not an upper bound on e^ε within 10⁻¹⁰"
 _R4BBA_PMF = [["2/3", "1/6", "1/6"], ["1/3", "1/3", "1/3"], ["1/6", "1/6", "2/3"]]
 
 
@@ -170,10 +181,6 @@ def r4bba_json() -> str:
 
 def _r4bba_json(epsilon: Fraction) -> str:
     """The small result's JSON text for the claim ε = epsilon, as the producer writes it."""
-    import json
-
-    from mechlib.audit.blackbox import blackbox_result as result_of
-
     pmf = [{s: Fraction(p) for s, p in enumerate([*row, "0"])} for row in _R4BBA_PMF]
     doc = result_of(
         spec="r4bba",
@@ -190,62 +197,48 @@ def _r4bba_json(epsilon: Fraction) -> str:
     return json.dumps(doc)
 
 
-def _r4bba_doc(text: str) -> dict[str, Any]:
-    """A fresh copy of the small result, as a reader of its JSON sees it."""
-    import json
-
-    out: dict[str, Any] = json.loads(text)
-    return out
-
-
-def _r4bba_check(doc: Any) -> list[str]:
-    from mechlib.checkers.blackbox_result import check_result
-
-    return check_result(doc)
-
-
 def test_r4bba_the_small_result_passes_at_its_alpha_sample_size_and_cells(r4bba_json: str) -> None:
-    doc = _r4bba_doc(r4bba_json)
+    doc = json.loads(r4bba_json)
     assert (doc["samples_per_count"], doc["dp"]["alpha_fa"], doc["conformance"]["cells"]) == (1, "2/5", 12)
-    assert _r4bba_check(doc) == []
+    assert check_result(doc) == []
 
 
 @pytest.mark.parametrize("alpha", ["0", "1/2", "0.5", "2/3", "1"])
 def test_r4bba_alpha_fa_outside_the_open_interval_to_one_half_is_refused(alpha: str, r4bba_json: str) -> None:
-    doc = _r4bba_doc(r4bba_json)
+    doc = json.loads(r4bba_json)
     doc["dp"]["alpha_fa"] = alpha
-    assert _r4bba_check(doc) == [f"malformed result: dp.alpha_fa: expected 0 < α_FA < 1/2, got {alpha!r}"]
+    assert check_result(doc) == [f"malformed result: dp.alpha_fa: expected 0 < α_FA < 1/2, got {alpha!r}"]
 
 
 @pytest.mark.parametrize("phase", ["counts", "selection_counts", "test_counts"])
 def test_r4bba_a_phase_short_of_a_histogram_is_named(phase: str, r4bba_json: str) -> None:
-    doc = _r4bba_doc(r4bba_json)
+    doc = json.loads(r4bba_json)
     doc[phase].pop()
-    assert _r4bba_check(doc) == [f"malformed result: {phase}: expected 3 histograms (inputs 0..2)"]
+    assert check_result(doc) == [f"malformed result: {phase}: expected 3 histograms (inputs 0..2)"]
 
 
 def test_r4bba_a_result_that_is_not_an_object_is_refused_by_its_schema() -> None:
-    assert _r4bba_check([]) == ["schema 'list' is not 'mechlib.blackbox/9'"]
-    assert _r4bba_check(None) == ["schema 'NoneType' is not 'mechlib.blackbox/9'"]
+    assert check_result([]) == ["schema 'list' is not 'mechlib.blackbox/9'"]
+    assert check_result(None) == ["schema 'NoneType' is not 'mechlib.blackbox/9'"]
 
 
 def test_r4bba_a_claimed_pmf_short_of_a_row_is_refused(r4bba_json: str) -> None:
-    doc = _r4bba_doc(r4bba_json)
+    doc = json.loads(r4bba_json)
     doc["conformance"]["pmf"].pop()
-    assert _r4bba_check(doc) == ["malformed result: conformance.pmf: expected 3 rows"]
+    assert check_result(doc) == ["malformed result: conformance.pmf: expected 3 rows"]
 
 
 def test_r4bba_a_claimed_pmf_output_that_is_no_integer_is_named(r4bba_json: str) -> None:
-    doc = _r4bba_doc(r4bba_json)
+    doc = json.loads(r4bba_json)
     doc["conformance"]["pmf"][1]["x"] = "0"
-    wrong = _r4bba_check(doc)
+    wrong = check_result(doc)
     assert len(wrong) == 1 and wrong[0].startswith("malformed result: conformance.pmf[1]: invalid literal"), wrong
 
 
 def test_r4bba_an_empty_claimed_pmf_row_is_no_distribution(r4bba_json: str) -> None:
-    doc = _r4bba_doc(r4bba_json)
+    doc = json.loads(r4bba_json)
     doc["conformance"]["pmf"][0] = {}
-    wrong = _r4bba_check(doc)
+    wrong = check_result(doc)
     assert "conformance.pmf: a row is not a probability distribution" in wrong
     assert not any(w.startswith("malformed") for w in wrong), wrong
 
@@ -253,9 +246,9 @@ def test_r4bba_an_empty_claimed_pmf_row_is_no_distribution(r4bba_json: str) -> N
 # JSON Schema's "integer" takes 2.0 (a number with no fractional part): the checker's own reading refuses it.
 @pytest.mark.parametrize("field, value", [("n", 2.0), ("samples_per_count", 1.0)])
 def test_r4bba_a_whole_float_count_passes_the_schema_but_is_refused(field: str, value: float, r4bba_json: str) -> None:
-    doc = _r4bba_doc(r4bba_json)
+    doc = json.loads(r4bba_json)
     doc[field] = value
-    assert _r4bba_check(doc) == [f"malformed result: {field}: expected an integer ≥ 1, got {value!r}"]
+    assert check_result(doc) == [f"malformed result: {field}: expected an integer ≥ 1, got {value!r}"]
 
 
 # --- r4bbb: _check_conformance, _outside_cells, lower_ok, upper_ok ---
@@ -487,31 +480,27 @@ def test_r4bbc_a_single_level_that_is_no_string_is_named() -> None:
 def test_r4bbc_epsilon_zero_is_a_claim_the_checker_reads(r4bba_json: str) -> None:
     # ε = 0 (a constant mechanism's claim) is no malformed result: the producer's passes, and a
     # claim changed to 0 alone is refused for its e^ε bound (made for ε = 1), not as malformed.
-    zero = _r4bba_doc(_r4bba_json(Fraction(0)))
-    assert (zero["dp"]["epsilon"], _r4bba_check(zero)) == ("0", [])
-    doc = _r4bba_doc(r4bba_json)
+    zero = json.loads(_r4bba_json(Fraction(0)))
+    assert (zero["dp"]["epsilon"], check_result(zero)) == ("0", [])
+    doc = json.loads(r4bba_json)
     doc["dp"]["epsilon"] = "0"
-    assert _r4bba_check(doc) == ["dp.e_epsilon_upper is not an upper bound on e^ε within 10⁻¹⁰"]
+    assert check_result(doc) == [_E_EPSILON_UPPER]
 
 
 def test_r4bbc_the_conformance_alpha_must_be_the_dp_tests(r4bba_json: str) -> None:
-    doc = _r4bba_doc(r4bba_json)
+    doc = json.loads(r4bba_json)
     doc["conformance"]["alpha_fa"] = "1/3"
-    assert "conformance.alpha_fa is not the DP test's" in _r4bba_check(doc)
+    assert "conformance.alpha_fa is not the DP test's" in check_result(doc)
 
 
 def test_r4bbc_a_v8_results_dp_failure_survives_its_conformance_check() -> None:
     # The stored /8 result passes; a forged one_sided total is reported beside its (consistent)
     # nonconformant section, whose own re-check finds nothing.
-    import json
-    from pathlib import Path
-
-    path = Path(__file__).parent / "results_v8" / "rt_samplers_wrong_spec_pmf.blackbox.json"
-    doc = json.loads(path.read_text())
+    doc = json.loads((TESTS / "results_v8" / "rt_samplers_wrong_spec_pmf.blackbox.json").read_text())
     assert (doc["schema"], doc["conformance"]["verdict"]) == ("mechlib.blackbox/8", "nonconformant")
-    assert _r4bba_check(doc) == []
+    assert check_result(doc) == []
     doc["dp"]["one_sided"]["total"] += 1
-    assert _r4bba_check(doc) == [
+    assert check_result(doc) == [
         "dp.one_sided is not the counts' outputs seen under one count and never under a neighbour"
     ]
 
@@ -520,33 +509,28 @@ def test_r4bbc_a_v8_results_dp_failure_survives_its_conformance_check() -> None:
 # The DP section's own checks on the small /9 result above, claimed for ε = 0 so that e^ε = 1 is exact
 # and t − e^ε is the recorded excess itself; and the stored /6 and /7 results (n = 3 on the path), whose
 # families and levels differ from /9's: /6 has no sums, /7 the one-tailed ones at one level α_FA/H.
-_R4BBD_UPPER = "dp.e_epsilon_upper is not an upper bound on e^ε within 10⁻¹⁰"
 
 
 @pytest.mark.parametrize(
     "excess, failures",
     [
-        (Fraction(0), [_R4BBD_UPPER]),  # t = e^0 = 1 is not above e^ε
+        (Fraction(0), [_E_EPSILON_UPPER]),  # t = e^0 = 1 is not above e^ε
         (Fraction(5, 10**11), []),  # above, by less than 10⁻¹⁰ (and more than 10⁻¹¹ and 11⁻¹⁰)
-        (Fraction(1, 10**10), [_R4BBD_UPPER]),  # not within 10⁻¹⁰: the bound is strict
-        (Fraction(2, 10**10), [_R4BBD_UPPER]),
+        (Fraction(1, 10**10), [_E_EPSILON_UPPER]),  # not within 10⁻¹⁰: the bound is strict
+        (Fraction(2, 10**10), [_E_EPSILON_UPPER]),
     ],
 )
 def test_r4bbd_e_epsilon_upper_is_above_e_epsilon_by_less_than_1e_10(excess: Fraction, failures: list[str]) -> None:
-    doc = _r4bba_doc(_r4bba_json(Fraction(0)))
+    doc = json.loads(_r4bba_json(Fraction(0)))
     doc["dp"]["e_epsilon_upper"] = str(1 + excess)
-    assert _r4bba_check(doc) == failures
+    assert check_result(doc) == failures
 
 
 @pytest.mark.parametrize("version", [6, 7])
 def test_r4bbd_stored_v6_and_v7_results_check_against_their_own_families(version: int) -> None:
-    import json
-    from pathlib import Path
-
-    path = Path(__file__).parent / f"results_v{version}" / "opendp_make_gaussian.blackbox.json"
-    doc = json.loads(path.read_text())
+    doc = json.loads((TESTS / f"results_v{version}" / "opendp_make_gaussian.blackbox.json").read_text())
     assert doc["schema"] == f"mechlib.blackbox/{version}"
-    assert _r4bba_check(doc) == []
+    assert check_result(doc) == []
 
 
 # Three equal histograms on the path 0–1–2: no hypothesis rejects (k = m·θ at θ = 1/2 and 1/3, and θ₀ is
@@ -588,13 +572,13 @@ def test_r4bbe_a_recorded_violation_must_reject_with_its_own_hits(r4bba_json: st
     # The result says no violation; its bound's summed hypothesis (k = 57 of m = 77 at θ₀ = t/(1 + t))
     # does not reject, though all m hits would: θ₀^m is below its level. Recorded as the violation, it
     # is refused for its own k.
-    doc = _r4bba_doc(r4bba_json)
+    doc = json.loads(r4bba_json)
     dp = doc["dp"]
     hypothesis = {key: dp["epsilon_lower_bound"][key] for key in ("parts", "counts")}
     t = Fraction(dp["e_epsilon_upper"])
     assert (t / (1 + t)) ** sum(hypothesis["counts"]) <= Fraction(dp["per_bound_level"]["summed"])
     dp["verdict"], dp["violation"] = "violation", hypothesis
-    assert _r4bba_check(doc) == ["dp.violation is not a hypothesis of the test that rejects at its level"]
+    assert check_result(doc) == ["dp.violation is not a hypothesis of the test that rejects at its level"]
 
 
 def _r4bbe_row(k: int, m: int, steps: list[int]) -> Any:
@@ -672,8 +656,6 @@ def test_r4fin_a_verified_theta_l_below_the_floor_is_refused_for_its_range(steps
 
 
 def test_r4fin_one_sided_shows_as_many_outputs_as_the_producer() -> None:
-    from mechlib.audit.statistics import one_sided_outputs
-
     # Count 0 saw 25 outputs count 1 never did, and count 1 one that count 0 never did: 26 in all.
     counts = [{s: 1 + s % 3 for s in range(25)}, {100: 2}]
     pairs = [(0, 1), (1, 0)]
@@ -684,8 +666,6 @@ def test_r4fin_one_sided_shows_as_many_outputs_as_the_producer() -> None:
 
 # The readers' one-line errors, called directly: each names the field and what was expected.
 def test_r4fin_an_inexact_number_is_named_with_the_readers_reason() -> None:
-    from mechlib.checkers.numbers import exact
-
     with pytest.raises(ValueError) as reason:
         exact("1/x")
     with pytest.raises(Malformed) as err:
